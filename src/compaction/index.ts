@@ -1,0 +1,7 @@
+export * from './config.js';
+export * from './errors.js';
+export * from './safe-split.js';
+export * from './token-estimate.js';
+export * from './triggers.js';
+export type * from './types.js';
+export * from './view.js';

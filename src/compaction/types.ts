@@ -1,0 +1,106 @@
+/**
+ * The compaction contract: configuration, the summarizer interface and the plan the pure core
+ * hands to the Compactor. No I/O here.
+ */
+import type {
+  CompactionEvent,
+  CompactionTrigger,
+  Content,
+  Event,
+  UsageMetadata,
+} from '../events/types.js';
+
+export interface Summary {
+  /** Role `model`: becomes the compaction event's `compactedContent`. */
+  content: Content;
+  /** The summarizer's own usage, stored on the compaction event. */
+  usageMetadata?: UsageMetadata;
+}
+
+export interface SummarizeOptions {
+  /** The raw events to fold into the summary, in `seq` order. */
+  events: Event[];
+  /** The checkpoint's summary: every compaction is a rolling summary that includes it. */
+  previousSummary?: Content;
+  signal?: AbortSignal;
+}
+
+export interface EventsSummarizer {
+  /** Model id or name, recorded as the compaction's `summarizer`. */
+  readonly name: string;
+  /** `null` skips this window (nothing worth summarizing). Throws `SummarizerError` on failure. */
+  summarize(options: SummarizeOptions): Promise<Summary | null>;
+}
+
+/** Code options for `createEventsCompactionConfig`. Each trigger pair is set together. */
+export interface EventsCompactionOptions {
+  /** Token trigger: compact when the next request is estimated at or above this. */
+  tokenThreshold?: number;
+  /** Events kept verbatim after a token-triggered compaction. */
+  eventRetentionSize?: number;
+  /** Sliding window: compact after this many completed invocations since the checkpoint. */
+  compactionInterval?: number;
+  /** Invocations before the new ones that the next window re-reads. */
+  overlapSize?: number;
+  summarizer?: EventsSummarizer;
+  /** Byte ceiling of a request's contents; the tail shrinks, then tool output is truncated in the view. */
+  maxRequestBytes?: number;
+  /** Token budget of the retained tail (default: a quarter of `tokenThreshold`). */
+  retentionTokenBudget?: number;
+}
+
+/** A validated configuration (`createEventsCompactionConfig` returns it, or `null` when disabled). */
+export interface EventsCompactionConfig {
+  tokenThreshold?: number;
+  eventRetentionSize?: number;
+  compactionInterval?: number;
+  overlapSize?: number;
+  summarizer?: EventsSummarizer;
+  maxRequestBytes?: number;
+  retentionTokenBudget?: number;
+}
+
+export interface DeadCall {
+  callId: string;
+  name: string;
+  seq: number;
+  invocationId: string;
+}
+
+/** What the Compactor should summarize and append. */
+export interface CompactionPlan {
+  kind: 'compact';
+  trigger: CompactionTrigger;
+  /** `seq` of the checkpoint this plan was computed from (`null`: none) — the append condition. */
+  expectedCheckpointSeq: number | null;
+  previousSummary?: Content;
+  /** Events handed to the summarizer: overlap (sliding window) + the newly summarized range. */
+  events: Event[];
+  /** The new compaction's range: `startSeq` carries over from the checkpoint (rolling summary). */
+  startSeq: number;
+  endSeq: number;
+  startTimestamp: number;
+  endTimestamp: number;
+  /** Events that stay verbatim after the compaction. */
+  retained: Event[];
+  /** Estimated tokens of the next request before compacting. */
+  tokensBefore: number;
+  /** Calls without responses whose invocation ended: summarized, noted, never blocking. */
+  deadCalls: DeadCall[];
+}
+
+export interface CompactionSkip {
+  kind: 'skip';
+  reason:
+    | 'disabled'
+    | 'below_threshold'
+    | 'interval_not_reached'
+    | 'nothing_to_compact'
+    | 'no_safe_split'
+    | 'ineffective_backoff';
+  tokensBefore: number;
+}
+
+export type CompactionDecision = CompactionPlan | CompactionSkip;
+
+export type { CompactionEvent };

@@ -1,0 +1,37 @@
+import { OrreryError } from '../events/errors.js';
+
+const modelMarker = 'orrery.error.ModelError';
+const modelSymbol = Symbol.for(modelMarker);
+
+export type ModelErrorKind = 'context_overflow' | 'retryable' | 'fatal';
+
+/**
+ * A model call failed. `kind` tells the runtime what to do: compact and retry once on
+ * `context_overflow`, back off on `retryable` (honouring `retryAfterMs`), give up on `fatal`.
+ */
+export class ModelError extends OrreryError {
+  private readonly [modelSymbol] = true;
+  readonly kind: ModelErrorKind;
+  readonly statusCode?: number;
+  readonly retryAfterMs?: number;
+  readonly modelId?: string;
+
+  constructor(options: {
+    kind: ModelErrorKind;
+    message: string;
+    statusCode?: number;
+    retryAfterMs?: number;
+    modelId?: string;
+    cause?: unknown;
+  }) {
+    super({ name: 'ModelError', message: options.message, cause: options.cause });
+    this.kind = options.kind;
+    this.statusCode = options.statusCode;
+    this.retryAfterMs = options.retryAfterMs;
+    this.modelId = options.modelId;
+  }
+
+  static override isInstance(error: unknown): error is ModelError {
+    return OrreryError.hasMarker(error, modelMarker);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The storage contract (SPEC §9). Small on purpose: every store (memory, SQLite, PostgreSQL, a
+ * user's own) implements these methods and passes `runSessionServiceConformance` from
+ * `orrery/testing`. Every method is scoped by app and user: no session is reachable from
+ * another user.
+ */
+import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../events/types.js';
+
+export interface CreateSessionOptions {
+  appName: string;
+  userId: string;
+  /** Generated (UUID) when omitted. */
+  sessionId?: string;
+  state?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+export interface GetSessionOptions extends SessionKey {
+  /**
+   * `view` (default): the active view's events, checkpoint + tail, loaded in O(tail).
+   * `full`: every stored event in `seq` order (use `listEvents` to page through long ones).
+   */
+  events?: 'view' | 'full';
+  signal?: AbortSignal;
+}
+
+/** The active view's raw material, loaded straight from the store (SPEC §2). */
+export interface StoredView {
+  /** The valid compaction event with the largest `endSeq` (ties: the later `seq`). */
+  checkpoint?: CompactionEvent;
+  /** Every non-compaction event with `seq > checkpoint.endSeq`, in `seq` order. */
+  tail: Event[];
+  /** The largest `seq` stored in the session (0 when empty). */
+  lastSeq: number;
+}
+
+export interface ListEventsOptions extends SessionKey {
+  /** Only events with `seq > afterSeq`. */
+  afterSeq?: number;
+  /** Only events with `seq < beforeSeq`. */
+  beforeSeq?: number;
+  /** Page size; default 1000. */
+  limit?: number;
+  /** `asc` (default) or `desc` by `seq`. */
+  order?: 'asc' | 'desc';
+  signal?: AbortSignal;
+}
+
+export interface EventPage {
+  events: Event[];
+  /** Pass as `afterSeq` (asc) or `beforeSeq` (desc) to read the next page; absent at the end. */
+  nextCursor?: number;
+}
+
+export interface AppendEventOptions extends SessionKey {
+  event: NewEvent;
+  signal?: AbortSignal;
+}
+
+export interface AppendCompactionOptions extends SessionKey {
+  /** A compaction event (`actions.compaction` set, no content). */
+  event: NewEvent;
+  /**
+   * The `seq` of the checkpoint the compaction was computed from, or `null` when there was none.
+   * The append succeeds only if that is still the session's checkpoint; otherwise it throws
+   * `CompactionConflictError` and stores nothing.
+   */
+  expectedCheckpointSeq: number | null;
+  signal?: AbortSignal;
+}
+
+export interface ListSessionsOptions {
+  appName: string;
+  userId: string;
+  signal?: AbortSignal;
+}
+
+export interface SessionSummary extends SessionKey {
+  lastUpdateTime: number;
+  eventCount: number;
+}
+
+export interface SessionService {
+  createSession(options: CreateSessionOptions): Promise<Session>;
+  /** `undefined` when the session does not exist for that app and user. */
+  getSession(options: GetSessionOptions): Promise<Session | undefined>;
+  /** The checkpoint + tail, O(tail). Throws `SessionNotFoundError` for a missing session. */
+  loadView(options: SessionKey & { signal?: AbortSignal }): Promise<StoredView>;
+  /** A page of the full history (audit, export, replay, overlap reads). */
+  listEvents(options: ListEventsOptions): Promise<EventPage>;
+  /** Assigns `seq` atomically and applies `actions.stateDelta` to the session state. */
+  appendEvent(options: AppendEventOptions): Promise<Event>;
+  /** Conditional append of a compaction event (see `expectedCheckpointSeq`). */
+  appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent>;
+  listSessions(options: ListSessionsOptions): Promise<SessionSummary[]>;
+  /** The only operation that removes stored events. Missing sessions are a no-op. */
+  deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void>;
+  /** Releases connections and file handles. Optional. */
+  close?(): Promise<void>;
+}
