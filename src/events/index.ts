@@ -1,3 +1,4 @@
 export * from './errors.js';
 export * from './event-helpers.js';
+export * from './schema.js';
 export type * from './types.js';

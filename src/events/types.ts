@@ -53,6 +53,9 @@ export interface UsageMetadata {
   candidatesTokenCount?: number;
   totalTokenCount?: number;
   cachedContentTokenCount?: number;
+  /** Reasoning tokens (Gemini thinking models). */
+  thoughtsTokenCount?: number;
+  toolUsePromptTokenCount?: number;
 }
 
 export type CompactionTrigger = 'token_threshold' | 'sliding_window' | 'overflow' | 'manual';

@@ -1,0 +1,273 @@
+/**
+ * zod schemas of the event model (SPEC §1) and parsers that throw `InvalidEventError` naming
+ * the path of the first bad field, e.g. `events[12].content.parts[0]`.
+ */
+import { z } from 'zod';
+import { InvalidEventError } from './errors.js';
+import type { Event, NewEvent } from './types.js';
+
+const PART_KINDS = ['text', 'functionCall', 'functionResponse', 'inlineData'] as const;
+
+const count = z.number().int().nonnegative();
+const tokens = z.number().nonnegative().finite();
+const seq = z.number().int().positive();
+const record = z.record(z.string(), z.unknown());
+
+export const FunctionCallSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  args: record,
+});
+
+export const FunctionResponseSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  response: record,
+});
+
+export const InlineDataSchema = z.object({
+  mimeType: z.string().min(1),
+  data: z.string(),
+});
+
+export const PartSchema = z
+  .object({
+    text: z.string().optional(),
+    thought: z.boolean().optional(),
+    thoughtSignature: z.string().optional(),
+    functionCall: FunctionCallSchema.optional(),
+    functionResponse: FunctionResponseSchema.optional(),
+    inlineData: InlineDataSchema.optional(),
+  })
+  .superRefine((part, context) => {
+    const kinds = PART_KINDS.filter((kind) => part[kind] !== undefined);
+    if (kinds.length !== 1) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          kinds.length === 0
+            ? `a part must hold one of ${PART_KINDS.join(', ')}`
+            : `a part must hold exactly one of ${PART_KINDS.join(', ')}, found ${kinds.join(' and ')}`,
+      });
+      return;
+    }
+    // `thought` marks reasoning text; on a call or response it would mean nothing.
+    if (part.thought !== undefined && part.text === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['thought'],
+        message: '`thought` is only allowed on a text part',
+      });
+    }
+  });
+
+export const ContentSchema = z.object({
+  role: z.enum(['user', 'model']),
+  parts: z.array(PartSchema),
+});
+
+export const UsageMetadataSchema = z.object({
+  promptTokenCount: count.optional(),
+  candidatesTokenCount: count.optional(),
+  totalTokenCount: count.optional(),
+  cachedContentTokenCount: count.optional(),
+  thoughtsTokenCount: count.optional(),
+  toolUsePromptTokenCount: count.optional(),
+});
+
+export const CompactionTriggerSchema = z.enum([
+  'token_threshold',
+  'sliding_window',
+  'overflow',
+  'manual',
+]);
+
+export const EventCompactionSchema = z
+  .object({
+    startSeq: seq,
+    endSeq: seq,
+    startTimestamp: z.number().finite(),
+    endTimestamp: z.number().finite(),
+    compactedContent: ContentSchema,
+    trigger: CompactionTriggerSchema,
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    summarizer: z.string().min(1),
+  })
+  .superRefine((compaction, context) => {
+    if (compaction.startSeq > compaction.endSeq) {
+      context.addIssue({
+        code: 'custom',
+        path: ['endSeq'],
+        message: `endSeq must be >= startSeq (${compaction.startSeq})`,
+      });
+    }
+  });
+
+export const ToolConfirmationSchema = z.object({
+  hint: z.string().optional(),
+  confirmed: z.boolean().optional(),
+  payload: z.unknown().optional(),
+});
+
+/** Unknown action keys (ADK adds some now and then) pass through untouched. */
+export const EventActionsSchema = z.looseObject({
+  stateDelta: record.optional(),
+  artifactDelta: z.record(z.string(), z.number().int()).optional(),
+  transferToAgent: z.string().optional(),
+  escalate: z.boolean().optional(),
+  skipSummarization: z.boolean().optional(),
+  requestedToolConfirmations: z.record(z.string(), ToolConfirmationSchema).optional(),
+  requestedAuthConfigs: record.optional(),
+  compaction: EventCompactionSchema.optional(),
+});
+
+const newEventShape = {
+  id: z.string().min(1),
+  invocationId: z.string(),
+  author: z.string().min(1),
+  timestamp: z.number().finite().nonnegative(),
+  branch: z.string().optional(),
+  content: ContentSchema.optional(),
+  usageMetadata: UsageMetadataSchema.optional(),
+  actions: EventActionsSchema,
+  longRunningToolIds: z.array(z.string()).optional(),
+  partial: z.boolean().optional(),
+  turnComplete: z.boolean().optional(),
+  finishReason: z.string().optional(),
+  errorCode: z.string().optional(),
+  errorMessage: z.string().optional(),
+  customMetadata: record.optional(),
+};
+
+function checkCompactionEvent(
+  event: { content?: unknown; actions: { compaction?: { endSeq: number } }; seq?: number },
+  context: z.RefinementCtx,
+): void {
+  const compaction = event.actions.compaction;
+  if (!compaction) return;
+  if (event.content !== undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['content'],
+      message:
+        'a compaction event has no content (the summary is actions.compaction.compactedContent)',
+    });
+  }
+  // A summary can only cover events stored before it.
+  if (event.seq !== undefined && compaction.endSeq >= event.seq) {
+    context.addIssue({
+      code: 'custom',
+      path: ['actions', 'compaction', 'endSeq'],
+      message: `a compaction must cover only earlier events (its own seq is ${event.seq})`,
+    });
+  }
+}
+
+export const NewEventSchema = z.object(newEventShape).superRefine(checkCompactionEvent);
+
+export const EventSchema = z.object({ ...newEventShape, seq }).superRefine(checkCompactionEvent);
+
+export interface ParseOptions {
+  /** Path prefix for error messages, e.g. `events[3]`. Default: `event`. */
+  path?: string;
+}
+
+/** Validate a stored event (with `seq`). Throws `InvalidEventError` naming the bad field. */
+export function parseEvent(input: unknown, options: ParseOptions = {}): Event {
+  return parseWith(EventSchema, input, options.path ?? 'event') as Event;
+}
+
+/** Validate an event before append (no `seq` needed). */
+export function parseNewEvent(input: unknown, options: ParseOptions = {}): NewEvent {
+  return parseWith(NewEventSchema, input, options.path ?? 'event') as NewEvent;
+}
+
+/**
+ * Validate a list of stored events: each one, and that `seq` strictly increases (the order
+ * a session is stored and loaded in).
+ */
+export function parseEvents(input: unknown, options: ParseOptions = {}): Event[] {
+  const path = options.path ?? 'events';
+  if (!Array.isArray(input)) {
+    throw invalid(path, 'expected an array of events', input);
+  }
+  const events: Event[] = [];
+  let previous: Event | undefined;
+  for (const [index, item] of input.entries()) {
+    const event = parseEvent(item, { path: `${path}[${index}]` });
+    if (previous && event.seq <= previous.seq) {
+      throw invalid(
+        `${path}[${index}].seq`,
+        `seq must strictly increase (previous event has seq ${previous.seq})`,
+        event.seq,
+      );
+    }
+    events.push(event);
+    previous = event;
+  }
+  return events;
+}
+
+/** Parse `input` with any schema, turning the first zod issue into an `InvalidEventError`. */
+export function parseWith<T>(schema: z.ZodType<T>, input: unknown, path: string): T {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const issuePath = joinPath(path, issue.path);
+  const value = valueAt(input, issue.path);
+  return throwInvalid(issuePath, issue.message, value, result.error);
+}
+
+function throwInvalid(path: string, message: string, value: unknown, cause?: unknown): never {
+  throw invalid(path, message, value, cause);
+}
+
+/** An `InvalidEventError` whose message shows the offending value. */
+export function invalid(
+  path: string,
+  message: string,
+  value: unknown,
+  cause?: unknown,
+): InvalidEventError {
+  return new InvalidEventError({
+    path,
+    message: `${message} (got ${preview(value)})`,
+    value,
+    cause,
+  });
+}
+
+/** `events[12].content.parts[0]` from a base and zod's path segments. */
+export function joinPath(base: string, segments: readonly PropertyKey[]): string {
+  let path = base;
+  for (const segment of segments) {
+    if (typeof segment === 'number') path += `[${segment}]`;
+    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment)) {
+      path += path === '' ? segment : `.${segment}`;
+    } else path += `[${JSON.stringify(String(segment))}]`;
+  }
+  return path;
+}
+
+function valueAt(input: unknown, segments: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const segment of segments) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[segment];
+  }
+  return value;
+}
+
+/** A short, single-line rendering of a value for an error message. */
+export function preview(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  let text: string;
+  try {
+    text =
+      typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+}
