@@ -1,2 +1,13 @@
 export * from './errors.js';
+export * from './in-memory-session-service.js';
 export type * from './session-service.js';
+export {
+  assertCompactionFits,
+  assertValidNewEvent,
+  isBetterCheckpoint,
+  isValidStoredCompaction,
+  mergeState,
+  SessionAlreadyExistsError,
+  splitState,
+  toStoredEvent,
+} from './store-helpers.js';

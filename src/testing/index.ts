@@ -1,1 +1,2 @@
 export * from './scripted-model.js';
+export * from './session-service-conformance.js';
