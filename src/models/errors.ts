@@ -35,3 +35,27 @@ export class ModelError extends OrreryError {
     return OrreryError.hasMarker(error, modelMarker);
   }
 }
+
+const modelConfigMarker = 'orrery.error.ModelConfigError';
+const modelConfigSymbol = Symbol.for(modelConfigMarker);
+
+/**
+ * A model could not be set up: a malformed `provider:model` id, an unknown provider, or a
+ * missing or invalid environment variable. `variable` names what to fix, `value` what was seen.
+ */
+export class ModelConfigError extends OrreryError {
+  private readonly [modelConfigSymbol] = true;
+  /** The setting or environment variable to fix, e.g. `OPENAI_API_KEY` or `modelId`. */
+  readonly variable: string;
+  readonly value?: string;
+
+  constructor(options: { variable: string; message: string; value?: string; cause?: unknown }) {
+    super({ name: 'ModelConfigError', message: options.message, cause: options.cause });
+    this.variable = options.variable;
+    this.value = options.value;
+  }
+
+  static override isInstance(error: unknown): error is ModelConfigError {
+    return OrreryError.hasMarker(error, modelConfigMarker);
+  }
+}

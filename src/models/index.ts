@@ -1,2 +1,12 @@
+export type { FromAiSdkOptions } from './ai-sdk-model.js';
+export { fromAiSdk } from './ai-sdk-model.js';
+export type { ClassifyModelErrorOptions } from './classify-error.js';
+export { classifyModelError, isContextOverflow, retryAfterMs } from './classify-error.js';
+export { knownContextWindowTokens } from './context-windows.js';
 export * from './errors.js';
+export { fromAiSdkResult, toUsageMetadata } from './from-ai-sdk-result.js';
+export type { Environment, KnownProvider, ResolveModelOptions } from './resolve-model.js';
+export { knownProviders, parseModelId, resolveModel } from './resolve-model.js';
+export type { SignatureFamily, ToAiSdkPromptOptions } from './to-ai-sdk-prompt.js';
+export { signatureFamilyOf, toAiSdkPrompt, toAiSdkTools } from './to-ai-sdk-prompt.js';
 export type * from './types.js';

@@ -1,0 +1,78 @@
+/**
+ * A thin adapter from any AI SDK language model (specification v3: the `ai@6` /
+ * `@ai-sdk/provider@3` line) to orrery's `Model`. It calls `doGenerate` directly: one request,
+ * no retries and no tool execution, because the tool loop and retry policy are orrery's.
+ */
+import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { classifyModelError } from './classify-error.js';
+import { knownContextWindowTokens } from './context-windows.js';
+import { fromAiSdkResult } from './from-ai-sdk-result.js';
+import { signatureFamilyOf, toAiSdkPrompt, toAiSdkTools } from './to-ai-sdk-prompt.js';
+import type { Model, ModelRequest, ModelResponse } from './types.js';
+
+export interface FromAiSdkOptions {
+  /** orrery's id for the model; defaults to `<provider>:<model>`, e.g. `google:gemini-2.5-flash`. */
+  modelId?: string;
+  /** Defaults to the known window of common models (see `knownContextWindowTokens`). */
+  contextWindowTokens?: number;
+  /** Sent with every call, e.g. `{ google: { thinkingConfig: { includeThoughts: true } } }`. */
+  providerOptions?: SharedV3ProviderOptions;
+  /** Extra HTTP headers sent with every call. */
+  headers?: Record<string, string | undefined>;
+}
+
+/** Wraps an AI SDK v3 language model as an orrery `Model`. */
+export function fromAiSdk(model: LanguageModelV3, options: FromAiSdkOptions = {}): Model {
+  return new AiSdkModel(model, options);
+}
+
+class AiSdkModel implements Model {
+  readonly modelId: string;
+  readonly contextWindowTokens?: number;
+  private readonly model: LanguageModelV3;
+  private readonly options: FromAiSdkOptions;
+
+  constructor(model: LanguageModelV3, options: FromAiSdkOptions) {
+    this.model = model;
+    this.options = options;
+    this.modelId = options.modelId ?? defaultModelId(model);
+    this.contextWindowTokens =
+      options.contextWindowTokens ?? knownContextWindowTokens(model.modelId);
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    const signal = request.signal;
+    signal?.throwIfAborted();
+    try {
+      const prompt = toAiSdkPrompt({
+        contents: request.contents,
+        systemInstruction: request.systemInstruction,
+        signatureFamily: signatureFamilyOf(this.model.provider),
+      });
+      const hasTools = request.tools !== undefined && request.tools.length > 0;
+      const result = await this.model.doGenerate({
+        prompt,
+        ...(hasTools && {
+          tools: toAiSdkTools(request.tools ?? []),
+          toolChoice: { type: 'auto' },
+        }),
+        ...(request.temperature !== undefined && { temperature: request.temperature }),
+        ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+        ...(this.options.providerOptions !== undefined && {
+          providerOptions: this.options.providerOptions,
+        }),
+        ...(this.options.headers !== undefined && { headers: this.options.headers }),
+        abortSignal: signal,
+      });
+      return fromAiSdkResult(result, { modelId: this.modelId });
+    } catch (error) {
+      throw classifyModelError(error, { modelId: this.modelId, signal });
+    }
+  }
+}
+
+function defaultModelId(model: LanguageModelV3): string {
+  // `google.generative-ai` -> `google`, `openai.responses` -> `openai`.
+  const provider = model.provider.split('.')[0] || model.provider;
+  return `${provider}:${model.modelId}`;
+}

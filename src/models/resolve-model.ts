@@ -1,0 +1,165 @@
+/**
+ * `provider:model` ids resolved to orrery models, with keys from the usual environment
+ * variables. Provider packages are imported on first use, so importing orrery loads none.
+ */
+import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { fromAiSdk } from './ai-sdk-model.js';
+import { knownContextWindowTokens } from './context-windows.js';
+import { ModelConfigError } from './errors.js';
+import type { Model } from './types.js';
+
+export type Environment = Record<string, string | undefined>;
+
+export interface ResolveModelOptions {
+  /** `google:<model>`, `openai:<model>`, `anthropic:<model>` or `openai-compatible:<model>`. */
+  modelId: string;
+  /** Where keys and base URLs are read; defaults to `process.env`. */
+  env?: Environment;
+  /** Passed to the provider (tests, proxies). */
+  fetch?: typeof globalThis.fetch;
+  /** Overrides the known context window of the model. */
+  contextWindowTokens?: number;
+  /** Sent with every call (see `fromAiSdk`). */
+  providerOptions?: SharedV3ProviderOptions;
+}
+
+export const knownProviders = ['google', 'openai', 'anthropic', 'openai-compatible'] as const;
+export type KnownProvider = (typeof knownProviders)[number];
+
+/** Splits `provider:model` at the first colon (Ollama tags such as `qwen3:8b` keep theirs). */
+export function parseModelId(modelId: string): { provider: KnownProvider; modelName: string } {
+  const colon = modelId.indexOf(':');
+  const provider = colon === -1 ? '' : modelId.slice(0, colon).trim();
+  const modelName = colon === -1 ? '' : modelId.slice(colon + 1).trim();
+  if (provider === '' || modelName === '') {
+    throw new ModelConfigError({
+      variable: 'modelId',
+      value: modelId,
+      message: `model id '${modelId}' is malformed: expected 'provider:model', e.g. 'google:gemini-2.5-flash' (providers: ${knownProviders.join(', ')})`,
+    });
+  }
+  if (!(knownProviders as readonly string[]).includes(provider)) {
+    throw new ModelConfigError({
+      variable: 'modelId',
+      value: modelId,
+      message: `model id '${modelId}' names unknown provider '${provider}' (known providers: ${knownProviders.join(', ')})`,
+    });
+  }
+  return { provider: provider as KnownProvider, modelName };
+}
+
+/** Resolves a `provider:model` id to an orrery `Model` backed by the provider's AI SDK model. */
+export async function resolveModel(options: ResolveModelOptions): Promise<Model> {
+  const { provider, modelName } = parseModelId(options.modelId);
+  const env = options.env ?? process.env;
+  const languageModel = await createLanguageModel(provider, modelName, env, options.fetch);
+  return fromAiSdk(languageModel, {
+    modelId: `${provider}:${modelName}`,
+    contextWindowTokens: options.contextWindowTokens ?? knownContextWindowTokens(modelName),
+    providerOptions: options.providerOptions,
+  });
+}
+
+async function createLanguageModel(
+  provider: KnownProvider,
+  modelName: string,
+  env: Environment,
+  fetch: typeof globalThis.fetch | undefined,
+): Promise<LanguageModelV3> {
+  switch (provider) {
+    case 'google': {
+      const apiKey = requireOneOf(
+        env,
+        ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
+        provider,
+      );
+      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      return createGoogleGenerativeAI({
+        apiKey,
+        // Explicit, so the provider never falls back to reading process.env itself.
+        baseURL: 'https://generativelanguage.googleapis.com/v1beta',
+        ...(fetch !== undefined && { fetch }),
+      })(modelName);
+    }
+    case 'openai': {
+      const apiKey = requireOneOf(env, ['OPENAI_API_KEY'], provider);
+      const baseURL = optionalUrl(env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1';
+      const api = value(env, 'ORRERY_OPENAI_API') ?? 'responses';
+      if (api !== 'responses' && api !== 'chat') {
+        throw new ModelConfigError({
+          variable: 'ORRERY_OPENAI_API',
+          value: api,
+          message: `ORRERY_OPENAI_API='${api}' is invalid: expected 'responses' (default) or 'chat'`,
+        });
+      }
+      const { createOpenAI } = await import('@ai-sdk/openai');
+      const openai = createOpenAI({ apiKey, baseURL, ...(fetch !== undefined && { fetch }) });
+      return api === 'chat' ? openai.chat(modelName) : openai.responses(modelName);
+    }
+    case 'anthropic': {
+      const apiKey = requireOneOf(env, ['ANTHROPIC_API_KEY'], provider);
+      const baseURL = optionalUrl(env, 'ANTHROPIC_BASE_URL') ?? 'https://api.anthropic.com/v1';
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      return createAnthropic({ apiKey, baseURL, ...(fetch !== undefined && { fetch }) })(modelName);
+    }
+    case 'openai-compatible': {
+      const variable = 'ORRERY_OPENAI_COMPATIBLE_BASE_URL';
+      const baseURL = optionalUrl(env, variable);
+      if (baseURL === undefined) {
+        throw new ModelConfigError({
+          variable,
+          message: `${variable} is not set: set it to the server's OpenAI-compatible endpoint for 'openai-compatible:${modelName}', e.g. http://localhost:11434/v1 (Ollama) or http://localhost:8000/v1 (vLLM)`,
+        });
+      }
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL,
+        apiKey: value(env, 'ORRERY_OPENAI_COMPATIBLE_API_KEY'),
+        includeUsage: true,
+        ...(fetch !== undefined && { fetch }),
+      })(modelName);
+    }
+  }
+}
+
+function value(env: Environment, variable: string): string | undefined {
+  const raw = env[variable]?.trim();
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+function requireOneOf(env: Environment, variables: string[], provider: KnownProvider): string {
+  for (const variable of variables) {
+    const found = value(env, variable);
+    if (found !== undefined) return found;
+  }
+  const names = variables.join(' or ');
+  throw new ModelConfigError({
+    variable: variables[0] ?? '',
+    message: `no API key for provider '${provider}': set ${names}`,
+  });
+}
+
+function optionalUrl(env: Environment, variable: string): string | undefined {
+  const raw = value(env, variable);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch (error) {
+    throw new ModelConfigError({
+      variable,
+      value: raw,
+      message: `${variable}='${raw}' is not a valid URL (expected e.g. http://localhost:11434/v1)`,
+      cause: error,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ModelConfigError({
+      variable,
+      value: raw,
+      message: `${variable}='${raw}' must be an http or https URL`,
+    });
+  }
+  return raw;
+}
