@@ -1,3 +1,4 @@
+export * from './ceilings.js';
 export * from './config.js';
 export * from './errors.js';
 export * from './safe-split.js';

@@ -1,6 +1,19 @@
-// CONTRACT STUB — implemented by the core-logic work. Signatures are fixed; bodies are not.
+/**
+ * When to compact and what (SPEC §3): the next request's estimate, the sliding window's
+ * invocation count and the pure plan the Compactor executes. No I/O.
+ */
 import type { CompactionEvent, CompactionTrigger, Event } from '../events/types.js';
-import type { CompactionDecision, EventsCompactionConfig } from './types.js';
+import { findSafeSplit } from './safe-split.js';
+import { estimateEventTokens } from './token-estimate.js';
+import type {
+  CompactionDecision,
+  CompactionSkip,
+  DeadCall,
+  EventsCompactionConfig,
+} from './types.js';
+
+/** Anti-thrash: after an ineffective compaction, wait for this share of the threshold in new tokens. */
+export const INEFFECTIVE_BACKOFF_RATIO = 0.1;
 
 export interface RequestEstimate {
   tokens: number;
@@ -20,12 +33,47 @@ export interface EstimateNextRequestOptions {
   overheadTokens?: number;
 }
 
+/** Index of the tail event whose reported usage anchors the estimate, or -1. */
+function findUsageAnchor(options: EstimateNextRequestOptions): number {
+  const { tail, checkpoint, agentName, branch } = options;
+  const afterSeq = checkpoint?.seq ?? Number.NEGATIVE_INFINITY;
+  for (let index = tail.length - 1; index >= 0; index--) {
+    const event = tail[index]!;
+    // Usage older than the checkpoint counts a request that still held the summarized events.
+    if (event.seq <= afterSeq) break;
+    if (event.actions?.compaction) continue; // the summarizer's own usage (ADK's re-trigger trap)
+    if (event.content?.role !== 'model' || event.author === 'user') continue;
+    if (agentName !== undefined && event.author !== agentName) continue;
+    if (branch !== undefined && event.branch !== branch) continue;
+    const prompt = event.usageMetadata?.promptTokenCount;
+    if (typeof prompt === 'number' && Number.isFinite(prompt) && prompt > 0) return index;
+  }
+  return -1;
+}
+
 /**
  * The next request's size: the latest `promptTokenCount` reported after the checkpoint by this
  * agent and branch (never a compaction event's), plus estimates of everything after it.
  */
 export function estimateNextRequest(options: EstimateNextRequestOptions): RequestEstimate {
-  throw new Error('not implemented');
+  const { tail, checkpoint } = options;
+  const anchor = findUsageAnchor(options);
+  if (anchor >= 0) {
+    const event = tail[anchor]!;
+    // The anchor's own content (the model's answer) was not in the prompt it reports.
+    let tokens = event.usageMetadata!.promptTokenCount!;
+    for (let index = anchor; index < tail.length; index++) {
+      const later = tail[index]!;
+      if (!later.actions?.compaction) tokens += estimateEventTokens(later);
+    }
+    return { tokens, basis: 'reported_usage', usageSeq: event.seq };
+  }
+  let tokens = options.overheadTokens ?? 0;
+  if (checkpoint) tokens += estimateEventTokens(checkpoint);
+  for (const event of tail) {
+    if (!event.actions?.compaction) tokens += estimateEventTokens(event);
+  }
+  return { tokens, basis: 'estimate' };
 }
 
 /** Completed invocations in the tail (the running one excluded). */
@@ -33,7 +81,12 @@ export function countCompletedInvocations(options: {
   tail: Event[];
   currentInvocationId?: string;
 }): number {
-  throw new Error('not implemented');
+  const seen = new Set<string>();
+  for (const event of options.tail) {
+    if (event.actions?.compaction || event.invocationId === options.currentInvocationId) continue;
+    seen.add(event.invocationId);
+  }
+  return seen.size;
 }
 
 export interface PlanCompactionOptions {
@@ -57,7 +110,113 @@ export interface PlanCompactionOptions {
   force?: boolean;
 }
 
+/** How many tail events to keep: the last `events`, but no more than `tokens` of them. */
+export function retainedCount(options: { tail: Event[]; events: number; tokens: number }): number {
+  const { tail } = options;
+  let kept = 0;
+  let tokens = 0;
+  for (let index = tail.length - 1; index >= 0 && kept < options.events; index--) {
+    const cost = estimateEventTokens(tail[index]!);
+    if (tokens + cost > options.tokens) break;
+    tokens += cost;
+    kept++;
+  }
+  return kept;
+}
+
+/** The retention a plan uses: explicit override, else the config (overflow halves it). */
+export function resolveRetention(options: {
+  trigger: CompactionTrigger;
+  config: EventsCompactionConfig;
+  retention?: { events?: number; tokens?: number };
+}): { events: number; tokens: number } {
+  const { config, trigger } = options;
+  const threshold = config.tokenThreshold;
+  let events = config.eventRetentionSize ?? 0;
+  let tokens =
+    config.retentionTokenBudget ??
+    (threshold && threshold > 0 ? Math.floor(threshold / 4) : Number.POSITIVE_INFINITY);
+  if (trigger === 'overflow') {
+    events = Math.floor(events / 2);
+    tokens = Math.floor(tokens / 2);
+  }
+  return {
+    events: Math.max(0, options.retention?.events ?? events),
+    tokens: Math.max(0, options.retention?.tokens ?? tokens),
+  };
+}
+
+function skip(reason: CompactionSkip['reason'], tokensBefore: number): CompactionSkip {
+  return { kind: 'skip', reason, tokensBefore };
+}
+
 /** Pure decision: what to compact now, or why not. */
 export function planCompaction(options: PlanCompactionOptions): CompactionDecision {
-  throw new Error('not implemented');
+  const { config, checkpoint, trigger, currentInvocationId } = options;
+  const tail = options.tail.filter((event) => !event.actions?.compaction);
+  const tokensBefore = estimateNextRequest({ ...options, tail }).tokens;
+  const explicit = trigger === 'manual' || trigger === 'overflow';
+  const force = options.force === true || explicit;
+  let desiredEndIndex: number;
+  let overlap: Event[] = [];
+
+  if (trigger === 'sliding_window') {
+    const interval = config.compactionInterval;
+    if (!interval || interval <= 0) return skip('disabled', tokensBefore);
+    const completed = countCompletedInvocations({ tail, currentInvocationId });
+    if (completed === 0) return skip('nothing_to_compact', tokensBefore);
+    if (!force && completed < interval) return skip('interval_not_reached', tokensBefore);
+    // Every completed invocation; a running one and whatever follows its start stays.
+    const running =
+      currentInvocationId === undefined
+        ? -1
+        : tail.findIndex((event) => event.invocationId === currentInvocationId);
+    desiredEndIndex = running === -1 ? tail.length - 1 : running - 1;
+    const endSeq = checkpoint?.actions.compaction.endSeq ?? Number.NEGATIVE_INFINITY;
+    overlap = (options.overlapEvents ?? []).filter(
+      (event) => !event.actions?.compaction && event.seq <= endSeq,
+    );
+  } else {
+    const threshold = config.tokenThreshold;
+    if (trigger === 'token_threshold' && (!threshold || threshold <= 0)) {
+      return skip('disabled', tokensBefore);
+    }
+    if (!force && threshold) {
+      if (tokensBefore < threshold) return skip('below_threshold', tokensBefore);
+      const previousAfter = checkpoint?.actions.compaction.tokensAfter;
+      if (
+        previousAfter !== undefined &&
+        previousAfter >= threshold &&
+        tokensBefore < previousAfter + INEFFECTIVE_BACKOFF_RATIO * threshold
+      ) {
+        return skip('ineffective_backoff', tokensBefore);
+      }
+    }
+    const retention = resolveRetention({ trigger, config, retention: options.retention });
+    desiredEndIndex = tail.length - 1 - retainedCount({ tail, ...retention });
+  }
+
+  if (desiredEndIndex < 0) return skip('nothing_to_compact', tokensBefore);
+  const split = findSafeSplit({ events: tail, desiredEndIndex, currentInvocationId });
+  if (split.endIndex < 0) return skip('no_safe_split', tokensBefore);
+
+  const summarized = tail.slice(0, split.endIndex + 1);
+  const first = summarized[0]!;
+  const last = summarized[summarized.length - 1]!;
+  const previous = checkpoint?.actions.compaction;
+  const events = overlap.length > 0 ? [...overlap, ...summarized] : summarized;
+  return {
+    kind: 'compact',
+    trigger,
+    expectedCheckpointSeq: checkpoint?.seq ?? null,
+    previousSummary: previous?.compactedContent,
+    events,
+    startSeq: previous?.startSeq ?? first.seq,
+    endSeq: last.seq,
+    startTimestamp: Math.min(previous?.startTimestamp ?? first.timestamp, events[0]!.timestamp),
+    endTimestamp: last.timestamp,
+    retained: tail.slice(split.endIndex + 1),
+    tokensBefore,
+    deadCalls: split.deadCalls satisfies DeadCall[],
+  };
 }

@@ -1,8 +1,19 @@
-// CONTRACT STUB — implemented by the core-logic work. Signatures are fixed; bodies are not.
-import type { CompactionEvent, Content, Event } from '../events/types.js';
+/**
+ * The active view (SPEC §2): the checkpoint's summary followed by every non-compaction event
+ * after its range, turned into provider-ready contents. Ranges are decided by `seq` only.
+ * Pure: input events are never mutated; repairs (orphans, dangling calls) live in the view only.
+ */
+import { getText } from '../events/event-helpers.js';
+import type { CompactionEvent, Content, Event, Part } from '../events/types.js';
 
 /** Marks the summary when it reaches the model as the first user-role content. */
 export const SUMMARY_PREFIX = 'Summary of the conversation so far:\n';
+
+/** Opens the contents when the tail starts with a model turn and there is no summary. */
+export const CONTINUATION_TEXT = '(continuing the conversation)';
+
+/** The response a call without a recorded result gets in the view (never stored). */
+export const MISSING_RESULT_RESPONSE = { error: 'No result was recorded for this call.' };
 
 export interface ViewWarning {
   kind: 'orphan_response_dropped' | 'dangling_call_answered' | 'tool_output_truncated';
@@ -32,20 +43,155 @@ export interface AssembleViewOptions {
 
 /** A compaction event whose range is well formed (`startSeq <= endSeq < seq`). */
 export function isValidCompaction(event: Event): event is CompactionEvent {
-  throw new Error('not implemented');
+  const compaction = event.actions?.compaction;
+  if (!compaction) return false;
+  const { startSeq, endSeq } = compaction;
+  return (
+    Number.isInteger(startSeq) &&
+    Number.isInteger(endSeq) &&
+    startSeq <= endSeq &&
+    endSeq < event.seq &&
+    compaction.compactedContent !== undefined &&
+    Array.isArray(compaction.compactedContent.parts)
+  );
 }
 
 /** The valid compaction with the largest `endSeq`; ties: the later `seq`. */
 export function selectCheckpoint(events: Event[]): CompactionEvent | undefined {
-  throw new Error('not implemented');
+  let best: CompactionEvent | undefined;
+  for (const event of events) {
+    if (!isValidCompaction(event)) continue;
+    if (
+      best === undefined ||
+      event.actions.compaction.endSeq > best.actions.compaction.endSeq ||
+      (event.actions.compaction.endSeq === best.actions.compaction.endSeq && event.seq > best.seq)
+    ) {
+      best = event;
+    }
+  }
+  return best;
+}
+
+/** The summary as the model reads it: one user-role text content. */
+export function summaryContent(checkpoint: CompactionEvent): Content {
+  return {
+    role: 'user',
+    parts: [{ text: SUMMARY_PREFIX + getText(checkpoint.actions.compaction.compactedContent) }],
+  };
+}
+
+function isSorted(events: Event[]): boolean {
+  for (let index = 1; index < events.length; index++) {
+    if (events[index]!.seq <= events[index - 1]!.seq) return false;
+  }
+  return true;
+}
+
+/**
+ * The model event whose calls may still be pending: the last event with a model-role content,
+ * when nothing but function responses follows it (a user message after it ends that turn).
+ */
+function pendingModelIndex(events: Event[]): number {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const content = events[index]!.content;
+    if (!content) continue;
+    if (content.role === 'model') return index;
+    if (content.parts.some((part) => part.functionResponse === undefined)) return -1;
+  }
+  return -1;
 }
 
 /** The view from a checkpoint + tail (what stores load in O(tail)). */
 export function assembleView(options: AssembleViewOptions): ActiveView {
-  throw new Error('not implemented');
+  const { checkpoint } = options;
+  const allowPendingCalls = options.allowPendingCalls ?? true;
+  const endSeq = checkpoint?.actions.compaction.endSeq ?? Number.NEGATIVE_INFINITY;
+  // Stores hand a clean tail; filtering again keeps hand-built tails honest for O(tail).
+  let events = options.tail.filter((event) => event.seq > endSeq && !event.actions?.compaction);
+  if (!isSorted(events)) events = [...events].sort((left, right) => left.seq - right.seq);
+
+  const warnings: ViewWarning[] = [];
+  const visible = events.filter((event) => !event.partial);
+
+  // Pass 1: which call ids have a (kept) response after them.
+  const callsSeen = new Set<string>();
+  const answered = new Set<string>();
+  for (const event of visible) {
+    for (const part of event.content?.parts ?? []) {
+      if (part.functionResponse && callsSeen.has(part.functionResponse.id)) {
+        answered.add(part.functionResponse.id);
+      }
+      if (part.functionCall) callsSeen.add(part.functionCall.id);
+    }
+  }
+
+  const pendingIndex = allowPendingCalls ? pendingModelIndex(visible) : -1;
+  const contents: Content[] = [];
+  const push = (content: Content) => {
+    const last = contents[contents.length - 1];
+    if (last && last.role === content.role) {
+      contents[contents.length - 1] = { role: last.role, parts: [...last.parts, ...content.parts] };
+    } else {
+      contents.push(content);
+    }
+  };
+  if (checkpoint) push(summaryContent(checkpoint));
+
+  // Pass 2: build contents, dropping orphan responses and answering dangling calls.
+  const callsBefore = new Set<string>();
+  visible.forEach((event, index) => {
+    const content = event.content;
+    if (!content || content.parts.length === 0) return;
+    let parts: Part[] = content.parts;
+    let synthetic: Part[] | undefined;
+    for (const part of content.parts) {
+      const response = part.functionResponse;
+      if (response && !callsBefore.has(response.id)) {
+        if (parts === content.parts) parts = [...content.parts];
+        parts = parts.filter((candidate) => candidate !== part);
+        warnings.push({
+          kind: 'orphan_response_dropped',
+          seq: event.seq,
+          callId: response.id,
+          message: `Dropped the response to call '${response.id}' (${response.name}) at seq ${event.seq}: its call is not in the view`,
+        });
+      }
+    }
+    for (const part of parts) {
+      const call = part.functionCall;
+      if (!call) continue;
+      callsBefore.add(call.id);
+      if (answered.has(call.id) || index === pendingIndex) continue;
+      synthetic ??= [];
+      synthetic.push({
+        functionResponse: {
+          id: call.id,
+          name: call.name,
+          response: { ...MISSING_RESULT_RESPONSE },
+        },
+      });
+      warnings.push({
+        kind: 'dangling_call_answered',
+        seq: event.seq,
+        callId: call.id,
+        message: `Call '${call.id}' (${call.name}) at seq ${event.seq} has no recorded result: answered with an error in the view`,
+      });
+    }
+    if (parts.length > 0) push({ role: content.role, parts });
+    if (synthetic) push({ role: 'user', parts: synthetic });
+  });
+
+  if (contents[0]?.role === 'model') {
+    contents.unshift({ role: 'user', parts: [{ text: CONTINUATION_TEXT }] });
+  }
+  return { checkpoint, events, contents, warnings };
 }
 
 /** The view from a whole event list (any order; sorted by `seq`). */
 export function activeView(options: { events: Event[]; allowPendingCalls?: boolean }): ActiveView {
-  throw new Error('not implemented');
+  const sorted = isSorted(options.events)
+    ? options.events
+    : [...options.events].sort((left, right) => left.seq - right.seq);
+  const checkpoint = selectCheckpoint(sorted);
+  return assembleView({ checkpoint, tail: sorted, allowPendingCalls: options.allowPendingCalls });
 }
