@@ -1,0 +1,72 @@
+/**
+ * The digest's text form: a header, `## Section` headings and `- item` bullets whose extra lines
+ * are indented by two spaces. The form parses back losslessly, so the next digest can carry the
+ * previous one's facts forward.
+ */
+
+export const DIGEST_HEADER = '# Conversation digest';
+
+export const DIGEST_SECTIONS = [
+  { key: 'userRequests', title: 'User requests' },
+  { key: 'toolCalls', title: 'Tool calls' },
+  { key: 'errors', title: 'Errors' },
+  { key: 'openCalls', title: 'Calls without a response' },
+  { key: 'identifiers', title: 'Paths and identifiers' },
+  { key: 'lastResults', title: 'Last results' },
+  { key: 'earlierSummary', title: 'Earlier summary' },
+] as const;
+
+export type DigestSectionKey = (typeof DIGEST_SECTIONS)[number]['key'];
+
+/** Items of each section, oldest first. */
+export type DigestSections = Record<DigestSectionKey, string[]>;
+
+export function emptySections(): DigestSections {
+  return {
+    userRequests: [],
+    toolCalls: [],
+    errors: [],
+    openCalls: [],
+    identifiers: [],
+    lastResults: [],
+    earlierSummary: [],
+  };
+}
+
+function formatItem(item: string): string {
+  return `- ${item.split('\n').join('\n  ')}`;
+}
+
+export function formatDigest(sections: DigestSections): string {
+  const lines = [DIGEST_HEADER];
+  for (const { key, title } of DIGEST_SECTIONS) {
+    const items = sections[key];
+    if (items.length === 0) continue;
+    lines.push('', `## ${title}`);
+    for (const item of items) lines.push(formatItem(item));
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The sections of a digest, or `null` when `text` is not one (e.g. a model's summary: the
+ * caller keeps that whole as the earlier summary).
+ */
+export function parseDigest(text: string): DigestSections | null {
+  const lines = text.split('\n');
+  if (lines[0]?.trim() !== DIGEST_HEADER) return null;
+  const sections = emptySections();
+  let current: string[] | undefined;
+  for (const line of lines.slice(1)) {
+    if (line.startsWith('## ')) {
+      const title = line.slice(3).trim();
+      const section = DIGEST_SECTIONS.find((candidate) => candidate.title === title);
+      current = section ? sections[section.key] : undefined;
+    } else if (current && line.startsWith('- ')) {
+      current.push(line.slice(2));
+    } else if (current && line.startsWith('  ') && current.length > 0) {
+      current[current.length - 1] += `\n${line.slice(2)}`;
+    }
+  }
+  return sections;
+}

@@ -1,0 +1,109 @@
+/**
+ * Renders events to the plain-text transcript a summarizer prompt holds. Pure.
+ * Thoughts are left out (they are the model's scratch work, not facts); tool calls and
+ * responses are capped per item, keeping head and tail, where errors and results tend to sit.
+ */
+import { isCompactionEvent } from '../events/event-helpers.js';
+import type { Event, Part } from '../events/types.js';
+
+export const DEFAULT_MAX_ITEM_CHARS = 2000;
+
+export interface RenderOptions {
+  events: Event[];
+  /** Cap of one call's arguments or one response, in characters (head and tail kept). */
+  maxItemChars?: number;
+}
+
+/** Index adjusted so a slice never cuts a surrogate pair in half. */
+function safeIndex(text: string, index: number): number {
+  if (index <= 0 || index >= text.length) return index;
+  const code = text.charCodeAt(index);
+  return code >= 0xdc00 && code <= 0xdfff ? index - 1 : index;
+}
+
+/** Slices `text` at about `index` without splitting a surrogate pair. */
+export function splitTextAt(options: { text: string; index: number }): [string, string] {
+  const index = safeIndex(options.text, options.index);
+  return [options.text.slice(0, index), options.text.slice(index)];
+}
+
+/**
+ * `text` shortened to about `maxChars`, keeping its head and tail around a marker that says how
+ * much was left out. Text within the cap is returned unchanged.
+ */
+export function capText(options: { text: string; maxChars: number }): string {
+  const { text, maxChars } = options;
+  if (text.length <= maxChars) return text;
+  const headEnd = safeIndex(text, Math.ceil(maxChars / 2));
+  const tailStart = safeIndex(text, text.length - Math.floor(maxChars / 2));
+  const omitted = tailStart - headEnd;
+  return `${text.slice(0, headEnd)}… [${omitted} chars omitted] …${text.slice(tailStart)}`;
+}
+
+function toJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    // BigInt or a cycle: a lossy string beats failing the whole compaction
+    return String(value);
+  }
+}
+
+/** Decoded size of base64 data, without decoding it. */
+function base64Bytes(data: string): number {
+  let padding = 0;
+  if (data.endsWith('==')) padding = 2;
+  else if (data.endsWith('=')) padding = 1;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+function renderPart(part: Part, maxItemChars: number): string | null {
+  if (part.thought) return null;
+  if (part.functionCall) {
+    const { name, id, args } = part.functionCall;
+    return `call ${name}(${id}) ${capText({ text: toJson(args ?? {}), maxChars: maxItemChars })}`;
+  }
+  if (part.functionResponse) {
+    const { name, id, response } = part.functionResponse;
+    return `result ${name}(${id}): ${capText({ text: toJson(response ?? {}), maxChars: maxItemChars })}`;
+  }
+  if (part.inlineData) {
+    return `[inline ${part.inlineData.mimeType}, ${base64Bytes(part.inlineData.data)} bytes]`;
+  }
+  if (part.text !== undefined) return part.text;
+  return null;
+}
+
+/** One event as a block of text, or `null` when it holds nothing a summary needs. */
+export function renderEvent(options: { event: Event; maxItemChars?: number }): string | null {
+  const { event } = options;
+  if (isCompactionEvent(event)) return null;
+  const maxItemChars = options.maxItemChars ?? DEFAULT_MAX_ITEM_CHARS;
+  const lines: string[] = [];
+  for (const part of event.content?.parts ?? []) {
+    const line = renderPart(part, maxItemChars);
+    if (line !== null && line !== '') lines.push(line);
+  }
+  if (event.errorCode !== undefined || event.errorMessage !== undefined) {
+    const code = event.errorCode ?? 'unknown';
+    lines.push(`error ${code}: ${event.errorMessage ?? ''}`.trimEnd());
+  }
+  if (lines.length === 0) return null;
+  const role = event.content?.role ?? 'none';
+  return `[${event.author} (${role})]\n${lines.join('\n')}`;
+}
+
+/** Each non-empty, non-compaction event as one block, in order. */
+export function renderEventBlocks(options: RenderOptions): string[] {
+  const blocks: string[] = [];
+  for (const event of options.events) {
+    const block = renderEvent({ event, maxItemChars: options.maxItemChars });
+    if (block !== null) blocks.push(block);
+  }
+  return blocks;
+}
+
+/** The whole transcript: blocks separated by a blank line. */
+export function renderEvents(options: RenderOptions): string {
+  return renderEventBlocks(options).join('\n\n');
+}
