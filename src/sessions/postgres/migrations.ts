@@ -1,0 +1,165 @@
+/**
+ * Versioned schema migrations for the PostgreSQL store. Each migration runs in its own
+ * transaction, is recorded in `orrery_schema_migrations`, and is guarded by a transaction-level
+ * advisory lock so that any number of runner processes starting at once apply it exactly once.
+ */
+import type { Pool, PoolClient } from 'pg';
+import { SessionStoreError } from '../errors.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  /** SQL statements; `{schema}` is replaced by the quoted schema name. */
+  statements: string[];
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'sessions, events, app and user state',
+    statements: [
+      `CREATE TABLE {schema}.orrery_sessions (
+        app_name text NOT NULL,
+        user_id text NOT NULL,
+        id text NOT NULL,
+        state jsonb NOT NULL DEFAULT '{}'::jsonb,
+        last_seq bigint NOT NULL DEFAULT 0,
+        event_count bigint NOT NULL DEFAULT 0,
+        created_at double precision NOT NULL,
+        updated_at double precision NOT NULL,
+        PRIMARY KEY (app_name, user_id, id)
+      )`,
+      `CREATE INDEX orrery_sessions_updated ON {schema}.orrery_sessions
+        (app_name, user_id, updated_at DESC)`,
+      `CREATE TABLE {schema}.orrery_events (
+        app_name text NOT NULL,
+        user_id text NOT NULL,
+        session_id text NOT NULL,
+        seq bigint NOT NULL,
+        event_id text NOT NULL,
+        invocation_id text NOT NULL,
+        author text NOT NULL,
+        timestamp double precision NOT NULL,
+        is_compaction boolean NOT NULL,
+        compaction_start_seq bigint,
+        compaction_end_seq bigint,
+        event jsonb NOT NULL,
+        PRIMARY KEY (app_name, user_id, session_id, seq),
+        FOREIGN KEY (app_name, user_id, session_id)
+          REFERENCES {schema}.orrery_sessions (app_name, user_id, id) ON DELETE CASCADE,
+        CHECK (NOT is_compaction OR
+          (compaction_start_seq IS NOT NULL AND compaction_end_seq IS NOT NULL))
+      )`,
+      // The checkpoint query reads the first entry of this index: O(1) whatever the history.
+      // The predicate is the validity rule (startSeq <= endSeq < seq), repeated in the query.
+      `CREATE INDEX orrery_events_checkpoint ON {schema}.orrery_events
+        (app_name, user_id, session_id, compaction_end_seq DESC, seq DESC)
+        WHERE is_compaction AND compaction_start_seq <= compaction_end_seq
+          AND compaction_end_seq < seq`,
+      `CREATE TABLE {schema}.orrery_app_state (
+        app_name text PRIMARY KEY,
+        state jsonb NOT NULL DEFAULT '{}'::jsonb,
+        updated_at double precision NOT NULL
+      )`,
+      `CREATE TABLE {schema}.orrery_user_state (
+        app_name text NOT NULL,
+        user_id text NOT NULL,
+        state jsonb NOT NULL DEFAULT '{}'::jsonb,
+        updated_at double precision NOT NULL,
+        PRIMARY KEY (app_name, user_id)
+      )`,
+    ],
+  },
+];
+
+export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;
+
+/** Quotes an identifier for SQL (doubles embedded quotes). */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Constant first key of the two-key advisory lock; the second is the schema name's hash. */
+const advisoryLockKey = 0x0a7e5e55;
+
+export interface MigrateOptions {
+  pool: Pool;
+  schema: string;
+  /** Defaults to the shipped list; tests pass their own. */
+  migrations?: Migration[];
+  signal?: AbortSignal;
+}
+
+/** Applies every pending migration; throws `SessionStoreError` for a newer database. */
+export async function migrate(options: MigrateOptions): Promise<{ version: number }> {
+  const list = options.migrations ?? migrations;
+  const known = list[list.length - 1]?.version ?? 0;
+  const schema = quoteIdentifier(options.schema);
+  const client = await options.pool.connect();
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      await client.query('BEGIN');
+      try {
+        await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+          advisoryLockKey,
+          options.schema,
+        ]);
+        const current = await readVersion(client, options.schema, schema);
+        if (current > known) {
+          throw new SessionStoreError({
+            message: `PostgreSQL schema '${options.schema}' is at version ${current}, newer than version ${known} known to this orrery: upgrade orrery`,
+          });
+        }
+        const next = list.find((migration) => migration.version > current);
+        if (!next) {
+          await client.query('COMMIT');
+          return { version: current };
+        }
+        for (const statement of next.statements) {
+          await client.query(statement.replaceAll('{schema}', schema));
+        }
+        await client.query(
+          `INSERT INTO ${schema}.orrery_schema_migrations (version, name) VALUES ($1, $2)`,
+          [next.version, next.name],
+        );
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        if (SessionStoreError.isInstance(error)) throw error;
+        throw new SessionStoreError({
+          message: `PostgreSQL migration of schema '${options.schema}' failed: ${(error as Error).message}`,
+          cause: error,
+        });
+      }
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function readVersion(
+  client: PoolClient,
+  schemaName: string,
+  schema: string,
+): Promise<number> {
+  // Look before creating: a role without CREATE on the database can still use an existing schema.
+  const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schemaName]);
+  if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${schema}`);
+  const table = await client.query<{ name: string | null }>('SELECT to_regclass($1) AS name', [
+    `${schema}.orrery_schema_migrations`,
+  ]);
+  if (!table.rows[0]?.name) {
+    await client.query(
+      `CREATE TABLE ${schema}.orrery_schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`,
+    );
+  }
+  const result = await client.query<{ version: number | null }>(
+    `SELECT max(version) AS version FROM ${schema}.orrery_schema_migrations`,
+  );
+  return result.rows[0]?.version ?? 0;
+}

@@ -1,0 +1,423 @@
+/**
+ * PostgreSQL `SessionService` (SPEC §9): many runner processes, one database. `seq` is assigned
+ * by a row-locking `UPDATE ... RETURNING` in the insert statement, compactions are conditional
+ * under `SELECT ... FOR UPDATE`, and the active view is read as checkpoint + tail in one
+ * statement whose cost does not grow with the history. `pg` is loaded lazily.
+ */
+import type { Pool, PoolClient } from 'pg';
+import { InvalidEventError, OrreryError } from '../../events/errors.js';
+import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
+import { CompactionConflictError, SessionNotFoundError, SessionStoreError } from '../errors.js';
+import type {
+  AppendCompactionOptions,
+  AppendEventOptions,
+  CreateSessionOptions,
+  EventPage,
+  GetSessionOptions,
+  ListEventsOptions,
+  ListSessionsOptions,
+  SessionService,
+  SessionSummary,
+  StoredView,
+} from '../session-service.js';
+import { migrate } from './migrations.js';
+import { buildQueries, type Queries } from './queries.js';
+import { type EventRow, mergeState, rowToEvent, splitState, toStoredEvent } from './rows.js';
+import { validateCompactionInput, validateEventInput } from './validate.js';
+
+export interface PostgresSessionServiceOptions {
+  /** A pool you own (not ended by `close()`). */
+  pool?: Pool;
+  /** Used to create a pool when `pool` is not given (libpq `PG*` variables otherwise). */
+  connectionString?: string;
+  /** Schema holding orrery's tables; default `public`. Created and migrated at first use. */
+  schema?: string;
+  /**
+   * Called for a stored event that cannot be read; the event is then left out of the result.
+   * Without it, reading a corrupt event throws the `SessionStoreError` (naming session and seq).
+   */
+  onCorruptEvent?: (error: SessionStoreError) => void;
+}
+
+interface ViewRow extends EventRow {
+  part: number;
+}
+
+interface Header {
+  state: Record<string, unknown>;
+  app: Record<string, unknown>;
+  user: Record<string, unknown>;
+  updatedAt: number;
+}
+
+const defaultPageSize = 1000;
+
+export class PostgresSessionService implements SessionService {
+  readonly schema: string;
+  private readonly options: PostgresSessionServiceOptions;
+  private readonly queries: Queries;
+  private ready?: Promise<Pool>;
+  private ownedPool?: Pool;
+
+  constructor(options: PostgresSessionServiceOptions = {}) {
+    this.options = options;
+    this.schema = options.schema ?? 'public';
+    if (this.schema.length === 0 || this.schema.length > 63) {
+      throw new SessionStoreError({
+        message: `Invalid PostgreSQL schema name '${this.schema}': 1 to 63 characters`,
+      });
+    }
+    this.queries = buildQueries(this.schema);
+  }
+
+  async createSession(options: CreateSessionOptions): Promise<Session> {
+    const sessionId = options.sessionId ?? crypto.randomUUID();
+    const key = { appName: options.appName, userId: options.userId, sessionId };
+    validateKey(key);
+    const scoped = splitState(options.state);
+    const now = Date.now() / 1000;
+    return this.transaction(key, options.signal, async (client) => {
+      const inserted = await client.query(this.queries.createSession, [
+        ...keyParams(key),
+        JSON.stringify(scoped.session),
+        now,
+      ]);
+      if (inserted.rowCount === 0) {
+        throw new SessionStoreError({
+          message: `Session '${sessionId}' already exists for app '${key.appName}' and user '${key.userId}'`,
+          sessionId,
+        });
+      }
+      await this.upsertScopedState(client, key, scoped, now);
+      const rows = await client.query<ViewRow>(this.queries.header, keyParams(key));
+      return { ...key, ...this.readHeader(rows.rows[0]), events: [] };
+    });
+  }
+
+  async getSession(options: GetSessionOptions): Promise<Session | undefined> {
+    const key = pickKey(options);
+    const full = options.events === 'full';
+    const rows = full
+      ? await this.query<ViewRow>(key, options.signal, this.queries.full, keyParams(key))
+      : await this.readViewRows(key, options.signal);
+    const header = rows[0];
+    if (header?.part !== 0) return undefined;
+    const events = this.parseRows(rows.slice(1), key.sessionId);
+    return { ...key, ...this.readHeader(header), events };
+  }
+
+  async loadView(options: SessionKey & { signal?: AbortSignal }): Promise<StoredView> {
+    const key = pickKey(options);
+    const rows = await this.readViewRows(key, options.signal);
+    const header = rows[0];
+    if (header?.part !== 0) throw new SessionNotFoundError(key);
+    const checkpointRow = rows[1]?.part === 1 ? rows[1] : undefined;
+    const tail = this.parseRows(rows.slice(checkpointRow ? 2 : 1), key.sessionId);
+    const checkpoint = checkpointRow
+      ? (rowToEvent(checkpointRow, key.sessionId) as CompactionEvent)
+      : undefined;
+    return { checkpoint, tail, lastSeq: Number(header.seq) };
+  }
+
+  async listEvents(options: ListEventsOptions): Promise<EventPage> {
+    const key = pickKey(options);
+    const limit = options.limit ?? defaultPageSize;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(`listEvents: 'limit' must be a positive integer, got ${limit}`);
+    }
+    const descending = options.order === 'desc';
+    const rows = await this.query<EventRow>(
+      key,
+      options.signal,
+      descending ? this.queries.listEventsDesc : this.queries.listEventsAsc,
+      [
+        ...keyParams(key),
+        options.afterSeq ?? 0,
+        options.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+        limit + 1,
+      ],
+    );
+    if (rows.length === 0) {
+      const exists = await this.query(key, options.signal, this.queries.sessionExists, [
+        ...keyParams(key),
+      ]);
+      if (exists.length === 0) throw new SessionNotFoundError(key);
+    }
+    const page = rows.slice(0, limit);
+    const events = this.parseRows(page, key.sessionId);
+    const last = page[page.length - 1];
+    return rows.length > limit && last ? { events, nextCursor: Number(last.seq) } : { events };
+  }
+
+  async appendEvent(options: AppendEventOptions): Promise<Event> {
+    const key = pickKey(options);
+    validateEventInput(options.event);
+    if (options.event.actions.compaction !== undefined) {
+      throw new InvalidEventError({
+        path: 'event.actions.compaction',
+        message: 'compaction events are appended with appendCompaction (conditional append)',
+      });
+    }
+    return this.transaction(key, options.signal, (client) =>
+      this.insertEvent(client, key, options.event),
+    );
+  }
+
+  async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
+    const key = pickKey(options);
+    const compaction = validateCompactionInput(options.event);
+    return this.transaction(key, options.signal, async (client) => {
+      const locked = await client.query<{ last_seq: string }>(
+        this.queries.lockSession,
+        keyParams(key),
+      );
+      const lockedRow = locked.rows[0];
+      if (!lockedRow) throw new SessionNotFoundError(key);
+      const current = await client.query<{ seq: string }>(this.queries.checkpointSeq, [
+        ...keyParams(key),
+        '{}',
+      ]);
+      const currentSeq = current.rows[0] ? Number(current.rows[0].seq) : null;
+      if (currentSeq !== options.expectedCheckpointSeq) {
+        throw new CompactionConflictError({
+          sessionId: key.sessionId,
+          expectedCheckpointSeq: options.expectedCheckpointSeq,
+          actualCheckpointSeq: currentSeq,
+        });
+      }
+      const lastSeq = Number(lockedRow.last_seq);
+      if (compaction.endSeq > lastSeq) {
+        throw new InvalidEventError({
+          path: 'event.actions.compaction.endSeq',
+          message: `endSeq ${compaction.endSeq} is past the last stored seq ${lastSeq} of session '${key.sessionId}'`,
+          value: compaction.endSeq,
+        });
+      }
+      return (await this.insertEvent(client, key, options.event)) as CompactionEvent;
+    });
+  }
+
+  async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
+    const key = { appName: options.appName, userId: options.userId, sessionId: '' };
+    const rows = await this.query<{ id: string; updated_at: number; event_count: string }>(
+      key,
+      options.signal,
+      this.queries.listSessions,
+      [options.appName, options.userId],
+    );
+    return rows.map((row) => ({
+      appName: options.appName,
+      userId: options.userId,
+      sessionId: row.id,
+      lastUpdateTime: row.updated_at,
+      eventCount: Number(row.event_count),
+    }));
+  }
+
+  async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
+    const key = pickKey(options);
+    await this.query(key, options.signal, this.queries.deleteSession, keyParams(key));
+  }
+
+  async close(): Promise<void> {
+    const pool = this.ownedPool;
+    this.ownedPool = undefined;
+    this.ready = undefined;
+    await pool?.end();
+  }
+
+  /** Creates the pool if needed and applies pending migrations (once per service). */
+  async migrate(options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.connect(options.signal);
+  }
+
+  private connect(signal: AbortSignal | undefined): Promise<Pool> {
+    signal?.throwIfAborted();
+    this.ready ??= (async () => {
+      let pool = this.options.pool;
+      if (!pool) {
+        const { default: pg } = await import('pg');
+        pool = new pg.Pool({ connectionString: this.options.connectionString });
+        this.ownedPool = pool;
+      }
+      await migrate({ pool, schema: this.schema, signal });
+      return pool;
+    })().catch((error: unknown) => {
+      this.ready = undefined; // let the next call retry (the database may come back)
+      throw error;
+    });
+    return this.ready;
+  }
+
+  private async insertEvent(client: PoolClient, key: SessionKey, event: NewEvent) {
+    const stored = toStoredEvent(event);
+    const scoped = splitState(stored.actions.stateDelta);
+    const now = Date.now() / 1000;
+    const compaction = stored.actions.compaction;
+    const inserted = await client.query<{ seq: string }>(this.queries.appendEvent, [
+      ...keyParams(key),
+      now,
+      JSON.stringify(scoped.session),
+      stored.id,
+      stored.invocationId,
+      stored.author,
+      stored.timestamp,
+      compaction !== undefined,
+      compaction?.startSeq ?? null,
+      compaction?.endSeq ?? null,
+      JSON.stringify(stored),
+    ]);
+    const row = inserted.rows[0];
+    if (!row) throw new SessionNotFoundError(key);
+    // Session row first, then app, then user: one lock order for every writer (no deadlock).
+    await this.upsertScopedState(client, key, scoped, now);
+    return { ...stored, seq: Number(row.seq) } as Event;
+  }
+
+  private async upsertScopedState(
+    client: PoolClient,
+    key: SessionKey,
+    scoped: ReturnType<typeof splitState>,
+    now: number,
+  ): Promise<void> {
+    if (Object.keys(scoped.app).length > 0) {
+      await client.query(this.queries.upsertAppState, [
+        key.appName,
+        JSON.stringify(scoped.app),
+        now,
+      ]);
+    }
+    if (Object.keys(scoped.user).length > 0) {
+      await client.query(this.queries.upsertUserState, [
+        key.appName,
+        key.userId,
+        JSON.stringify(scoped.user),
+        now,
+      ]);
+    }
+  }
+
+  /** Header + checkpoint + tail; a corrupt checkpoint is skipped only with `onCorruptEvent`. */
+  private async readViewRows(key: SessionKey, signal: AbortSignal | undefined) {
+    const skipped: number[] = [];
+    for (;;) {
+      const rows = await this.query<ViewRow>(key, signal, this.queries.view, [
+        ...keyParams(key),
+        `{${skipped.join(',')}}`,
+      ]);
+      const checkpoint = rows[1]?.part === 1 ? rows[1] : undefined;
+      if (!checkpoint || !this.options.onCorruptEvent) return rows;
+      try {
+        rowToEvent(checkpoint, key.sessionId);
+        return rows;
+      } catch (error) {
+        if (!SessionStoreError.isInstance(error)) throw error;
+        this.options.onCorruptEvent(error);
+        skipped.push(Number(checkpoint.seq));
+      }
+    }
+  }
+
+  private parseRows(rows: EventRow[], sessionId: string): Event[] {
+    const events: Event[] = [];
+    for (const row of rows) {
+      try {
+        events.push(rowToEvent(row, sessionId));
+      } catch (error) {
+        if (!this.options.onCorruptEvent || !SessionStoreError.isInstance(error)) throw error;
+        this.options.onCorruptEvent(error);
+      }
+    }
+    return events;
+  }
+
+  private readHeader(row: ViewRow | undefined): Pick<Session, 'state' | 'lastUpdateTime'> {
+    const header = row?.event as Header | undefined;
+    if (!header) throw new SessionStoreError({ message: 'Session header missing' });
+    return {
+      state: mergeState({ session: header.state, app: header.app, user: header.user }),
+      lastUpdateTime: header.updatedAt,
+    };
+  }
+
+  private async query<Row extends object>(
+    key: SessionKey,
+    signal: AbortSignal | undefined,
+    text: string,
+    values: unknown[],
+  ): Promise<Row[]> {
+    const pool = await this.connect(signal);
+    try {
+      return (await pool.query<Row>(text, values)).rows;
+    } catch (error) {
+      throw wrapError(error, key);
+    }
+  }
+
+  private async transaction<T>(
+    key: SessionKey,
+    signal: AbortSignal | undefined,
+    work: (client: PoolClient) => Promise<T>,
+  ): Promise<T> {
+    const pool = await this.connect(signal);
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw wrapError(error, key);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw wrapError(error, key);
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+function pickKey(options: SessionKey): SessionKey {
+  const key = { appName: options.appName, userId: options.userId, sessionId: options.sessionId };
+  validateKey(key);
+  return key;
+}
+
+function validateKey(key: SessionKey): void {
+  for (const field of ['appName', 'userId', 'sessionId'] as const) {
+    if (typeof key[field] !== 'string' || key[field].length === 0) {
+      throw new TypeError(
+        `'${field}' must be a non-empty string, got ${JSON.stringify(key[field])}`,
+      );
+    }
+  }
+}
+
+function keyParams(key: SessionKey): [string, string, string] {
+  return [key.appName, key.userId, key.sessionId];
+}
+
+/** Driver errors become `SessionStoreError`s naming the session; orrery's own pass through. */
+function wrapError(error: unknown, key: SessionKey): unknown {
+  if (OrreryError.isInstance(error)) return error;
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  const code = (error as { code?: string }).code;
+  if (code === '22P05') {
+    return new InvalidEventError({
+      path: 'event',
+      message: `PostgreSQL jsonb cannot store this event (NUL character \\u0000 in a string): ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+  return new SessionStoreError({
+    message: `PostgreSQL error in session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): ${(error as Error).message}`,
+    sessionId: key.sessionId || undefined,
+    cause: error,
+  });
+}

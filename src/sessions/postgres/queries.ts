@@ -1,0 +1,100 @@
+/**
+ * The SQL of the PostgreSQL store, built once per schema. Every statement is scoped by app and
+ * user ($1, $2): no session is reachable from another user.
+ */
+import { quoteIdentifier } from './migrations.js';
+
+/** Columns an event row is read with (see `EventRow`). */
+const eventColumns = 'seq, is_compaction, compaction_start_seq, compaction_end_seq, event';
+
+/** The validity rule of a checkpoint (startSeq <= endSeq < seq); matches the partial index. */
+const validCompaction =
+  'is_compaction AND compaction_start_seq <= compaction_end_seq AND compaction_end_seq < seq';
+
+export interface Queries {
+  createSession: string;
+  upsertAppState: string;
+  upsertUserState: string;
+  /** The session header: state (session, app, user), last seq, update time. */
+  header: string;
+  /** Header (part 0), checkpoint (part 1) and tail (part 2) in one statement, one snapshot. */
+  view: string;
+  /** Header (part 0) and every event (part 2) in one statement. */
+  full: string;
+  listEventsAsc: string;
+  listEventsDesc: string;
+  sessionExists: string;
+  lockSession: string;
+  checkpointSeq: string;
+  /** Assigns the next seq (row-locks the session) and inserts the event, in one statement. */
+  appendEvent: string;
+  listSessions: string;
+  deleteSession: string;
+}
+
+export function buildQueries(schemaName: string): Queries {
+  const schema = quoteIdentifier(schemaName);
+  const sessions = `${schema}.orrery_sessions`;
+  const events = `${schema}.orrery_events`;
+  const appState = `${schema}.orrery_app_state`;
+  const userState = `${schema}.orrery_user_state`;
+  const sessionKey = 'app_name = $1 AND user_id = $2 AND session_id = $3';
+
+  // Part 0 carries the session header in the `event` column so one statement reads everything.
+  const header = `SELECT 0 AS part, s.last_seq AS seq, false AS is_compaction,
+      NULL::bigint AS compaction_start_seq, NULL::bigint AS compaction_end_seq,
+      jsonb_build_object('state', s.state, 'app', coalesce(a.state, '{}'::jsonb),
+        'user', coalesce(u.state, '{}'::jsonb), 'updatedAt', s.updated_at) AS event
+    FROM ${sessions} s
+    LEFT JOIN ${appState} a ON a.app_name = s.app_name
+    LEFT JOIN ${userState} u ON u.app_name = s.app_name AND u.user_id = s.user_id
+    WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3`;
+
+  const checkpoint = `SELECT ${eventColumns} FROM ${events}
+    WHERE ${sessionKey} AND ${validCompaction} AND NOT (seq = ANY($4::bigint[]))
+    ORDER BY compaction_end_seq DESC, seq DESC LIMIT 1`;
+
+  return {
+    createSession: `INSERT INTO ${sessions} (app_name, user_id, id, state, created_at, updated_at)
+      VALUES ($1, $2, $3, $4::jsonb, $5, $5) ON CONFLICT DO NOTHING RETURNING id`,
+    upsertAppState: `INSERT INTO ${appState} AS t (app_name, state, updated_at)
+      VALUES ($1, $2::jsonb, $3)
+      ON CONFLICT (app_name) DO UPDATE SET state = t.state || excluded.state,
+        updated_at = excluded.updated_at`,
+    upsertUserState: `INSERT INTO ${userState} AS t (app_name, user_id, state, updated_at)
+      VALUES ($1, $2, $3::jsonb, $4)
+      ON CONFLICT (app_name, user_id) DO UPDATE SET state = t.state || excluded.state,
+        updated_at = excluded.updated_at`,
+    header,
+    view: `WITH cp AS (${checkpoint})
+      ${header}
+      UNION ALL SELECT 1, ${eventColumns} FROM cp
+      UNION ALL SELECT 2, ${eventColumns} FROM ${events}
+        WHERE ${sessionKey} AND NOT is_compaction
+          AND seq > coalesce((SELECT compaction_end_seq FROM cp), 0)
+      ORDER BY part, seq`,
+    full: `${header}
+      UNION ALL SELECT 2, ${eventColumns} FROM ${events} WHERE ${sessionKey}
+      ORDER BY part, seq`,
+    listEventsAsc: `SELECT ${eventColumns} FROM ${events}
+      WHERE ${sessionKey} AND seq > $4 AND seq < $5 ORDER BY seq ASC LIMIT $6`,
+    listEventsDesc: `SELECT ${eventColumns} FROM ${events}
+      WHERE ${sessionKey} AND seq > $4 AND seq < $5 ORDER BY seq DESC LIMIT $6`,
+    sessionExists: `SELECT 1 FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND id = $3`,
+    lockSession: `SELECT last_seq FROM ${sessions}
+      WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE`,
+    checkpointSeq: `SELECT seq FROM (${checkpoint}) c`,
+    appendEvent: `WITH s AS (
+        UPDATE ${sessions} SET last_seq = last_seq + 1, event_count = event_count + 1,
+          updated_at = $4, state = state || $5::jsonb
+        WHERE app_name = $1 AND user_id = $2 AND id = $3
+        RETURNING last_seq)
+      INSERT INTO ${events} (app_name, user_id, session_id, seq, event_id, invocation_id, author,
+        timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event)
+      SELECT $1, $2, $3, s.last_seq, $6, $7, $8, $9, $10, $11, $12, $13::jsonb FROM s
+      RETURNING seq`,
+    listSessions: `SELECT id, updated_at, event_count FROM ${sessions}
+      WHERE app_name = $1 AND user_id = $2 ORDER BY updated_at DESC, id`,
+    deleteSession: `DELETE FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND id = $3`,
+  };
+}
