@@ -1,0 +1,437 @@
+/**
+ * The embedded default store: one SQLite file (better-sqlite3, WAL). Safe for several
+ * processes on one machine: every write is a `BEGIN IMMEDIATE` transaction that reads the
+ * per-session counter, so `seq` is gapless and unique, and a compaction is stored only if the
+ * checkpoint it was planned from is still the checkpoint.
+ *
+ * Corrupted rows: an event row whose JSON cannot be read is a `SessionStoreError` naming the
+ * session and `seq` (`onCorruptEvent: 'throw'`, the default); the rows around it stay readable
+ * with `listEvents` bounds. `onCorruptEvent: 'skip'` leaves the bad row out of every read and
+ * logs a warning instead, so the rest of the session still loads.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
+import { CompactionConflictError, SessionNotFoundError, SessionStoreError } from '../errors.js';
+import type {
+  AppendCompactionOptions,
+  AppendEventOptions,
+  CreateSessionOptions,
+  EventPage,
+  GetSessionOptions,
+  ListEventsOptions,
+  ListSessionsOptions,
+  SessionService,
+  SessionSummary,
+  StoredView,
+} from '../session-service.js';
+import {
+  assertCompactionFits,
+  assertValidNewEvent,
+  mergeState,
+  resolvePageSize,
+  SessionAlreadyExistsError,
+  splitState,
+  toStoredEvent,
+} from '../store-helpers.js';
+import { loadSqliteDriver } from './load-driver.js';
+import { migrateSqlite } from './migrations.js';
+import {
+  type EventRow,
+  prepareStatements,
+  type SessionRow,
+  type SqliteStatements,
+} from './statements.js';
+
+/** pino-compatible: `logger.warn({ ...fields }, message)`. */
+export interface SqliteSessionLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface SqliteSessionServiceOptions {
+  /** Database file; default `./.orrery/orrery.db` (the directory is created). */
+  path?: string;
+  /** An open better-sqlite3 database to use instead of `path`; `close()` leaves it open. */
+  database?: BetterSqlite3.Database;
+  /** How long a write waits for another process's lock; default 5000 ms. */
+  busyTimeoutMs?: number;
+  /**
+   * `normal` (default): WAL with `synchronous=NORMAL`, durable across process crashes; a power
+   * loss may drop the last commits but never corrupts. `full`: fsync on every commit.
+   */
+  synchronous?: 'normal' | 'full';
+  /** What reads do with an event row whose JSON is corrupted (see the file comment). */
+  onCorruptEvent?: 'throw' | 'skip';
+  logger?: SqliteSessionLogger;
+}
+
+interface Connection {
+  database: BetterSqlite3.Database;
+  statements: SqliteStatements;
+}
+
+export const DEFAULT_SQLITE_PATH = './.orrery/orrery.db';
+
+function now(): number {
+  return Date.now() / 1000;
+}
+
+export class SqliteSessionService implements SessionService {
+  private readonly options: SqliteSessionServiceOptions;
+  private connection?: Promise<Connection>;
+  private closed = false;
+
+  constructor(options: SqliteSessionServiceOptions = {}) {
+    this.options = options;
+  }
+
+  async createSession(options: CreateSessionOptions): Promise<Session> {
+    const { database, statements } = await this.open(options.signal);
+    const sessionId = options.sessionId ?? crypto.randomUUID();
+    const key = { appName: options.appName, userId: options.userId, sessionId };
+    const parts = splitState(options.state);
+    const time = now();
+    return database
+      .transaction(() => {
+        if (statements.selectSession.get(key.appName, key.userId, sessionId)) {
+          throw new SessionAlreadyExistsError(key);
+        }
+        statements.insertSession.run(
+          key.appName,
+          key.userId,
+          sessionId,
+          JSON.stringify(parts.session),
+          time,
+          time,
+        );
+        this.writeShared(statements, key, parts.app, parts.user, time);
+        const row = statements.selectSession.get(key.appName, key.userId, sessionId)!;
+        return this.toSession(statements, row, []);
+      })
+      .immediate();
+  }
+
+  async getSession(options: GetSessionOptions): Promise<Session | undefined> {
+    const { database, statements } = await this.open(options.signal);
+    return database
+      .transaction(() => {
+        const row = statements.selectSession.get(
+          options.appName,
+          options.userId,
+          options.sessionId,
+        );
+        if (!row) return undefined;
+        let events: Event[];
+        if (options.events === 'full') {
+          const rows = statements.pageAsc.all(
+            options.appName,
+            options.userId,
+            options.sessionId,
+            0,
+            Number.MAX_SAFE_INTEGER,
+            -1,
+          );
+          events = this.parseRows(options, rows);
+        } else {
+          const view = this.readView(statements, options, row.last_seq);
+          events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
+        }
+        return this.toSession(statements, row, events);
+      })
+      .deferred();
+  }
+
+  async loadView(options: SessionKey & { signal?: AbortSignal }): Promise<StoredView> {
+    const { database, statements } = await this.open(options.signal);
+    return database
+      .transaction(() => {
+        const row = this.requireSession(statements, options);
+        return this.readView(statements, options, row.last_seq);
+      })
+      .deferred();
+  }
+
+  async listEvents(options: ListEventsOptions): Promise<EventPage> {
+    const { database, statements } = await this.open(options.signal);
+    const limit = resolvePageSize(options.limit);
+    return database
+      .transaction(() => {
+        this.requireSession(statements, options);
+        const statement = options.order === 'desc' ? statements.pageDesc : statements.pageAsc;
+        const rows = statement.all(
+          options.appName,
+          options.userId,
+          options.sessionId,
+          options.afterSeq ?? 0,
+          options.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+          limit + 1,
+        );
+        const page = rows.slice(0, limit);
+        const last = page[page.length - 1];
+        return {
+          events: this.parseRows(options, page),
+          nextCursor: rows.length > limit && last ? last.seq : undefined,
+        };
+      })
+      .deferred();
+  }
+
+  async appendEvent(options: AppendEventOptions): Promise<Event> {
+    assertValidNewEvent(options.event, { kind: 'event' });
+    const { database, statements } = await this.open(options.signal);
+    return database
+      .transaction(() => {
+        const row = this.requireSession(statements, options);
+        return this.insert(statements, options, row, options.event);
+      })
+      .immediate();
+  }
+
+  async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
+    assertValidNewEvent(options.event, { kind: 'compaction' });
+    const { database, statements } = await this.open(options.signal);
+    return database
+      .transaction(() => {
+        const row = this.requireSession(statements, options);
+        assertCompactionFits(options.event, row.last_seq + 1);
+        const actual =
+          statements.checkpointSeq.get(options.appName, options.userId, options.sessionId)?.seq ??
+          null;
+        if (actual !== options.expectedCheckpointSeq) {
+          throw new CompactionConflictError({
+            sessionId: options.sessionId,
+            expectedCheckpointSeq: options.expectedCheckpointSeq,
+            actualCheckpointSeq: actual,
+          });
+        }
+        return this.insert(statements, options, row, options.event) as CompactionEvent;
+      })
+      .immediate();
+  }
+
+  async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
+    const { statements } = await this.open(options.signal);
+    return statements.listSessions.all(options.appName, options.userId).map((row) => ({
+      appName: row.app_name,
+      userId: row.user_id,
+      sessionId: row.id,
+      lastUpdateTime: row.updated_at,
+      eventCount: row.event_count,
+    }));
+  }
+
+  async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
+    const { database, statements } = await this.open(options.signal);
+    database
+      .transaction(() => {
+        statements.deleteEvents.run(options.appName, options.userId, options.sessionId);
+        statements.deleteSession.run(options.appName, options.userId, options.sessionId);
+      })
+      .immediate();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connection = this.connection;
+    this.connection = undefined;
+    if (!connection || this.options.database) return;
+    const { database } = await connection.catch(() => ({ database: undefined }));
+    database?.close();
+  }
+
+  /** The open database (opened, configured and migrated on first use). */
+  async getDatabase(options: { signal?: AbortSignal } = {}): Promise<BetterSqlite3.Database> {
+    return (await this.open(options.signal)).database;
+  }
+
+  private async open(signal: AbortSignal | undefined): Promise<Connection> {
+    signal?.throwIfAborted();
+    if (this.closed) throw new SessionStoreError({ message: 'SqliteSessionService is closed' });
+    this.connection ??= this.connect();
+    const connection = await this.connection;
+    signal?.throwIfAborted();
+    return connection;
+  }
+
+  private async connect(): Promise<Connection> {
+    let database = this.options.database;
+    if (!database) {
+      const Driver = await loadSqliteDriver();
+      const path = this.options.path ?? DEFAULT_SQLITE_PATH;
+      if (path !== ':memory:' && !path.startsWith('file:'))
+        mkdirSync(dirname(path), { recursive: true });
+      database = new Driver(path);
+    }
+    try {
+      // busy_timeout first: switching to WAL and migrating need the write lock.
+      database.pragma(`busy_timeout = ${Math.trunc(this.options.busyTimeoutMs ?? 5000)}`);
+      database.pragma('journal_mode = WAL');
+      database.pragma(`synchronous = ${this.options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+      migrateSqlite(database);
+      return { database, statements: prepareStatements(database) };
+    } catch (error) {
+      if (!this.options.database) database.close();
+      this.connection = undefined;
+      if (SessionStoreError.isInstance(error)) throw error;
+      throw new SessionStoreError({
+        message: `Could not open SQLite session store '${database.name}': ${(error as Error).message}`,
+        cause: error,
+      });
+    }
+  }
+
+  private insert(
+    statements: SqliteStatements,
+    key: SessionKey,
+    row: SessionRow,
+    input: NewEvent,
+  ): Event {
+    const seq = row.last_seq + 1;
+    const event = toStoredEvent(input, seq);
+    const { seq: _seq, ...body } = event;
+    const compaction = event.actions.compaction;
+    statements.insertEvent.run(
+      key.appName,
+      key.userId,
+      key.sessionId,
+      seq,
+      event.id,
+      event.invocationId,
+      event.author,
+      event.timestamp,
+      compaction ? 1 : 0,
+      compaction?.startSeq ?? null,
+      compaction?.endSeq ?? null,
+      JSON.stringify(body),
+    );
+    const parts = splitState(event.actions.stateDelta);
+    let state = row.state;
+    if (Object.keys(parts.session).length > 0) {
+      state = JSON.stringify({ ...this.parseState(row.state, key.sessionId), ...parts.session });
+    }
+    const time = Math.max(now(), row.updated_at);
+    statements.updateSession.run(state, seq, time, key.appName, key.userId, key.sessionId);
+    this.writeShared(statements, key, parts.app, parts.user, time);
+    return event;
+  }
+
+  private readView(statements: SqliteStatements, key: SessionKey, lastSeq: number): StoredView {
+    let checkpoint: CompactionEvent | undefined;
+    // Lazy iteration: normally only the first (best) row is read; later ones only when
+    // skipping a corrupted checkpoint.
+    for (const row of statements.checkpoints.iterate(key.appName, key.userId, key.sessionId)) {
+      const event = this.parseRow(key, row);
+      if (event) {
+        checkpoint = event as CompactionEvent;
+        break;
+      }
+    }
+    const rows = statements.tail.all(
+      key.appName,
+      key.userId,
+      key.sessionId,
+      checkpoint?.actions.compaction.endSeq ?? 0,
+    );
+    return { checkpoint, tail: this.parseRows(key, rows), lastSeq };
+  }
+
+  private parseRows(key: SessionKey, rows: EventRow[]): Event[] {
+    const events: Event[] = [];
+    for (const row of rows) {
+      const event = this.parseRow(key, row);
+      if (event) events.push(event);
+    }
+    return events;
+  }
+
+  /** A stored row as an event; `undefined` for a corrupted row in `skip` mode. */
+  private parseRow(key: SessionKey, row: EventRow): Event | undefined {
+    let reason: string | undefined;
+    let cause: unknown;
+    try {
+      const parsed = JSON.parse(row.event) as unknown;
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+        const event = parsed as Event;
+        if (typeof event.actions === 'object' && event.actions !== null) {
+          event.seq = row.seq;
+          return event;
+        }
+        reason = 'the stored event has no actions object';
+      } else {
+        reason = 'the stored event is not a JSON object';
+      }
+    } catch (error) {
+      reason = `invalid JSON (${(error as Error).message})`;
+      cause = error;
+    }
+    const message = `Corrupted event at seq ${row.seq} in session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): ${reason}`;
+    if (this.options.onCorruptEvent === 'skip') {
+      this.options.logger?.warn({ ...key, seq: row.seq, reason }, `${message}; skipped`);
+      return undefined;
+    }
+    throw new SessionStoreError({ message, sessionId: key.sessionId, seq: row.seq, cause });
+  }
+
+  private parseState(text: string, sessionId: string, scope = 'session'): Record<string, unknown> {
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+        return parsed as Record<string, unknown>;
+      }
+    } catch (error) {
+      throw new SessionStoreError({
+        message: `Corrupted ${scope} state of session '${sessionId}': ${(error as Error).message}`,
+        sessionId,
+        cause: error,
+      });
+    }
+    throw new SessionStoreError({
+      message: `Corrupted ${scope} state of session '${sessionId}': not a JSON object`,
+      sessionId,
+    });
+  }
+
+  private requireSession(statements: SqliteStatements, key: SessionKey): SessionRow {
+    const row = statements.selectSession.get(key.appName, key.userId, key.sessionId);
+    if (!row) throw new SessionNotFoundError(key);
+    return row;
+  }
+
+  private writeShared(
+    statements: SqliteStatements,
+    key: SessionKey,
+    app: Record<string, unknown>,
+    user: Record<string, unknown>,
+    time: number,
+  ): void {
+    if (Object.keys(app).length > 0) {
+      const current = statements.selectAppState.get(key.appName)?.state ?? '{}';
+      const merged = { ...this.parseState(current, key.sessionId, 'app'), ...app };
+      statements.upsertAppState.run(key.appName, JSON.stringify(merged), time);
+    }
+    if (Object.keys(user).length > 0) {
+      const current = statements.selectUserState.get(key.appName, key.userId)?.state ?? '{}';
+      const merged = { ...this.parseState(current, key.sessionId, 'user'), ...user };
+      statements.upsertUserState.run(key.appName, key.userId, JSON.stringify(merged), time);
+    }
+  }
+
+  private toSession(statements: SqliteStatements, row: SessionRow, events: Event[]): Session {
+    const appState = statements.selectAppState.get(row.app_name)?.state ?? '{}';
+    const userState = statements.selectUserState.get(row.app_name, row.user_id)?.state ?? '{}';
+    const state = mergeState({
+      session: this.parseState(row.state, row.id),
+      user: this.parseState(userState, row.id, 'user'),
+      app: this.parseState(appState, row.id, 'app'),
+    });
+    return {
+      appName: row.app_name,
+      userId: row.user_id,
+      sessionId: row.id,
+      state,
+      lastUpdateTime: row.updated_at,
+      events,
+    };
+  }
+}

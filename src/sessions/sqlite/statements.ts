@@ -1,0 +1,80 @@
+/**
+ * Every SQL statement the SQLite store runs, prepared once per connection. Each is scoped by
+ * app and user; the view reads are one index probe (checkpoint) and one range scan (tail).
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+
+export interface SessionRow {
+  app_name: string;
+  user_id: string;
+  id: string;
+  state: string;
+  last_seq: number;
+  event_count: number;
+  updated_at: number;
+}
+
+export interface EventRow {
+  seq: number;
+  event: string;
+}
+
+/** The terms that make a stored compaction valid (`1 <= start <= end < seq`). */
+const validCompaction =
+  'is_compaction = 1 AND compaction_start_seq >= 1 AND compaction_start_seq <= compaction_end_seq AND compaction_end_seq < seq';
+
+const key = 'app_name = ? AND user_id = ?';
+const sessionScope = `${key} AND session_id = ?`;
+
+export function prepareStatements(database: BetterSqlite3.Database) {
+  const prepare = <Result = unknown>(sql: string) => database.prepare<unknown[], Result>(sql);
+  return {
+    selectSession: prepare<SessionRow>(`SELECT * FROM sessions WHERE ${key} AND id = ?`),
+    insertSession: prepare(
+      'INSERT INTO sessions (app_name, user_id, id, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    updateSession: prepare(
+      `UPDATE sessions SET state = ?, last_seq = ?, event_count = event_count + 1, updated_at = ? WHERE ${key} AND id = ?`,
+    ),
+    listSessions: prepare<SessionRow>(
+      `SELECT * FROM sessions WHERE ${key} ORDER BY updated_at DESC, id`,
+    ),
+    deleteSession: prepare(`DELETE FROM sessions WHERE ${key} AND id = ?`),
+    deleteEvents: prepare(`DELETE FROM events WHERE ${sessionScope}`),
+    insertEvent: prepare(
+      `INSERT INTO events (app_name, user_id, session_id, seq, id, invocation_id, author, timestamp,
+        is_compaction, compaction_start_seq, compaction_end_seq, event)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    /** Valid compactions, best first: the first row is the checkpoint. */
+    checkpoints: prepare<EventRow>(
+      `SELECT seq, event FROM events WHERE ${sessionScope} AND ${validCompaction}
+       ORDER BY compaction_end_seq DESC, seq DESC`,
+    ),
+    checkpointSeq: prepare<{ seq: number }>(
+      `SELECT seq FROM events WHERE ${sessionScope} AND ${validCompaction}
+       ORDER BY compaction_end_seq DESC, seq DESC LIMIT 1`,
+    ),
+    tail: prepare<EventRow>(
+      `SELECT seq, event FROM events WHERE ${sessionScope} AND seq > ? AND is_compaction = 0 ORDER BY seq`,
+    ),
+    pageAsc: prepare<EventRow>(
+      `SELECT seq, event FROM events WHERE ${sessionScope} AND seq > ? AND seq < ? ORDER BY seq LIMIT ?`,
+    ),
+    pageDesc: prepare<EventRow>(
+      `SELECT seq, event FROM events WHERE ${sessionScope} AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+    ),
+    selectAppState: prepare<{ state: string }>('SELECT state FROM app_state WHERE app_name = ?'),
+    upsertAppState: prepare(
+      `INSERT INTO app_state (app_name, state, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (app_name) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+    ),
+    selectUserState: prepare<{ state: string }>(`SELECT state FROM user_state WHERE ${key}`),
+    upsertUserState: prepare(
+      `INSERT INTO user_state (app_name, user_id, state, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (app_name, user_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+    ),
+  };
+}
+
+export type SqliteStatements = ReturnType<typeof prepareStatements>;
