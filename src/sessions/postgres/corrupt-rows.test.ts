@@ -1,0 +1,131 @@
+import { beforeAll, expect, it } from 'vitest';
+import { SessionStoreError } from '../errors.js';
+import { PostgresSessionService } from './postgres-session-service.js';
+import { compactionEvent, userMessage } from './test-helpers/events.js';
+import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
+
+const app = 'app';
+const user = 'u';
+
+describePostgres('PostgreSQL corrupt rows', (url) => {
+  const fixture = useSchemaFixture(url);
+  let service: PostgresSessionService;
+
+  beforeAll(async () => {
+    service = new PostgresSessionService({ pool: fixture.pool, schema: fixture.schema });
+    await service.migrate();
+  });
+
+  /** Events 1-6, a compaction of 1-4 at seq 7, event 8. */
+  async function seed(sessionId: string) {
+    const key = { appName: app, userId: user, sessionId };
+    await service.createSession(key);
+    for (let index = 1; index <= 6; index++) {
+      await service.appendEvent({ ...key, event: userMessage(`m${index}`) });
+    }
+    await service.appendCompaction({
+      ...key,
+      event: compactionEvent(1, 4),
+      expectedCheckpointSeq: null,
+    });
+    await service.appendEvent({ ...key, event: userMessage('m8') });
+    return key;
+  }
+
+  async function corrupt(sessionId: string, seq: number, json: string) {
+    await fixture.pool.query(
+      `UPDATE "${fixture.schema}".orrery_events SET event = $3::jsonb
+       WHERE app_name = $1 AND session_id = $2 AND seq = $4`,
+      [app, sessionId, json, seq],
+    );
+  }
+
+  async function failure(promise: Promise<unknown>): Promise<SessionStoreError> {
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    if (!SessionStoreError.isInstance(error)) throw new Error(`expected a SessionStoreError`);
+    return error;
+  }
+
+  it('names session and seq, and the rest of the session still reads', async () => {
+    const key = await seed('old-row');
+    await corrupt('old-row', 2, '{"id": 5, "actions": {}}');
+    // seq 2 is behind the checkpoint: the view does not touch it.
+    const view = await service.loadView(key);
+    expect(view.tail.map((event) => event.seq)).toEqual([5, 6, 8]);
+    expect((await service.listEvents({ ...key, afterSeq: 2 })).events).toHaveLength(6);
+    for (const read of [
+      service.getSession({ ...key, events: 'full' }),
+      service.listEvents(key),
+      service.listEvents({ ...key, order: 'desc' }),
+    ]) {
+      const error = await failure(read);
+      expect(error).toMatchObject({ sessionId: 'old-row', seq: 2 });
+      expect(error.message).toContain("session 'old-row' at seq 2");
+      expect(error.message).toContain("'id'");
+    }
+  });
+
+  it('fails the view on a corrupt tail event, naming it', async () => {
+    const key = await seed('tail-row');
+    await corrupt('tail-row', 5, '{"id": "x", "invocationId": "i", "author": "a", "actions": {}}');
+    const error = await failure(service.loadView(key));
+    expect(error).toMatchObject({ sessionId: 'tail-row', seq: 5 });
+    expect(error.message).toContain("'timestamp'");
+    const content = await failure(
+      (async () => {
+        await corrupt(
+          'tail-row',
+          6,
+          '{"id": "x", "invocationId": "i", "author": "a", "timestamp": 1, "actions": {}, "content": {"role": "tool", "parts": []}}',
+        );
+        return service.listEvents({ ...key, afterSeq: 5 });
+      })(),
+    );
+    expect(content).toMatchObject({ seq: 6 });
+    expect(content.message).toContain("'content.role'");
+  });
+
+  it('fails on a corrupt checkpoint, and falls back to the previous one with onCorruptEvent', async () => {
+    const key = await seed('checkpoint-row');
+    await service.appendCompaction({
+      ...key,
+      event: compactionEvent(1, 6, 'newer'),
+      expectedCheckpointSeq: 7,
+    });
+    await corrupt('checkpoint-row', 9, '[1, 2, 3]');
+    const error = await failure(service.loadView(key));
+    expect(error).toMatchObject({ sessionId: 'checkpoint-row', seq: 9 });
+
+    const reported: SessionStoreError[] = [];
+    const lenient = new PostgresSessionService({
+      pool: fixture.pool,
+      schema: fixture.schema,
+      onCorruptEvent: (corruptError) => reported.push(corruptError),
+    });
+    const view = await lenient.loadView(key);
+    expect(view.checkpoint?.seq).toBe(7);
+    expect(view.tail.map((event) => event.seq)).toEqual([5, 6, 8]);
+    expect(reported.map((entry) => entry.seq)).toEqual([9]);
+
+    reported.length = 0;
+    const full = await lenient.getSession({ ...key, events: 'full' });
+    expect(full?.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(reported.map((entry) => entry.seq)).toEqual([9]);
+  });
+
+  it('treats a compaction whose JSON range disagrees with its row as corrupt', async () => {
+    const key = await seed('range-row');
+    await fixture.pool.query(
+      `UPDATE "${fixture.schema}".orrery_events
+       SET event = jsonb_set(event, '{actions,compaction,endSeq}', '2')
+       WHERE app_name = $1 AND session_id = $2 AND seq = 7`,
+      [app, 'range-row'],
+    );
+    const error = await failure(service.loadView(key));
+    expect(error).toMatchObject({ sessionId: 'range-row', seq: 7 });
+    expect(error.message).toContain('does not match');
+  });
+});
