@@ -1,0 +1,510 @@
+import { describe, expect, it } from 'vitest';
+import { getText } from '../events/event-helpers.js';
+import type { CompactionEvent, Event, EventActions, Part } from '../events/types.js';
+import { estimateEventTokens } from './token-estimate.js';
+import {
+  countCompletedInvocations,
+  estimateNextRequest,
+  type PlanCompactionOptions,
+  planCompaction,
+} from './triggers.js';
+import type { CompactionPlan, EventsCompactionConfig } from './types.js';
+import { activeView, selectCheckpoint } from './view.js';
+
+/** A tiny history builder: seq and timestamps grow with each append. */
+class History {
+  readonly events: Event[] = [];
+  private seq = 0;
+
+  add(event: Omit<Event, 'seq' | 'id' | 'timestamp' | 'actions'> & { actions?: EventActions }) {
+    this.seq++;
+    const stored: Event = {
+      id: `e${this.seq}`,
+      timestamp: 1000 + this.seq,
+      seq: this.seq,
+      actions: {},
+      ...event,
+    };
+    this.events.push(stored);
+    return stored;
+  }
+  user(invocationId: string, text: string) {
+    return this.add({ invocationId, author: 'user', content: { role: 'user', parts: [{ text }] } });
+  }
+  model(invocationId: string, text: string) {
+    return this.add({
+      invocationId,
+      author: 'agent',
+      content: { role: 'model', parts: [{ text }] },
+    });
+  }
+  calls(invocationId: string, ids: string[]) {
+    const parts: Part[] = ids.map((id) => ({ functionCall: { id, name: `tool_${id}`, args: {} } }));
+    return this.add({ invocationId, author: 'agent', content: { role: 'model', parts } });
+  }
+  responses(invocationId: string, ids: string[]) {
+    const parts: Part[] = ids.map((id) => ({
+      functionResponse: { id, name: `tool_${id}`, response: { ok: id } },
+    }));
+    return this.add({ invocationId, author: 'agent', content: { role: 'user', parts } });
+  }
+  compaction(startSeq: number, endSeq: number, text: string): CompactionEvent {
+    return this.add({
+      invocationId: `c${this.seq + 1}`,
+      author: 'user',
+      actions: {
+        compaction: {
+          startSeq,
+          endSeq,
+          startTimestamp: 0,
+          endTimestamp: 0,
+          compactedContent: { role: 'model', parts: [{ text }] },
+          trigger: 'manual',
+          tokensBefore: 0,
+          tokensAfter: 0,
+          summarizer: 'test',
+        },
+      },
+    }) as CompactionEvent;
+  }
+}
+
+/** Appends the compaction a plan describes, as the Compactor would. */
+function apply(history: History, plan: CompactionPlan, text: string, tokensAfter = 0) {
+  const event = history.compaction(plan.startSeq, plan.endSeq, text);
+  event.actions.compaction.tokensAfter = tokensAfter;
+  event.actions.compaction.trigger = plan.trigger;
+  return event;
+}
+
+function plan(history: History, options: Omit<PlanCompactionOptions, 'tail' | 'checkpoint'>) {
+  const checkpoint = selectCheckpoint(history.events);
+  const view = activeView({ events: history.events });
+  return planCompaction({ ...options, checkpoint, tail: view.events });
+}
+
+function expectPlan(decision: ReturnType<typeof planCompaction>): CompactionPlan {
+  if (decision.kind !== 'compact') throw new Error(`expected a plan, got skip ${decision.reason}`);
+  return decision;
+}
+
+/** Always over the threshold, retention by event count only. */
+const tiny = (events: number) => ({
+  tokenThreshold: 1,
+  eventRetentionSize: events,
+  retentionTokenBudget: 1_000_000,
+});
+
+const seqs = (events: Event[]) => events.map((event) => event.seq);
+
+describe('estimateNextRequest', () => {
+  it('estimates checkpoint + tail + overhead when no usage was reported', () => {
+    const history = new History();
+    history.user('i1', 'hello there');
+    history.model('i1', 'general kenobi');
+    const estimate = estimateNextRequest({ tail: history.events, overheadTokens: 100 });
+    const expected =
+      100 + estimateEventTokens(history.events[0]!) + estimateEventTokens(history.events[1]!);
+    expect(estimate).toEqual({ tokens: expected, basis: 'estimate' });
+  });
+
+  it('anchors on the latest reported promptTokenCount plus what came after it', () => {
+    const history = new History();
+    history.user('i1', 'hello');
+    const answer = history.model('i1', 'answer');
+    answer.usageMetadata = { promptTokenCount: 5000 };
+    const next = history.user('i2', 'and then?');
+    const estimate = estimateNextRequest({ tail: history.events, overheadTokens: 100 });
+    expect(estimate).toEqual({
+      tokens: 5000 + estimateEventTokens(answer) + estimateEventTokens(next),
+      basis: 'reported_usage',
+      usageSeq: answer.seq,
+    });
+  });
+
+  it("never anchors on a compaction event's usage (ADK's re-trigger trap)", () => {
+    const history = new History();
+    history.user('i1', 'hello');
+    history.model('i1', 'answer');
+    const checkpoint = history.compaction(1, 2, 'S');
+    checkpoint.usageMetadata = { promptTokenCount: 900_000 };
+    history.user('i2', 'more');
+    const view = activeView({ events: history.events });
+    const estimate = estimateNextRequest({ checkpoint, tail: history.events });
+    expect(estimate.basis).toBe('estimate');
+    expect(estimate.tokens).toBeLessThan(100);
+    const decision = planCompaction({
+      trigger: 'token_threshold',
+      config: { tokenThreshold: 1000, eventRetentionSize: 1 },
+      checkpoint,
+      tail: view.events,
+    });
+    expect(decision).toEqual(expect.objectContaining({ kind: 'skip', reason: 'below_threshold' }));
+  });
+
+  it('ignores stale usage reported before the checkpoint was appended', () => {
+    const history = new History();
+    history.user('i1', 'one'); // 1
+    history.model('i1', 'two'); // 2
+    history.user('i2', 'three'); // 3
+    const stale = history.model('i2', 'four'); // 4: its prompt held events 1-3
+    stale.usageMetadata = { promptTokenCount: 80_000 };
+    const checkpoint = history.compaction(1, 2, 'S'); // 5: appended late
+    const view = activeView({ events: history.events });
+    const estimate = estimateNextRequest({ checkpoint, tail: view.events });
+    expect(estimate.basis).toBe('estimate');
+    const fresh = history.model('i3', 'five');
+    fresh.usageMetadata = { promptTokenCount: 300 };
+    const after = estimateNextRequest({ checkpoint, tail: [...view.events, fresh] });
+    expect(after).toEqual({
+      tokens: 300 + estimateEventTokens(fresh),
+      basis: 'reported_usage',
+      usageSeq: fresh.seq,
+    });
+  });
+
+  it('counts only this agent and branch', () => {
+    const history = new History();
+    const mine = history.model('i1', 'mine');
+    mine.usageMetadata = { promptTokenCount: 1000 };
+    const other = history.add({
+      invocationId: 'i1',
+      author: 'helper',
+      branch: 'root.helper',
+      content: { role: 'model', parts: [{ text: 'theirs' }] },
+      usageMetadata: { promptTokenCount: 7 },
+    });
+    expect(estimateNextRequest({ tail: history.events, agentName: 'agent' }).usageSeq).toBe(
+      mine.seq,
+    );
+    expect(
+      estimateNextRequest({ tail: history.events, agentName: 'helper', branch: 'root.helper' })
+        .usageSeq,
+    ).toBe(other.seq);
+    expect(
+      estimateNextRequest({ tail: history.events, agentName: 'helper', branch: 'x' }).basis,
+    ).toBe('estimate');
+  });
+});
+
+describe('countCompletedInvocations', () => {
+  it('counts distinct invocations, the running one excluded', () => {
+    const history = new History();
+    history.user('i1', 'a');
+    history.model('i1', 'b');
+    history.user('i2', 'c');
+    history.user('i3', 'd');
+    expect(countCompletedInvocations({ tail: history.events })).toBe(3);
+    expect(countCompletedInvocations({ tail: history.events, currentInvocationId: 'i3' })).toBe(2);
+  });
+});
+
+describe('planCompaction: token threshold', () => {
+  function longHistory() {
+    const history = new History();
+    for (let index = 1; index <= 5; index++) {
+      history.user(`i${index}`, `question number ${index} about the deployment`);
+      history.model(`i${index}`, `answer number ${index} with some detail`);
+    }
+    return history;
+  }
+
+  it('compacts at exactly the threshold (equality compacts) and not one token below', () => {
+    const history = longHistory();
+    const tokens = estimateNextRequest({ tail: history.events }).tokens;
+    const config = { tokenThreshold: tokens, eventRetentionSize: 2 };
+    const at = expectPlan(plan(history, { trigger: 'token_threshold', config }));
+    expect(at.tokensBefore).toBe(tokens);
+    expect(seqs(at.retained)).toEqual([9, 10]);
+    expect(seqs(at.events)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(at).toEqual(
+      expect.objectContaining({ startSeq: 1, endSeq: 8, startTimestamp: 1001, endTimestamp: 1008 }),
+    );
+    expect(at.expectedCheckpointSeq).toBeNull();
+    const below = plan(history, {
+      trigger: 'token_threshold',
+      config: { tokenThreshold: tokens + 1, eventRetentionSize: 2 },
+    });
+    expect(below).toEqual({ kind: 'skip', reason: 'below_threshold', tokensBefore: tokens });
+  });
+
+  it('rolls the summary: startSeq carries over and the previous summary is handed on', () => {
+    const history = longHistory();
+    const config = tiny(2);
+    const first = expectPlan(plan(history, { trigger: 'token_threshold', config }));
+    const checkpoint = apply(history, first, 'Summary A');
+    history.user('i6', 'sixth question');
+    history.model('i6', 'sixth answer');
+    const second = expectPlan(plan(history, { trigger: 'token_threshold', config }));
+    expect(second.startSeq).toBe(1);
+    expect(second.expectedCheckpointSeq).toBe(checkpoint.seq);
+    expect(getText(second.previousSummary)).toBe('Summary A');
+    expect(seqs(second.events)).toEqual([9, 10]);
+    expect(seqs(second.retained)).toEqual([12, 13]);
+    expect(second.startTimestamp).toBe(0); // the checkpoint's own start
+  });
+
+  it('keeps no more than the retention token budget', () => {
+    const history = longHistory();
+    const lastTwo =
+      estimateEventTokens(history.events[8]!) + estimateEventTokens(history.events[9]!);
+    const decision = expectPlan(
+      plan(history, {
+        trigger: 'token_threshold',
+        config: { tokenThreshold: 1, eventRetentionSize: 6, retentionTokenBudget: lastTwo },
+      }),
+    );
+    expect(seqs(decision.retained)).toEqual([9, 10]);
+  });
+
+  it('defaults the retention budget to a quarter of the threshold', () => {
+    const history = new History();
+    history.user('i1', 'x'.repeat(400)); // ~91 tokens
+    history.user('i1', 'y'.repeat(40)); // ~13 tokens
+    const decision = expectPlan(
+      plan(history, {
+        trigger: 'token_threshold',
+        config: { tokenThreshold: 100, eventRetentionSize: 5 },
+      }),
+    );
+    expect(seqs(decision.retained)).toEqual([2]);
+  });
+
+  it('moves the split earlier to keep parallel calls with all their responses', () => {
+    const history = new History();
+    history.user('i1', 'go'); // 1
+    history.calls('i1', ['a', 'b']); // 2
+    history.responses('i1', ['a']); // 3
+    history.responses('i1', ['b']); // 4
+    history.model('i1', 'done'); // 5
+    const decision = expectPlan(
+      plan(history, {
+        trigger: 'token_threshold',
+        config: tiny(2),
+      }),
+    );
+    expect(seqs(decision.events)).toEqual([1]);
+    expect(seqs(decision.retained)).toEqual([2, 3, 4, 5]);
+  });
+
+  it('keeps a call whose response is in the retained tail', () => {
+    const history = new History();
+    history.user('i1', 'go'); // 1
+    history.model('i1', 'let me look'); // 2
+    history.calls('i1', ['a']); // 3
+    history.responses('i1', ['a']); // 4
+    const decision = expectPlan(
+      plan(history, {
+        trigger: 'token_threshold',
+        config: tiny(1),
+      }),
+    );
+    expect(seqs(decision.retained)).toEqual([3, 4]);
+  });
+
+  it('never summarizes a pending tool confirmation', () => {
+    const history = new History();
+    history.user('i1', 'delete prod'); // 1
+    history.calls('i1', ['x']); // 2
+    history.add({
+      invocationId: 'i1',
+      author: 'agent',
+      content: {
+        role: 'user',
+        parts: [{ functionResponse: { id: 'x', name: 'tool_x', response: { pending: true } } }],
+      },
+      actions: { requestedToolConfirmations: { x: { hint: 'sure?' } } },
+    }); // 3
+    for (let index = 2; index < 6; index++) history.user(`i${index}`, `chatter ${index}`);
+    const decision = expectPlan(
+      plan(history, {
+        trigger: 'token_threshold',
+        config: tiny(0),
+      }),
+    );
+    expect(decision.endSeq).toBe(1);
+    expect(seqs(decision.retained)[0]).toBe(2);
+  });
+
+  it('does not let a dead call block, and lists it', () => {
+    const history = new History();
+    history.user('i1', 'go'); // 1
+    history.calls('i1', ['a']); // 2: crashed
+    history.user('i2', 'hello?'); // 3
+    history.model('i2', 'hi'); // 4
+    const decision = expectPlan(
+      plan(history, {
+        trigger: 'token_threshold',
+        config: tiny(1),
+      }),
+    );
+    expect(decision.endSeq).toBe(3);
+    expect(decision.deadCalls).toEqual([
+      { callId: 'a', name: 'tool_a', seq: 2, invocationId: 'i1' },
+    ]);
+  });
+
+  it('skips with no_safe_split and nothing_to_compact', () => {
+    const history = new History();
+    history.calls('i1', ['a']);
+    history.responses('i1', ['a']);
+    expect(
+      plan(history, {
+        trigger: 'token_threshold',
+        config: tiny(1),
+      }),
+    ).toEqual(expect.objectContaining({ kind: 'skip', reason: 'no_safe_split' }));
+    expect(
+      plan(history, {
+        trigger: 'token_threshold',
+        config: tiny(5),
+      }),
+    ).toEqual(expect.objectContaining({ kind: 'skip', reason: 'nothing_to_compact' }));
+  });
+
+  it('is disabled without a threshold', () => {
+    const history = new History();
+    history.user('i1', 'a');
+    expect(
+      plan(history, { trigger: 'token_threshold', config: { compactionInterval: 3 } }),
+    ).toEqual(expect.objectContaining({ kind: 'skip', reason: 'disabled' }));
+    expect(plan(history, { trigger: 'sliding_window', config: { tokenThreshold: 3 } })).toEqual(
+      expect.objectContaining({ kind: 'skip', reason: 'disabled' }),
+    );
+  });
+
+  it('backs off after an ineffective compaction until 10% of the threshold arrives', () => {
+    const history = new History();
+    history.user('i1', 'a'); // 1
+    const checkpoint = history.compaction(1, 1, 'S');
+    checkpoint.actions.compaction.tokensAfter = 1200;
+    const tail = history.user('i2', 'b');
+    const config = { tokenThreshold: 1000, eventRetentionSize: 0 };
+    const withUsage = (prompt: number) => {
+      const answer: Event = {
+        ...tail,
+        id: 'answer',
+        seq: tail.seq + 1,
+        author: 'agent',
+        content: { role: 'model', parts: [{ text: '' }] },
+        usageMetadata: { promptTokenCount: prompt },
+      };
+      const answerTokens = estimateEventTokens(answer);
+      return planCompaction({
+        trigger: 'token_threshold',
+        config,
+        checkpoint,
+        tail: [tail, { ...answer, usageMetadata: { promptTokenCount: prompt - answerTokens } }],
+      });
+    };
+    expect(withUsage(1250)).toEqual({
+      kind: 'skip',
+      reason: 'ineffective_backoff',
+      tokensBefore: 1250,
+    });
+    expect(withUsage(1299)).toEqual(expect.objectContaining({ reason: 'ineffective_backoff' }));
+    expect(withUsage(1300).kind).toBe('compact');
+    // An effective previous compaction does not back off.
+    checkpoint.actions.compaction.tokensAfter = 999;
+    expect(withUsage(1000).kind).toBe('compact');
+  });
+});
+
+describe('planCompaction: sliding window', () => {
+  const config: EventsCompactionConfig = { compactionInterval: 3, overlapSize: 1 };
+
+  function invocation(history: History, number: number) {
+    history.user(`inv${number}`, `request ${number}`);
+    history.calls(`inv${number}`, [`c${number}`]);
+    history.responses(`inv${number}`, [`c${number}`]);
+    history.model(`inv${number}`, `reply ${number}`);
+  }
+
+  /** What the Compactor reads: the raw events of the last `overlapSize` invocations it covers. */
+  function overlapEvents(history: History, checkpoint: CompactionEvent | undefined) {
+    if (!checkpoint) return [];
+    const end = checkpoint.actions.compaction.endSeq;
+    const last = history.events.find((event) => event.seq === end)!;
+    return history.events.filter(
+      (event) => event.invocationId === last.invocationId && event.seq <= end,
+    );
+  }
+
+  function afterInvocation(history: History) {
+    const checkpoint = selectCheckpoint(history.events);
+    return plan(history, {
+      trigger: 'sliding_window',
+      config,
+      overlapEvents: overlapEvents(history, checkpoint),
+    });
+  }
+
+  it('follows the SPEC timeline: interval 3, overlap 1', () => {
+    const history = new History();
+    const invocations = (event: Event) => event.invocationId;
+    const expectSkip = (reason: string) =>
+      expect(afterInvocation(history)).toEqual(expect.objectContaining({ kind: 'skip', reason }));
+
+    invocation(history, 1);
+    expectSkip('interval_not_reached');
+    invocation(history, 2);
+    expectSkip('interval_not_reached');
+    invocation(history, 3);
+    const first = expectPlan(afterInvocation(history));
+    expect(first.previousSummary).toBeUndefined();
+    expect([...new Set(first.events.map(invocations))]).toEqual(['inv1', 'inv2', 'inv3']);
+    expect(first.retained).toEqual([]);
+    expect(first.startSeq).toBe(1);
+    expect(first.endSeq).toBe(12);
+    apply(history, first, 'Summary A');
+
+    invocation(history, 4);
+    expectSkip('interval_not_reached');
+    invocation(history, 5);
+    expectSkip('interval_not_reached');
+    invocation(history, 6);
+    const second = expectPlan(afterInvocation(history));
+    expect(getText(second.previousSummary)).toBe('Summary A');
+    expect([...new Set(second.events.map(invocations))]).toEqual(['inv3', 'inv4', 'inv5', 'inv6']);
+    expect(second.events).toHaveLength(16);
+    expect(second.startSeq).toBe(1);
+    expect(second.endSeq).toBe(
+      history.events.findLast((event) => event.invocationId === 'inv6')!.seq,
+    );
+    apply(history, second, 'Summary B');
+
+    invocation(history, 7);
+    expectSkip('interval_not_reached');
+    const view = activeView({ events: history.events });
+    expect(view.contents[0]!.parts[0]!.text).toContain('Summary B');
+    expect(view.contents[0]!.parts[0]!.text).not.toContain('Summary A');
+    expect([...new Set(view.events.map(invocations))]).toEqual(['inv7']);
+  });
+
+  it('leaves the running invocation out of the window', () => {
+    const history = new History();
+    for (let number = 1; number <= 3; number++) invocation(history, number);
+    history.user('inv4', 'running');
+    const decision = expectPlan(
+      plan(history, { trigger: 'sliding_window', config, currentInvocationId: 'inv4' }),
+    );
+    expect(decision.endSeq).toBe(12);
+    expect(seqs(decision.retained)).toEqual([13]);
+  });
+});
+
+describe('planCompaction: overflow and manual', () => {
+  it('compacts regardless of the threshold and halves the retention on overflow', () => {
+    const history = new History();
+    for (let index = 1; index <= 8; index++) history.user(`i${index}`, `message ${index}`);
+    const config = { tokenThreshold: 1_000_000, eventRetentionSize: 4 };
+    const overflow = expectPlan(plan(history, { trigger: 'overflow', config }));
+    expect(seqs(overflow.retained)).toEqual([7, 8]);
+    const manual = expectPlan(plan(history, { trigger: 'manual', config }));
+    expect(seqs(manual.retained)).toEqual([5, 6, 7, 8]);
+    const override = expectPlan(
+      plan(history, { trigger: 'manual', config, retention: { events: 1 } }),
+    );
+    expect(seqs(override.retained)).toEqual([8]);
+  });
+});
