@@ -1,0 +1,271 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewEvent } from '../../events/types.js';
+import { SessionNotFoundError, SessionStoreError } from '../errors.js';
+import { loadSqliteDriver } from './load-driver.js';
+import { SQLITE_SCHEMA_VERSION } from './migrations.js';
+import { SqliteSessionService } from './sqlite-session-service.js';
+
+const key = { appName: 'app', userId: 'user', sessionId: 'session' };
+let folder: string;
+let path: string;
+const services: SqliteSessionService[] = [];
+
+function open(options: ConstructorParameters<typeof SqliteSessionService>[0] = {}) {
+  const service = new SqliteSessionService({ path, ...options });
+  services.push(service);
+  return service;
+}
+
+function message(text: string): NewEvent {
+  return {
+    id: crypto.randomUUID(),
+    invocationId: 'invocation',
+    author: 'user',
+    timestamp: 1,
+    content: { role: 'user', parts: [{ text }] },
+    actions: {},
+  };
+}
+
+function compaction(startSeq: number, endSeq: number): NewEvent {
+  return {
+    id: crypto.randomUUID(),
+    invocationId: 'compaction',
+    author: 'user',
+    timestamp: 2,
+    actions: {
+      compaction: {
+        startSeq,
+        endSeq,
+        startTimestamp: 1,
+        endTimestamp: 1,
+        compactedContent: { role: 'model', parts: [{ text: `summary ${startSeq}-${endSeq}` }] },
+        trigger: 'manual',
+        tokensBefore: 10,
+        tokensAfter: 1,
+        summarizer: 'test',
+      },
+    },
+  };
+}
+
+async function seed(service: SqliteSessionService, count: number): Promise<void> {
+  await service.createSession(key);
+  for (let index = 1; index <= count; index++) {
+    await service.appendEvent({ ...key, event: message(`m${index}`) });
+  }
+}
+
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'orrery-sqlite-bad-'));
+  path = join(folder, 'nested', 'orrery.db');
+});
+
+afterEach(async () => {
+  for (const service of services.splice(0)) await service.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe('SqliteSessionService storage', () => {
+  it('creates the directory, uses WAL and records the schema version', async () => {
+    const service = open();
+    await seed(service, 1);
+    const database = await service.getDatabase();
+    expect(existsSync(path)).toBe(true);
+    expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+    const versions = database.prepare('SELECT version FROM schema_migrations').pluck().all();
+    expect(versions).toEqual([SQLITE_SCHEMA_VERSION]);
+  });
+
+  it('reopens an existing file without reapplying migrations', async () => {
+    await seed(open(), 2);
+    const again = open();
+    expect((await again.loadView(key)).lastSeq).toBe(2);
+    const database = await again.getDatabase();
+    expect(database.prepare('SELECT COUNT(*) FROM schema_migrations').pluck().get()).toBe(1);
+  });
+
+  it('uses a database passed in and leaves it open on close', async () => {
+    const database = new Database(':memory:');
+    const service = new SqliteSessionService({ database });
+    await seed(service, 1);
+    await service.close();
+    expect(database.open).toBe(true);
+    expect(database.prepare('SELECT COUNT(*) FROM events').pluck().get()).toBe(1);
+    database.close();
+  });
+
+  it('loads the view with one index probe and one range scan', async () => {
+    const service = open();
+    await seed(service, 3);
+    const database = await service.getDatabase();
+    const plan = (sql: string) =>
+      (
+        database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('app', 'user', 'session') as {
+          detail: string;
+        }[]
+      )
+        .map((row) => row.detail)
+        .join('\n');
+    const checkpointPlan = plan(
+      `SELECT seq, event FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? AND is_compaction = 1 AND compaction_start_seq >= 1 AND compaction_start_seq <= compaction_end_seq AND compaction_end_seq < seq ORDER BY compaction_end_seq DESC, seq DESC LIMIT 1`,
+    );
+    expect(checkpointPlan).toContain('events_checkpoints');
+    expect(checkpointPlan).not.toContain('TEMP B-TREE');
+    const tailPlan = (
+      database
+        .prepare(
+          'EXPLAIN QUERY PLAN SELECT seq, event FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? AND seq > ? AND is_compaction = 0 ORDER BY seq',
+        )
+        .all('app', 'user', 'session', 0) as { detail: string }[]
+    )
+      .map((row) => row.detail)
+      .join('\n');
+    expect(tailPlan).toMatch(/SEARCH events USING INDEX sqlite_autoindex_events_1 \(.*seq>\?\)/);
+    expect(tailPlan).not.toContain('TEMP B-TREE');
+  });
+
+  it('ignores compactions with malformed ranges already in storage', async () => {
+    const service = open();
+    await seed(service, 4);
+    const good = await service.appendCompaction({
+      ...key,
+      event: compaction(1, 2),
+      expectedCheckpointSeq: null,
+    });
+    const database = await service.getDatabase();
+    // Legacy rows written around the API: end beyond own seq, start after end.
+    const insert = database.prepare(
+      `INSERT INTO events (app_name, user_id, session_id, seq, id, invocation_id, author, timestamp, is_compaction,
+         compaction_start_seq, compaction_end_seq, event) VALUES ('app', 'user', 'session', ?, ?, 'i', 'user', 1, 1, ?, ?, ?)`,
+    );
+    insert.run(6, 'bad-end', 1, 9, JSON.stringify(compaction(1, 9)));
+    insert.run(7, 'bad-start', 4, 3, JSON.stringify(compaction(4, 3)));
+    database.prepare("UPDATE sessions SET last_seq = 7 WHERE id = 'session'").run();
+    const view = await service.loadView(key);
+    expect(view.checkpoint?.seq).toBe(good.seq);
+    expect(view.tail.map((event) => event.seq)).toEqual([3, 4]);
+    await expect(
+      service.appendCompaction({
+        ...key,
+        event: compaction(1, 4),
+        expectedCheckpointSeq: good.seq,
+      }),
+    ).resolves.toMatchObject({ seq: 8 });
+  });
+});
+
+describe('SqliteSessionService bad data', () => {
+  async function corrupt(
+    service: SqliteSessionService,
+    seq: number,
+    json = '{"id": "broken", "act',
+  ) {
+    const database = await service.getDatabase();
+    database
+      .prepare("UPDATE events SET event = ? WHERE session_id = 'session' AND seq = ?")
+      .run(json, seq);
+  }
+
+  it('names the session and seq of a corrupted row; the other rows stay readable', async () => {
+    const service = open();
+    await seed(service, 5);
+    await corrupt(service, 3);
+    for (const read of [
+      () => service.loadView(key),
+      () => service.getSession(key),
+      () => service.getSession({ ...key, events: 'full' }),
+      () => service.listEvents(key),
+    ]) {
+      const error = await read().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(SessionStoreError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ sessionId: 'session', seq: 3 });
+      expect((error as Error).message).toContain("seq 3 in session 'session'");
+    }
+    const before = await service.listEvents({ ...key, beforeSeq: 3 });
+    const after = await service.listEvents({ ...key, afterSeq: 3 });
+    expect([...before.events, ...after.events].map((event) => event.seq)).toEqual([1, 2, 4, 5]);
+    expect(after.events[0]?.content?.parts[0]?.text).toBe('m4');
+  });
+
+  it('skips a corrupted row and logs it in skip mode', async () => {
+    const warnings: Record<string, unknown>[] = [];
+    const service = open({
+      onCorruptEvent: 'skip',
+      logger: { warn: (fields) => warnings.push(fields) },
+    });
+    await seed(service, 4);
+    await corrupt(service, 2, '[1, 2]');
+    const full = await service.getSession({ ...key, events: 'full' });
+    expect(full?.events.map((event) => event.seq)).toEqual([1, 3, 4]);
+    expect(warnings[0]).toMatchObject({ sessionId: 'session', seq: 2 });
+  });
+
+  it('falls back to the next checkpoint when the best one is corrupted (skip mode)', async () => {
+    const service = open({ onCorruptEvent: 'skip' });
+    await seed(service, 4);
+    const first = await service.appendCompaction({
+      ...key,
+      event: compaction(1, 2),
+      expectedCheckpointSeq: null,
+    });
+    const second = await service.appendCompaction({
+      ...key,
+      event: compaction(1, 4),
+      expectedCheckpointSeq: first.seq,
+    });
+    await corrupt(service, second.seq);
+    const view = await service.loadView(key);
+    expect(view.checkpoint?.seq).toBe(first.seq);
+    expect(view.tail.map((event) => event.seq)).toEqual([3, 4]);
+  });
+
+  it('names the session when its state is corrupted', async () => {
+    const service = open();
+    await seed(service, 1);
+    const database = await service.getDatabase();
+    database.prepare("UPDATE sessions SET state = '{oops' WHERE id = 'session'").run();
+    await expect(service.getSession(key)).rejects.toThrow(/state of session 'session'/);
+  });
+
+  it('refuses a database with a newer schema version, naming both versions', async () => {
+    await seed(open(), 1);
+    const database = new Database(path);
+    database
+      .prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 0)")
+      .run();
+    database.close();
+    const error = await open()
+      .loadView(key)
+      .catch((caught: unknown) => caught);
+    expect(SessionStoreError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/schema version 99, newer than version 1/);
+  });
+
+  it('treats a wrong app or user as a missing session', async () => {
+    const service = open();
+    await seed(service, 2);
+    const error = await service
+      .listEvents({ ...key, userId: 'other' })
+      .catch((caught: unknown) => caught);
+    expect(SessionNotFoundError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("'session'");
+    expect((await service.loadView(key)).tail).toHaveLength(2);
+  });
+
+  it('explains a missing better-sqlite3', async () => {
+    const missing = Object.assign(new Error("Cannot find package 'better-sqlite3'"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
+    await expect(loadSqliteDriver(() => Promise.reject(missing))).rejects.toThrow(
+      /npm install better-sqlite3/,
+    );
+  });
+});
