@@ -1,0 +1,320 @@
+/**
+ * Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`): one record a line.
+ * Conversation records have `type` `user` or `assistant` and an Anthropic `message`; other record
+ * types (`summary`, `system`, `progress`, `file-history-snapshot`, `queue-operation`, ...) are
+ * counted in `meta.skipped`. One assistant message streamed over several records sharing
+ * `message.id` becomes one event. `isCompactSummary` records (an earlier compaction's summary)
+ * become user text marked with `customMetadata['orrery:earlierSummary']`. `isSidechain` records
+ * (a sub-agent) go on the `sidechain` branch inside the invocation that spawned them.
+ */
+import type { Part, UsageMetadata } from '../events/types.js';
+import { ImportError } from './errors.js';
+import { isRecord, toEpochSeconds } from './json-input.js';
+import {
+  type BuilderCall,
+  type BuilderResult,
+  EARLIER_SUMMARY_KEY,
+  TranscriptBuilder,
+} from './transcript-builder.js';
+import type { ImportOptions, ImportResult } from './types.js';
+
+const FORMAT = 'claude-code';
+export const SIDECHAIN_BRANCH = 'sidechain';
+
+interface ConversationRecord {
+  line: number;
+  type: 'user' | 'assistant';
+  record: Record<string, unknown>;
+  message: Record<string, unknown>;
+  blocks: Record<string, unknown>[];
+  sidechain: boolean;
+}
+
+/** Parse the JSONL into conversation records; a malformed line throws naming the line. */
+function readRecords(text: string): { records: ConversationRecord[]; skipped: number } {
+  const records: ConversationRecord[] = [];
+  let skipped = 0;
+  const lines = text.split('\n');
+  lines.forEach((raw, index) => {
+    const line = index + 1;
+    if (raw.trim() === '') return;
+    let record: unknown;
+    try {
+      record = JSON.parse(raw);
+    } catch (error) {
+      throw new ImportError({
+        message: `not valid JSON (${(error as Error).message})`,
+        line,
+        format: FORMAT,
+        cause: error,
+      });
+    }
+    if (!isRecord(record)) {
+      throw new ImportError({ message: 'a record must be a JSON object', line, format: FORMAT });
+    }
+    if (record.type !== 'user' && record.type !== 'assistant') {
+      if (typeof record.type !== 'string') {
+        throw new ImportError({
+          message: 'a record needs a string `type`',
+          line,
+          path: 'type',
+          format: FORMAT,
+        });
+      }
+      skipped++;
+      return;
+    }
+    const message = record.message;
+    if (!isRecord(message)) {
+      throw new ImportError({
+        message: `a ${record.type} record needs a \`message\` object`,
+        line,
+        path: 'message',
+        format: FORMAT,
+      });
+    }
+    const content = message.content;
+    let blocks: Record<string, unknown>[];
+    if (typeof content === 'string') blocks = [{ type: 'text', text: content }];
+    else if (Array.isArray(content)) {
+      blocks = content.map((block, blockIndex) => {
+        if (!isRecord(block) || typeof block.type !== 'string') {
+          throw new ImportError({
+            message: 'a content block needs a string `type`',
+            line,
+            path: `message.content[${blockIndex}]`,
+            format: FORMAT,
+          });
+        }
+        return block;
+      });
+    } else {
+      throw new ImportError({
+        message: 'must be a string or a list of content blocks',
+        line,
+        path: 'message.content',
+        format: FORMAT,
+      });
+    }
+    records.push({
+      line,
+      type: record.type,
+      record,
+      message,
+      blocks,
+      sidechain: record.isSidechain === true,
+    });
+  });
+  return { records, skipped };
+}
+
+export function importClaudeCode(
+  input: string | unknown,
+  options: ImportOptions = {},
+): ImportResult {
+  if (typeof input !== 'string') {
+    throw new ImportError({ message: 'Claude Code sessions are JSONL text', format: FORMAT });
+  }
+  const { records, skipped } = readRecords(input);
+  const builder = new TranscriptBuilder(options);
+  // Sub-agent transcripts saved on their own are sidechain throughout: import them as the main line.
+  const hasMainLine = records.some((record) => !record.sidechain);
+  let model: string | undefined;
+  let sourceId: string | undefined;
+
+  for (let index = 0; index < records.length; index++) {
+    const first = records[index] as ConversationRecord;
+    const branch = first.sidechain && hasMainLine ? SIDECHAIN_BRANCH : undefined;
+    const location = `line ${first.line}`;
+    const timestamp = toEpochSeconds(first.record.timestamp);
+    sourceId ??= typeof first.record.sessionId === 'string' ? first.record.sessionId : undefined;
+
+    if (first.type === 'assistant') {
+      // Merge the following records of the same streamed message (same `message.id`).
+      const group = [first];
+      const messageId = first.message.id;
+      while (messageId !== undefined) {
+        const next = records[index + 1];
+        if (
+          next?.type !== 'assistant' ||
+          next.message.id !== messageId ||
+          next.sidechain !== first.sidechain
+        )
+          break;
+        group.push(next);
+        index++;
+      }
+      if (group.length > 1) {
+        builder.repairs.push({
+          kind: 'records_merged',
+          message: `${group.length} records of assistant message '${String(messageId)}' merged into one event`,
+          location: `lines ${first.line}-${(group[group.length - 1] as ConversationRecord).line}`,
+        });
+      }
+      const parts: Part[] = [];
+      const calls: BuilderCall[] = [];
+      for (const record of group) {
+        record.blocks.forEach((block, blockIndex) => {
+          assistantBlock(
+            block,
+            parts,
+            calls,
+            `line ${record.line}, message.content[${blockIndex}]`,
+          );
+        });
+      }
+      const lastMessage = (group[group.length - 1] as ConversationRecord).message;
+      if (typeof lastMessage.model === 'string' && !lastMessage.model.startsWith('<')) {
+        model ??= lastMessage.model;
+      }
+      if (parts.length === 0 && calls.length === 0) parts.push({ text: '' });
+      builder.modelMessage({
+        parts,
+        calls,
+        location,
+        timestamp,
+        branch,
+        usageMetadata: usage(lastMessage.usage),
+        finishReason:
+          typeof lastMessage.stop_reason === 'string' ? lastMessage.stop_reason : undefined,
+      });
+      continue;
+    }
+
+    const results: BuilderResult[] = [];
+    const parts: Part[] = [];
+    first.blocks.forEach((block, blockIndex) => {
+      const path = `message.content[${blockIndex}]`;
+      if (block.type === 'tool_result') {
+        if (typeof block.tool_use_id !== 'string') {
+          throw new ImportError({
+            message: 'a tool_result needs a string `tool_use_id`',
+            line: first.line,
+            path: `${path}.tool_use_id`,
+            format: FORMAT,
+          });
+        }
+        const text = resultText(block.content);
+        results.push({
+          callId: block.tool_use_id,
+          response: block.is_error === true ? { error: text } : { result: text },
+        });
+      } else {
+        parts.push(userBlock(block, first.line, path));
+      }
+    });
+    if (results.length > 0) {
+      builder.toolResults({ results, extraParts: parts, location, timestamp, branch });
+    } else {
+      const customMetadata =
+        first.record.isCompactSummary === true ? { [EARLIER_SUMMARY_KEY]: true } : undefined;
+      builder.userMessage({ parts, location, timestamp, branch, customMetadata });
+    }
+  }
+
+  const { events, repairs } = builder.finish();
+  const result: ImportResult = { events, repairs, meta: { format: FORMAT, skipped } };
+  if (model) result.meta.model = model;
+  if (sourceId) result.meta.sourceId = sourceId;
+  return result;
+}
+
+function assistantBlock(
+  block: Record<string, unknown>,
+  parts: Part[],
+  calls: BuilderCall[],
+  path: string,
+): void {
+  switch (block.type) {
+    case 'text':
+      parts.push({ text: String(block.text ?? '') });
+      return;
+    case 'thinking': {
+      const part: Part = { text: String(block.thinking ?? ''), thought: true };
+      if (typeof block.signature === 'string' && block.signature !== '')
+        part.thoughtSignature = block.signature;
+      parts.push(part);
+      return;
+    }
+    case 'redacted_thinking':
+      parts.push({
+        text: '[redacted thinking]',
+        thought: true,
+        thoughtSignature: String(block.data ?? ''),
+      });
+      return;
+    case 'tool_use':
+    case 'server_tool_use':
+      if (typeof block.name !== 'string' || block.name === '') {
+        throw new ImportError({
+          message: 'a tool_use needs a `name`',
+          path: `${path}.name`,
+          format: FORMAT,
+        });
+      }
+      calls.push({
+        id: typeof block.id === 'string' ? block.id : undefined,
+        name: block.name,
+        args: isRecord(block.input) ? block.input : { input: block.input ?? null },
+      });
+      return;
+    default:
+      // Unknown blocks are kept as their JSON, never dropped.
+      parts.push({ text: JSON.stringify(block) });
+  }
+}
+
+function userBlock(block: Record<string, unknown>, line: number, path: string): Part {
+  if (block.type === 'text') {
+    if (typeof block.text !== 'string') {
+      throw new ImportError({
+        message: 'a text block needs `text`',
+        line,
+        path: `${path}.text`,
+        format: FORMAT,
+      });
+    }
+    return { text: block.text };
+  }
+  if (block.type === 'image' && isRecord(block.source) && block.source.type === 'base64') {
+    return {
+      inlineData: {
+        mimeType: String(block.source.media_type ?? 'image/png'),
+        data: String(block.source.data ?? ''),
+      },
+    };
+  }
+  return { text: JSON.stringify(block) };
+}
+
+/** A tool_result's content: a string, or blocks (text kept, images noted by type). */
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (content === undefined || content === null) return '';
+  if (Array.isArray(content)) {
+    return content
+      .map((block) => {
+        if (isRecord(block) && block.type === 'text') return String(block.text ?? '');
+        return JSON.stringify(block);
+      })
+      .join('\n');
+  }
+  return JSON.stringify(content);
+}
+
+function usage(value: unknown): UsageMetadata | undefined {
+  if (!isRecord(value)) return undefined;
+  const number = (key: string): number =>
+    typeof value[key] === 'number' ? (value[key] as number) : 0;
+  const cached = number('cache_read_input_tokens');
+  const prompt = number('input_tokens') + number('cache_creation_input_tokens') + cached;
+  const candidates = number('output_tokens');
+  if (prompt === 0 && candidates === 0) return undefined;
+  const metadata: UsageMetadata = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: candidates,
+    totalTokenCount: prompt + candidates,
+  };
+  if (cached > 0) metadata.cachedContentTokenCount = cached;
+  return metadata;
+}

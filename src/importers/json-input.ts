@@ -1,0 +1,52 @@
+import { ImportError } from './errors.js';
+import type { ImportFormat } from './types.js';
+
+/** Parse a JSON document (or pass a parsed value through); a syntax error names the line. */
+export function parseJsonInput(input: string | unknown, format: ImportFormat | 'auto'): unknown {
+  if (typeof input !== 'string') return input;
+  try {
+    return JSON.parse(input);
+  } catch (error) {
+    const position = /position (\d+)/.exec(String((error as Error).message));
+    const line =
+      position?.[1] === undefined
+        ? undefined
+        : input.slice(0, Number(position[1])).split('\n').length;
+    throw new ImportError({
+      message: `not valid JSON (${(error as Error).message})`,
+      line,
+      format: format === 'auto' ? undefined : format,
+      cause: error,
+    });
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `arguments` strings of OpenAI calls: an object, or the raw text kept under `_raw`. */
+export function parseArguments(value: unknown): Record<string, unknown> {
+  if (isRecord(value)) return value;
+  if (typeof value !== 'string' || value.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (isRecord(parsed)) return parsed;
+    return { value: parsed };
+  } catch {
+    // Models emit truncated or invalid JSON: keep the text rather than drop the call.
+    return { _raw: value };
+  }
+}
+
+/** Epoch seconds from an ISO string, epoch seconds or epoch milliseconds. */
+export function toEpochSeconds(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    return value > 1e12 ? value / 1000 : value;
+  }
+  if (typeof value === 'string' && value !== '') {
+    const parsed = Date.parse(value);
+    if (!Number.isNaN(parsed)) return parsed / 1000;
+  }
+  return undefined;
+}
