@@ -63,7 +63,7 @@ describePostgres('PostgreSQL corrupt rows', (url) => {
     ]) {
       const error = await failure(read);
       expect(error).toMatchObject({ sessionId: 'old-row', seq: 2 });
-      expect(error.message).toContain("session 'old-row' at seq 2");
+      expect(error.message).toContain("at seq 2 in session 'old-row'");
       expect(error.message).toContain("'id'");
     }
   });

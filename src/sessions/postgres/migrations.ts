@@ -51,11 +51,11 @@ export const migrations: Migration[] = [
           (compaction_start_seq IS NOT NULL AND compaction_end_seq IS NOT NULL))
       )`,
       // The checkpoint query reads the first entry of this index: O(1) whatever the history.
-      // The predicate is the validity rule (startSeq <= endSeq < seq), repeated in the query.
+      // The predicate is the validity rule (1 <= startSeq <= endSeq < seq), repeated in the query.
       `CREATE INDEX orrery_events_checkpoint ON {schema}.orrery_events
         (app_name, user_id, session_id, compaction_end_seq DESC, seq DESC)
-        WHERE is_compaction AND compaction_start_seq <= compaction_end_seq
-          AND compaction_end_seq < seq`,
+        WHERE is_compaction AND compaction_start_seq >= 1
+          AND compaction_start_seq <= compaction_end_seq AND compaction_end_seq < seq`,
       `CREATE TABLE {schema}.orrery_app_state (
         app_name text PRIMARY KEY,
         state jsonb NOT NULL DEFAULT '{}'::jsonb,

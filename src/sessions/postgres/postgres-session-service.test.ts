@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { InvalidEventError } from '../../events/errors.js';
 import { CompactionConflictError, SessionNotFoundError, SessionStoreError } from '../errors.js';
+import { SessionAlreadyExistsError } from '../store-helpers.js';
 import { PostgresSessionService } from './postgres-session-service.js';
 import { compactionEvent, userMessage } from './test-helpers/events.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
@@ -59,6 +60,7 @@ describePostgres('PostgresSessionService', (url) => {
     const error = await service
       .createSession({ ...key('dup'), state: { n: 2 } })
       .catch((caught: unknown) => caught);
+    expect(SessionAlreadyExistsError.isInstance(error)).toBe(true);
     expect(SessionStoreError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain("'dup'");
     expect((await service.getSession(key('dup')))?.state).toEqual({ n: 1 });
@@ -222,7 +224,7 @@ describePostgres('PostgresSessionService', (url) => {
             event: compactionEvent(2, 1),
             expectedCheckpointSeq: null,
           }),
-        'event.actions.compaction.endSeq',
+        'event.actions.compaction.startSeq',
       ],
       [
         () =>

@@ -20,10 +20,18 @@ import type {
   SessionSummary,
   StoredView,
 } from '../session-service.js';
+import {
+  assertCompactionFits,
+  assertValidNewEvent,
+  mergeState,
+  resolvePageSize,
+  SessionAlreadyExistsError,
+  splitState,
+  toStoredEvent,
+} from '../store-helpers.js';
 import { migrate } from './migrations.js';
 import { buildQueries, type Queries } from './queries.js';
-import { type EventRow, mergeState, rowToEvent, splitState, toStoredEvent } from './rows.js';
-import { validateCompactionInput, validateEventInput } from './validate.js';
+import { type EventRow, rowToEvent } from './rows.js';
 
 export interface PostgresSessionServiceOptions {
   /** A pool you own (not ended by `close()`). */
@@ -33,10 +41,18 @@ export interface PostgresSessionServiceOptions {
   /** Schema holding orrery's tables; default `public`. Created and migrated at first use. */
   schema?: string;
   /**
-   * Called for a stored event that cannot be read; the event is then left out of the result.
-   * Without it, reading a corrupt event throws the `SessionStoreError` (naming session and seq).
+   * What reads do with a stored event that cannot be read. `throw` (default): the
+   * `SessionStoreError` naming session and seq. `skip`: leave it out and `logger.warn`. A
+   * function: called with the error, the event is left out. A corrupt checkpoint is skipped
+   * for the previous one.
    */
-  onCorruptEvent?: (error: SessionStoreError) => void;
+  onCorruptEvent?: 'throw' | 'skip' | ((error: SessionStoreError) => void);
+  logger?: PostgresSessionLogger;
+}
+
+/** pino-compatible: `logger.warn({ ...fields }, message)`. */
+export interface PostgresSessionLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
 }
 
 interface ViewRow extends EventRow {
@@ -49,8 +65,6 @@ interface Header {
   user: Record<string, unknown>;
   updatedAt: number;
 }
-
-const defaultPageSize = 1000;
 
 export class PostgresSessionService implements SessionService {
   readonly schema: string;
@@ -83,10 +97,7 @@ export class PostgresSessionService implements SessionService {
         now,
       ]);
       if (inserted.rowCount === 0) {
-        throw new SessionStoreError({
-          message: `Session '${sessionId}' already exists for app '${key.appName}' and user '${key.userId}'`,
-          sessionId,
-        });
+        throw new SessionAlreadyExistsError(key);
       }
       await this.upsertScopedState(client, key, scoped, now);
       const rows = await client.query<ViewRow>(this.queries.header, keyParams(key));
@@ -102,7 +113,7 @@ export class PostgresSessionService implements SessionService {
       : await this.readViewRows(key, options.signal);
     const header = rows[0];
     if (header?.part !== 0) return undefined;
-    const events = this.parseRows(rows.slice(1), key.sessionId);
+    const events = this.parseRows(rows.slice(1), key);
     return { ...key, ...this.readHeader(header), events };
   }
 
@@ -112,19 +123,17 @@ export class PostgresSessionService implements SessionService {
     const header = rows[0];
     if (header?.part !== 0) throw new SessionNotFoundError(key);
     const checkpointRow = rows[1]?.part === 1 ? rows[1] : undefined;
-    const tail = this.parseRows(rows.slice(checkpointRow ? 2 : 1), key.sessionId);
+    const tail = this.parseRows(rows.slice(checkpointRow ? 2 : 1), key);
+    // readViewRows has checked the checkpoint row already (or thrown).
     const checkpoint = checkpointRow
-      ? (rowToEvent(checkpointRow, key.sessionId) as CompactionEvent)
+      ? (rowToEvent(checkpointRow, key) as CompactionEvent)
       : undefined;
     return { checkpoint, tail, lastSeq: Number(header.seq) };
   }
 
   async listEvents(options: ListEventsOptions): Promise<EventPage> {
     const key = pickKey(options);
-    const limit = options.limit ?? defaultPageSize;
-    if (!Number.isInteger(limit) || limit < 1) {
-      throw new RangeError(`listEvents: 'limit' must be a positive integer, got ${limit}`);
-    }
+    const limit = resolvePageSize(options.limit);
     const descending = options.order === 'desc';
     const rows = await this.query<EventRow>(
       key,
@@ -144,20 +153,14 @@ export class PostgresSessionService implements SessionService {
       if (exists.length === 0) throw new SessionNotFoundError(key);
     }
     const page = rows.slice(0, limit);
-    const events = this.parseRows(page, key.sessionId);
+    const events = this.parseRows(page, key);
     const last = page[page.length - 1];
     return rows.length > limit && last ? { events, nextCursor: Number(last.seq) } : { events };
   }
 
   async appendEvent(options: AppendEventOptions): Promise<Event> {
     const key = pickKey(options);
-    validateEventInput(options.event);
-    if (options.event.actions.compaction !== undefined) {
-      throw new InvalidEventError({
-        path: 'event.actions.compaction',
-        message: 'compaction events are appended with appendCompaction (conditional append)',
-      });
-    }
+    assertValidNewEvent(options.event, { kind: 'event' });
     return this.transaction(key, options.signal, (client) =>
       this.insertEvent(client, key, options.event),
     );
@@ -165,7 +168,7 @@ export class PostgresSessionService implements SessionService {
 
   async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
     const key = pickKey(options);
-    const compaction = validateCompactionInput(options.event);
+    assertValidNewEvent(options.event, { kind: 'compaction' });
     return this.transaction(key, options.signal, async (client) => {
       const locked = await client.query<{ last_seq: string }>(
         this.queries.lockSession,
@@ -185,14 +188,7 @@ export class PostgresSessionService implements SessionService {
           actualCheckpointSeq: currentSeq,
         });
       }
-      const lastSeq = Number(lockedRow.last_seq);
-      if (compaction.endSeq > lastSeq) {
-        throw new InvalidEventError({
-          path: 'event.actions.compaction.endSeq',
-          message: `endSeq ${compaction.endSeq} is past the last stored seq ${lastSeq} of session '${key.sessionId}'`,
-          value: compaction.endSeq,
-        });
-      }
+      assertCompactionFits(options.event, Number(lockedRow.last_seq) + 1);
       return (await this.insertEvent(client, key, options.event)) as CompactionEvent;
     });
   }
@@ -250,7 +246,8 @@ export class PostgresSessionService implements SessionService {
   }
 
   private async insertEvent(client: PoolClient, key: SessionKey, event: NewEvent) {
-    const stored = toStoredEvent(event);
+    // seq is assigned by the statement; the stored JSON does not carry it (it is a column).
+    const { seq: _seq, ...stored } = toStoredEvent(event, 0);
     const scoped = splitState(stored.actions.stateDelta);
     const now = Date.now() / 1000;
     const compaction = stored.actions.compaction;
@@ -297,7 +294,7 @@ export class PostgresSessionService implements SessionService {
     }
   }
 
-  /** Header + checkpoint + tail; a corrupt checkpoint is skipped only with `onCorruptEvent`. */
+  /** Header + checkpoint + tail; a corrupt checkpoint is skipped unless `onCorruptEvent` throws. */
   private async readViewRows(key: SessionKey, signal: AbortSignal | undefined) {
     const skipped: number[] = [];
     for (;;) {
@@ -306,26 +303,25 @@ export class PostgresSessionService implements SessionService {
         `{${skipped.join(',')}}`,
       ]);
       const checkpoint = rows[1]?.part === 1 ? rows[1] : undefined;
-      if (!checkpoint || !this.options.onCorruptEvent) return rows;
-      try {
-        rowToEvent(checkpoint, key.sessionId);
-        return rows;
-      } catch (error) {
-        if (!SessionStoreError.isInstance(error)) throw error;
-        this.options.onCorruptEvent(error);
-        skipped.push(Number(checkpoint.seq));
-      }
+      if (!checkpoint || this.parseRows([checkpoint], key).length === 1) return rows;
+      skipped.push(Number(checkpoint.seq));
     }
   }
 
-  private parseRows(rows: EventRow[], sessionId: string): Event[] {
+  /** Rows as events; a corrupt row throws or is left out, as `onCorruptEvent` says. */
+  private parseRows(rows: EventRow[], key: SessionKey): Event[] {
     const events: Event[] = [];
+    const mode = this.options.onCorruptEvent ?? 'throw';
     for (const row of rows) {
       try {
-        events.push(rowToEvent(row, sessionId));
+        events.push(rowToEvent(row, key));
       } catch (error) {
-        if (!this.options.onCorruptEvent || !SessionStoreError.isInstance(error)) throw error;
-        this.options.onCorruptEvent(error);
+        if (mode === 'throw' || !SessionStoreError.isInstance(error)) throw error;
+        if (mode === 'skip') {
+          this.options.logger?.warn({ ...key, seq: error.seq }, `${error.message}; skipped`);
+        } else {
+          mode(error);
+        }
       }
     }
     return events;

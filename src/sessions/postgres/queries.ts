@@ -7,9 +7,9 @@ import { quoteIdentifier } from './migrations.js';
 /** Columns an event row is read with (see `EventRow`). */
 const eventColumns = 'seq, is_compaction, compaction_start_seq, compaction_end_seq, event';
 
-/** The validity rule of a checkpoint (startSeq <= endSeq < seq); matches the partial index. */
+/** The validity rule of a checkpoint (1 <= startSeq <= endSeq < seq); matches the partial index. */
 const validCompaction =
-  'is_compaction AND compaction_start_seq <= compaction_end_seq AND compaction_end_seq < seq';
+  'is_compaction AND compaction_start_seq >= 1 AND compaction_start_seq <= compaction_end_seq AND compaction_end_seq < seq';
 
 export interface Queries {
   createSession: string;
@@ -86,7 +86,7 @@ export function buildQueries(schemaName: string): Queries {
     checkpointSeq: `SELECT seq FROM (${checkpoint}) c`,
     appendEvent: `WITH s AS (
         UPDATE ${sessions} SET last_seq = last_seq + 1, event_count = event_count + 1,
-          updated_at = $4, state = state || $5::jsonb
+          updated_at = greatest(updated_at, $4), state = state || $5::jsonb
         WHERE app_name = $1 AND user_id = $2 AND id = $3
         RETURNING last_seq)
       INSERT INTO ${events} (app_name, user_id, session_id, seq, event_id, invocation_id, author,

@@ -1,9 +1,5 @@
-/**
- * Row <-> event mapping for the PostgreSQL store, and the ADK state-prefix rules (`app:` is
- * shared by every user of the app, `user:` by every session of the user, `temp:` is never
- * stored).
- */
-import type { Event, NewEvent } from '../../events/types.js';
+/** Row -> event mapping for the PostgreSQL store, with the shape checks that find corrupt rows. */
+import type { Event, NewEvent, SessionKey } from '../../events/types.js';
 import { SessionStoreError } from '../errors.js';
 
 export interface EventRow {
@@ -12,47 +8,6 @@ export interface EventRow {
   compaction_start_seq: string | number | null;
   compaction_end_seq: string | number | null;
   event: unknown;
-}
-
-export const appPrefix = 'app:';
-export const userPrefix = 'user:';
-export const tempPrefix = 'temp:';
-
-export interface ScopedState {
-  session: Record<string, unknown>;
-  app: Record<string, unknown>;
-  user: Record<string, unknown>;
-}
-
-/** Splits a state or state delta by prefix; prefixes are stripped, `temp:` keys dropped. */
-export function splitState(state: Record<string, unknown> | undefined): ScopedState {
-  const scoped: ScopedState = { session: {}, app: {}, user: {} };
-  for (const [key, value] of Object.entries(state ?? {})) {
-    if (value === undefined || key.startsWith(tempPrefix)) continue;
-    if (key.startsWith(appPrefix)) scoped.app[key.slice(appPrefix.length)] = value;
-    else if (key.startsWith(userPrefix)) scoped.user[key.slice(userPrefix.length)] = value;
-    else scoped.session[key] = value;
-  }
-  return scoped;
-}
-
-/** The state a caller sees: session keys plus the app and user keys under their prefixes. */
-export function mergeState(scoped: ScopedState): Record<string, unknown> {
-  const state: Record<string, unknown> = { ...scoped.session };
-  for (const [key, value] of Object.entries(scoped.app)) state[appPrefix + key] = value;
-  for (const [key, value] of Object.entries(scoped.user)) state[userPrefix + key] = value;
-  return state;
-}
-
-/** The event as stored: no `seq` (a column) and no `temp:` keys in the state delta. */
-export function toStoredEvent(event: NewEvent): NewEvent {
-  const { seq: _seq, ...rest } = event as NewEvent & { seq?: number };
-  const delta = rest.actions?.stateDelta;
-  if (!delta || !Object.keys(delta).some((key) => key.startsWith(tempPrefix))) return rest;
-  const kept = Object.fromEntries(
-    Object.entries(delta).filter(([key]) => !key.startsWith(tempPrefix)),
-  );
-  return { ...rest, actions: { ...rest.actions, stateDelta: kept } };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -98,13 +53,13 @@ function findShapeProblem(row: EventRow, value: unknown): string | undefined {
 }
 
 /** Parses a row; throws `SessionStoreError` naming the session and `seq` when it is corrupt. */
-export function rowToEvent(row: EventRow, sessionId: string): Event {
+export function rowToEvent(row: EventRow, key: SessionKey): Event {
   const seq = Number(row.seq);
   const problem = findShapeProblem(row, row.event);
   if (problem) {
     throw new SessionStoreError({
-      message: `Corrupt event in session '${sessionId}' at seq ${seq}: ${problem}`,
-      sessionId,
+      message: `Corrupted event at seq ${seq} in session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): ${problem}`,
+      sessionId: key.sessionId,
       seq,
     });
   }

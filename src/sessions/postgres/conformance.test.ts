@@ -1,0 +1,13 @@
+import { runSessionServiceConformance } from '../../testing/session-service-conformance.js';
+import { PostgresSessionService } from './postgres-session-service.js';
+import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
+
+describePostgres('PostgresSessionService conformance', (url) => {
+  // One schema for the suite (each conformance test works in its own random app name).
+  const fixture = useSchemaFixture(url);
+  runSessionServiceConformance({
+    name: 'PostgresSessionService',
+    createService: async () =>
+      new PostgresSessionService({ pool: fixture.pool, schema: fixture.schema }),
+  });
+});
