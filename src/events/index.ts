@@ -1,3 +1,5 @@
+export * from './adk-json.js';
+export { toAdkEventJson } from './adk-json-export.js';
 export * from './errors.js';
 export * from './event-helpers.js';
 export * from './schema.js';

@@ -52,7 +52,7 @@ export const PartSchema = z
       return;
     }
     // `thought` marks reasoning text; on a call or response it would mean nothing.
-    if (part.thought !== undefined && part.text === undefined) {
+    if (part.thought === true && part.text === undefined) {
       context.addIssue({
         code: 'custom',
         path: ['thought'],

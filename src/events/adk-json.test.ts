@@ -1,0 +1,531 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { type AdkCasing, fromAdkSessionJson, toAdkSessionJson } from './adk-json.js';
+import { InvalidEventError } from './errors.js';
+import type { Event, Session } from './types.js';
+
+const T = 1_700_000_000;
+
+/** A session history that uses every field the event model has. */
+function history(): Event[] {
+  return [
+    {
+      id: 'e1',
+      invocationId: 'inv-1',
+      author: 'user',
+      timestamp: T + 0.5,
+      content: { role: 'user', parts: [{ text: 'Deploy failed, why?' }] },
+      actions: {},
+      seq: 1,
+    },
+    {
+      id: 'e2',
+      invocationId: 'inv-1',
+      author: 'ops_agent',
+      timestamp: T + 1.25,
+      branch: 'root.ops_agent',
+      content: {
+        role: 'model',
+        parts: [
+          { text: 'Check the log first.', thought: true, thoughtSignature: 'c2lnLTE=' },
+          {
+            functionCall: {
+              id: 'call-1',
+              name: 'get_log',
+              args: { service: 'checkout', lines: 50 },
+            },
+            thoughtSignature: 'c2lnLTI=',
+          },
+        ],
+      },
+      usageMetadata: {
+        promptTokenCount: 800,
+        candidatesTokenCount: 40,
+        totalTokenCount: 936,
+        cachedContentTokenCount: 100,
+        thoughtsTokenCount: 96,
+      },
+      actions: {},
+      finishReason: 'STOP',
+      customMetadata: { adkFields: { modelVersion: 'gemini-2.5-flash' }, team: 'sre' },
+      seq: 2,
+    },
+    {
+      id: 'e3',
+      invocationId: 'inv-1',
+      author: 'ops_agent',
+      timestamp: T + 2,
+      content: {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: 'call-1',
+              name: 'get_log',
+              response: { result: { step: 'db_migrate', exit_code: 1 } },
+            },
+          },
+        ],
+      },
+      actions: { stateDelta: { last_step: 'db_migrate', 'user:theme': 'dark' } },
+      seq: 4,
+    },
+    {
+      id: 'e4',
+      invocationId: 'inv-1',
+      author: 'ops_agent',
+      timestamp: T + 3,
+      content: {
+        role: 'model',
+        parts: [{ functionCall: { id: 'call-2', name: 'rollback', args: { to_version: 'v7' } } }],
+      },
+      actions: {
+        requestedToolConfirmations: {
+          'call-2': { hint: 'Roll back?', confirmed: false, payload: { ticket_id: 'INC-9' } },
+        },
+        requestedAuthConfigs: { 'call-2': { auth_scheme: { type: 'oauth2' } } },
+        skipSummarization: true,
+        endOfAgent: false,
+      },
+      longRunningToolIds: ['call-2'],
+      partial: false,
+      turnComplete: true,
+      seq: 5,
+    },
+    {
+      id: 'e5',
+      invocationId: 'inv-2',
+      author: 'user',
+      timestamp: T + 10,
+      content: {
+        role: 'user',
+        parts: [
+          { text: 'Screenshot:' },
+          { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+        ],
+      },
+      actions: { artifactDelta: { 'dashboard.png': 2 }, transferToAgent: 'ops_agent' },
+      errorCode: 'SAFETY',
+      errorMessage: 'blocked once',
+      seq: 6,
+    },
+    {
+      id: 'c1',
+      invocationId: 'inv-c',
+      author: 'user',
+      timestamp: T + 11,
+      usageMetadata: { promptTokenCount: 300, candidatesTokenCount: 60 },
+      actions: {
+        compaction: {
+          startSeq: 1,
+          endSeq: 5,
+          startTimestamp: T + 0.5,
+          endTimestamp: T + 3,
+          compactedContent: { role: 'model', parts: [{ text: 'Summary: db_migrate failed.' }] },
+          trigger: 'token_threshold',
+          tokensBefore: 2400,
+          tokensAfter: 640,
+          summarizer: 'google:gemini-flash-latest',
+        },
+      },
+      seq: 7,
+    },
+    {
+      id: 'e6',
+      invocationId: 'inv-3',
+      author: 'user',
+      timestamp: T + 12,
+      content: { role: 'user', parts: [{ text: 'Go ahead.' }] },
+      actions: { escalate: true },
+      seq: 9,
+    },
+  ];
+}
+
+function session(events: Event[]): Session {
+  return {
+    appName: 'ops',
+    userId: 'u-1',
+    sessionId: 's-1',
+    state: { service: 'checkout', nested: { some_key: 1 } },
+    lastUpdateTime: T + 12,
+    events,
+  };
+}
+
+function catchError(run: () => unknown): InvalidEventError {
+  try {
+    run();
+  } catch (error) {
+    if (InvalidEventError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected an InvalidEventError');
+}
+
+const fixture = (): unknown =>
+  JSON.parse(
+    readFileSync(new URL('./fixtures/adk-python-session.json', import.meta.url), 'utf8'),
+  ) as unknown;
+
+describe.each<AdkCasing>(['camel', 'snake'])('round trip in %s case', (casing) => {
+  it('keeps every field of every event, and the session fields', () => {
+    const events = history();
+    const exported = toAdkSessionJson({ session: session(events), casing });
+    const imported = fromAdkSessionJson(JSON.parse(JSON.stringify(exported)));
+    expect(imported.events).toEqual(events);
+    expect(imported).toMatchObject({
+      appName: 'ops',
+      userId: 'u-1',
+      sessionId: 's-1',
+      lastUpdateTime: T + 12,
+      state: { service: 'checkout', nested: { some_key: 1 } },
+    });
+  });
+
+  it('writes only ADK fields in the compaction and orrery fields in customMetadata', () => {
+    const exported = toAdkSessionJson({ session: session(history()), casing });
+    const key = (camel: string, snake: string) => (casing === 'camel' ? camel : snake);
+    const events = exported.events as Array<Record<string, Record<string, unknown>>>;
+    const compactionEvent = events[5]!;
+    expect(Object.keys(compactionEvent.actions!.compaction as object).sort()).toEqual(
+      [
+        key('compactedContent', 'compacted_content'),
+        key('endTimestamp', 'end_timestamp'),
+        key('startTimestamp', 'start_timestamp'),
+      ].sort(),
+    );
+    expect(compactionEvent[key('customMetadata', 'custom_metadata')]).toEqual({
+      orrery: {
+        seq: 7,
+        compaction: {
+          startSeq: 1,
+          endSeq: 5,
+          trigger: 'token_threshold',
+          tokensBefore: 2400,
+          tokensAfter: 640,
+          summarizer: 'google:gemini-flash-latest',
+        },
+      },
+    });
+    // ADK fields kept at import go back to the top level, user data keeps its keys.
+    expect(events[1]![key('modelVersion', 'model_version')]).toBe('gemini-2.5-flash');
+    expect(events[1]![key('customMetadata', 'custom_metadata')]).toEqual({
+      team: 'sre',
+      orrery: { seq: 2 },
+    });
+    expect(events[2]!.actions![key('stateDelta', 'state_delta')]).toEqual({
+      last_step: 'db_migrate',
+      'user:theme': 'dark',
+    });
+    expect(exported[key('appName', 'app_name')]).toBe('ops');
+    expect(exported.id).toBe('s-1');
+  });
+});
+
+describe('fromAdkSessionJson on ADK for Python output', () => {
+  it('reads the snake_case fixture', () => {
+    const imported = fromAdkSessionJson(fixture());
+    expect(imported.appName).toBe('incident_app');
+    expect(imported.userId).toBe('oncall-42');
+    expect(imported.sessionId).toBe('6f0c1d2e-4b1a-4c55-9d7e-2a9e6f1b8c01');
+    expect(imported.lastUpdateTime).toBe(1736412120.004);
+    expect(imported.state['user:timezone']).toBe('Europe/Berlin');
+    const [first, call, response, confirm, image, answer, compaction, last] = imported.events;
+    expect(imported.events).toHaveLength(8);
+    expect(first!.invocationId).toBe('e-5a8f3c1e-2d4b-4f6a-9b0c-1d2e3f4a5b6c');
+    expect(first!.seq).toBeUndefined();
+    expect(call!.content!.parts[0]).toEqual({
+      text: 'I should look up the deploy log first.',
+      thought: true,
+    });
+    expect(call!.content!.parts[1]).toEqual({
+      functionCall: {
+        id: 'adk-1c9e7f0a-3b2d-4e5f-8a9b-0c1d2e3f4a5b',
+        name: 'get_deploy_log',
+        args: { service: 'checkout', since: '2025-01-08T20:00:00Z' },
+      },
+      thoughtSignature: 'CpwBAdHtim9Xq0lZ3k4xY2Fvb2V0YWJjZGVm',
+    });
+    expect(call!.usageMetadata).toEqual({
+      promptTokenCount: 812,
+      candidatesTokenCount: 41,
+      totalTokenCount: 949,
+      thoughtsTokenCount: 96,
+    });
+    expect(call!.finishReason).toBe('STOP');
+    expect(call!.customMetadata).toEqual({ adkFields: { modelVersion: 'gemini-2.5-flash' } });
+    expect(response!.content!.parts[0]!.functionResponse?.response).toEqual({
+      result: {
+        status: 'failed',
+        step: 'db-migrate',
+        error: 'relation "orders_v2" already exists',
+      },
+    });
+    expect(response!.actions.stateDelta).toEqual({ last_failed_step: 'db-migrate' });
+    expect(confirm!.actions.requestedToolConfirmations).toEqual({
+      'adk-9d8c7b6a-5f4e-4d3c-2b1a-0f9e8d7c6b5a': {
+        hint: 'Roll checkout back to v2025.01.07-3?',
+        confirmed: false,
+      },
+    });
+    expect(confirm!.longRunningToolIds).toEqual(['adk-9d8c7b6a-5f4e-4d3c-2b1a-0f9e8d7c6b5a']);
+    expect(image!.content!.parts[1]!.inlineData?.mimeType).toBe('image/png');
+    expect(answer!.actions.stateDelta).toEqual({ diagnosis: 'duplicate table orders_v2' });
+    expect(last!.content!.parts[0]!.text).toBe('Yes, roll it back.');
+    // ADK's own compaction: the range comes from the timestamps of events 1-4 (positions 1-4).
+    expect(compaction!.content).toBeUndefined();
+    expect(compaction!.actions.compaction).toEqual({
+      startSeq: 1,
+      endSeq: 4,
+      startTimestamp: 1736412000.101234,
+      endTimestamp: 1736412004.77093,
+      compactedContent: {
+        role: 'model',
+        parts: [
+          {
+            text: 'The user asked why the checkout deploy failed. get_deploy_log showed db-migrate failed: relation "orders_v2" already exists. A rollback to v2025.01.07-3 awaits confirmation.',
+          },
+        ],
+      },
+      trigger: 'sliding_window',
+      tokensBefore: 0,
+      tokensAfter: 0,
+      summarizer: 'adk',
+    });
+  });
+
+  it('writes the fixture back as it was, plus orrery metadata on the compaction', () => {
+    const original = fixture() as Record<string, unknown>;
+    const imported = fromAdkSessionJson(original);
+    const exported = toAdkSessionJson({
+      session: {
+        sessionId: imported.sessionId,
+        appName: imported.appName,
+        userId: imported.userId,
+        state: imported.state,
+        lastUpdateTime: imported.lastUpdateTime,
+      },
+      events: imported.events,
+      casing: 'snake',
+    });
+    const expected = structuredClone(original) as { events: Array<Record<string, unknown>> };
+    // Differences by design: usage details orrery does not model, and orrery's derived fields.
+    delete (expected.events[1]!.usage_metadata as Record<string, unknown>).prompt_tokens_details;
+    expected.events[6]!.custom_metadata = {
+      orrery: {
+        compaction: {
+          startSeq: 1,
+          endSeq: 4,
+          trigger: 'sliding_window',
+          tokensBefore: 0,
+          tokensAfter: 0,
+          summarizer: 'adk',
+        },
+      },
+    };
+    expect(exported).toEqual(expected);
+  });
+
+  it('reads a bare camelCase event array and a JSON string', () => {
+    const events = [
+      {
+        id: 'a',
+        invocationId: 'i',
+        author: 'user',
+        timestamp: 1,
+        content: { parts: [{ text: 'hi' }] },
+      },
+    ];
+    const fromArray = fromAdkSessionJson(events);
+    expect(fromArray.events[0]).toEqual({
+      id: 'a',
+      invocationId: 'i',
+      author: 'user',
+      timestamp: 1,
+      content: { role: 'user', parts: [{ text: 'hi' }] },
+      actions: {},
+    });
+    expect(fromArray.state).toEqual({});
+    expect(fromAdkSessionJson(JSON.stringify({ events })).events).toEqual(fromArray.events);
+  });
+
+  it('gives id-less calls ids and pairs id-less responses by name and position', () => {
+    const imported = fromAdkSessionJson([
+      {
+        id: 'm1',
+        invocation_id: 'i',
+        author: 'agent',
+        timestamp: 1,
+        content: {
+          parts: [
+            { function_call: { name: 'search', args: { q: 'a' } } },
+            { function_call: { name: 'search', args: { q: 'b' } } },
+          ],
+        },
+      },
+      {
+        id: 'r1',
+        invocation_id: 'i',
+        author: 'agent',
+        timestamp: 2,
+        content: {
+          parts: [
+            { function_response: { name: 'search', response: { hits: 1 } } },
+            { function_response: { name: 'search', response: { hits: 2 } } },
+          ],
+        },
+      },
+    ]);
+    const [calls, responses] = imported.events;
+    const callIds = calls!.content!.parts.map((part) => part.functionCall?.id);
+    expect(calls!.content!.role).toBe('model');
+    expect(new Set(callIds).size).toBe(2);
+    expect(responses!.content!.role).toBe('user');
+    expect(responses!.content!.parts.map((part) => part.functionResponse?.id)).toEqual(callIds);
+    // Deterministic: a second import agrees.
+    expect(fromAdkSessionJson(JSON.parse(JSON.stringify(imported.events)))).toEqual(imported);
+  });
+
+  it('numbers a derived range by stored seq when the export carried it', () => {
+    const imported = fromAdkSessionJson([
+      {
+        id: 'a',
+        invocationId: 'i',
+        author: 'user',
+        timestamp: 5,
+        customMetadata: { orrery: { seq: 10 } },
+        content: { role: 'user', parts: [{ text: 'x' }] },
+      },
+      {
+        id: 'b',
+        invocationId: 'i',
+        author: 'user',
+        timestamp: 6,
+        content: { role: 'user', parts: [{ text: 'y' }] },
+      },
+      {
+        id: 'c',
+        invocationId: 'j',
+        author: 'user',
+        timestamp: 7,
+        actions: {
+          compaction: {
+            startTimestamp: 5,
+            endTimestamp: 6,
+            compactedContent: { role: 'model', parts: [{ text: 's' }] },
+          },
+        },
+      },
+    ]);
+    expect(imported.events[0]!.seq).toBe(10);
+    expect(imported.events[0]!.customMetadata).toBeUndefined();
+    expect(imported.events[2]!.actions.compaction).toMatchObject({ startSeq: 10, endSeq: 11 });
+  });
+});
+
+describe('fromAdkSessionJson rejects bad input with the path', () => {
+  const good = () =>
+    [0, 1, 2, 3].map((index) => ({
+      id: `e${index}`,
+      invocation_id: 'i',
+      author: 'agent',
+      timestamp: index + 1,
+      content: {
+        role: 'model',
+        parts: [{ text: 'a' }, { function_call: { id: 'c', name: 'f', args: {} } }],
+      },
+    }));
+
+  it('names a function call without a name', () => {
+    const events = good();
+    (events[3]!.content.parts[1] as { function_call: Record<string, unknown> }).function_call.name =
+      7;
+    const error = catchError(() => fromAdkSessionJson({ events }));
+    expect(error.path).toBe('events[3].content.parts[1].functionCall.name');
+    expect(error.value).toBe(7);
+  });
+
+  it('names an unsupported part kind', () => {
+    const events = good();
+    events[2]!.content.parts[0] = { file_data: { file_uri: 'gs://x' } } as never;
+    const error = catchError(() => fromAdkSessionJson(events));
+    expect(error.path).toBe('events[2].content.parts[0]');
+    expect(error.message).toContain('fileData');
+  });
+
+  it('names a missing timestamp, a bad role and a non-object event', () => {
+    const missing = good();
+    delete (missing[1] as Partial<(typeof missing)[number]>).timestamp;
+    expect(catchError(() => fromAdkSessionJson(missing)).path).toBe('events[1].timestamp');
+    const role = good();
+    role[0]!.content.role = 'assistant';
+    expect(catchError(() => fromAdkSessionJson(role)).path).toBe('events[0].content.role');
+    expect(catchError(() => fromAdkSessionJson([42])).path).toBe('events[0]');
+  });
+
+  it('rejects a compaction that covers no earlier event, or has content', () => {
+    const compaction = {
+      id: 'c',
+      invocation_id: 'j',
+      author: 'user',
+      timestamp: 9,
+      actions: {
+        compaction: {
+          start_timestamp: 100,
+          end_timestamp: 200,
+          compacted_content: { role: 'model', parts: [{ text: 's' }] },
+        },
+      },
+    };
+    const uncovered = catchError(() => fromAdkSessionJson([...good(), compaction]));
+    expect(uncovered.path).toBe('events[4].actions.compaction');
+    const withContent = { ...compaction, content: { role: 'user', parts: [{ text: 'x' }] } };
+    withContent.actions.compaction.start_timestamp = 1;
+    expect(catchError(() => fromAdkSessionJson([...good(), withContent])).path).toBe(
+      'events[4].content',
+    );
+  });
+
+  it('rejects bad orrery metadata and a seq that goes backwards', () => {
+    const events = good().map((event, index) => ({
+      ...event,
+      custom_metadata: { orrery: { seq: 10 - index } },
+    }));
+    expect(catchError(() => fromAdkSessionJson(events)).path).toBe(
+      'events[1].customMetadata.orrery.seq',
+    );
+    const bad = good();
+    (bad[0] as Record<string, unknown>).custom_metadata = { orrery: { seq: 'one' } };
+    const error = catchError(() => fromAdkSessionJson(bad));
+    expect(error.path).toBe('events[0].customMetadata.orrery.seq');
+    expect(error.value).toBe('one');
+  });
+
+  it('rejects what is not a session', () => {
+    expect(catchError(() => fromAdkSessionJson(5)).path).toBe('session');
+    expect(catchError(() => fromAdkSessionJson('{not json')).path).toBe('session');
+    expect(catchError(() => fromAdkSessionJson({ events: {} })).path).toBe('events');
+    expect(catchError(() => fromAdkSessionJson({ state: [], events: [] })).path).toBe('state');
+    expect(catchError(() => fromAdkSessionJson({ app_name: 3, events: [] })).path).toBe('appName');
+  });
+});
+
+describe('toAdkSessionJson', () => {
+  it('rejects an invalid event with its path', () => {
+    const events = history();
+    events[2]!.content!.parts[0] = {};
+    const error = catchError(() => toAdkSessionJson({ session: session(events) }));
+    expect(error.path).toBe('events[2].content.parts[0]');
+  });
+
+  it('does not share objects with the events it exports', () => {
+    const events = history();
+    const exported = toAdkSessionJson({ session: session(events) });
+    const written = (
+      exported.events as Array<{ actions: { stateDelta: Record<string, unknown> } }>
+    )[2]!;
+    written.actions.stateDelta.last_step = 'changed';
+    expect(events[2]!.actions.stateDelta!.last_step).toBe('db_migrate');
+  });
+});
