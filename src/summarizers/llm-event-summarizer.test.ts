@@ -185,6 +185,18 @@ describe('LlmEventSummarizer.summarize', () => {
     expect(getSummaryText(summary?.content)).toBe(`S${calls.length - 1}`);
   });
 
+  it('gives up, bounded, when every chunk overflows the model', async () => {
+    const { events } = markedEvents(20);
+    const overflow = () => {
+      throw new ModelError({ kind: 'context_overflow', message: 'too long' });
+    };
+    const model = new ScriptedModel({ script: Array.from({ length: 50 }, () => overflow) });
+    const error = await failureOf(new LlmEventSummarizer({ model }).summarize({ events }));
+    expect(error.reason).toBe('model_error');
+    expect(error.message).toContain('cannot split further');
+    expect(model.calls.length).toBeLessThan(20);
+  });
+
   it('retries retryable errors with backoff, then succeeds', async () => {
     const model = new ScriptedModel({
       script: [

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import type { Content, Event } from '../events/types.js';
+import { parseDigest } from './digest-format.js';
+import { DigestSummarizer } from './digest-summarizer.js';
+import { agentText, makeEvent, userText } from './test-helpers/test-events.js';
+
+function textOf(content: Content | undefined): string {
+  return content?.parts[0]?.text ?? '';
+}
+
+function incidentEvents(): Event[] {
+  return [
+    userText(1, 'Investigate INC-4411: checkout latency\nsince v2.3.1 deploy'),
+    makeEvent(2, 'agent', [
+      { text: 'internal planning', thought: true },
+      {
+        functionCall: {
+          id: 'c1',
+          name: 'query_logs',
+          args: {
+            service: 'checkout',
+            since: '2024-05-01',
+            limit: 200,
+            filters: { level: 'error' },
+          },
+        },
+      },
+    ]),
+    makeEvent(3, 'agent', [
+      {
+        functionResponse: {
+          id: 'c1',
+          name: 'query_logs',
+          response: {
+            lines: ['timeout at /srv/checkout/app.py'],
+            traceId: '123e4567-e89b-12d3-a456-426614174000',
+          },
+        },
+      },
+    ]),
+    makeEvent(4, 'agent', [
+      { functionCall: { id: 'c2', name: 'restart_pod', args: { pod: 'checkout-7f9c' } } },
+    ]),
+    makeEvent(5, 'agent', [
+      {
+        functionResponse: {
+          id: 'c2',
+          name: 'restart_pod',
+          response: { error: 'permission denied for role viewer' },
+        },
+      },
+    ]),
+    makeEvent(6, 'agent', [], { errorCode: 'MALFORMED_FUNCTION_CALL', errorMessage: 'bad args' }),
+    makeEvent(7, 'agent', [{ functionCall: { id: 'c3', name: 'page_oncall', args: {} } }]),
+    agentText(8, 'Root cause is the pool size; see https://grafana.example.com/d/abc.'),
+  ];
+}
+
+describe('DigestSummarizer', () => {
+  it('returns null with no events and no previous summary', async () => {
+    expect(await new DigestSummarizer().summarize({ events: [] })).toBeNull();
+  });
+
+  it('lists requests, calls, errors, open calls, identifiers and last results', async () => {
+    const summary = await new DigestSummarizer().summarize({ events: incidentEvents() });
+    const sections = parseDigest(textOf(summary?.content))!;
+    expect(summary?.content.role).toBe('model');
+    expect(summary?.usageMetadata).toBeUndefined();
+    expect(sections.userRequests).toEqual([
+      'Investigate INC-4411: checkout latency\nsince v2.3.1 deploy',
+    ]);
+    expect(sections.toolCalls).toEqual([
+      'query_logs(service="checkout", since="2024-05-01", limit=200, filters={…})',
+      'restart_pod(pod="checkout-7f9c")',
+      'page_oncall()',
+    ]);
+    expect(sections.errors).toEqual([
+      'restart_pod(c2): permission denied for role viewer',
+      'agent: MALFORMED_FUNCTION_CALL: bad args',
+    ]);
+    expect(sections.openCalls).toEqual(['page_oncall(c3)']);
+    for (const identifier of [
+      'INC-4411',
+      'v2.3.1',
+      '/srv/checkout/app.py',
+      '123e4567-e89b-12d3-a456-426614174000',
+      'https://grafana.example.com/d/abc',
+    ]) {
+      expect(sections.identifiers).toContain(identifier);
+    }
+    expect(sections.lastResults.at(-1)).toBe(
+      'agent: Root cause is the pool size; see https://grafana.example.com/d/abc.',
+    );
+    expect(textOf(summary?.content)).not.toContain('internal planning');
+  });
+
+  it('is deterministic: the same input gives the same output', async () => {
+    const first = await new DigestSummarizer().summarize({ events: incidentEvents() });
+    const second = await new DigestSummarizer().summarize({ events: incidentEvents() });
+    expect(textOf(second?.content)).toBe(textOf(first?.content));
+  });
+
+  it('carries the previous digest forward, merged without duplicates', async () => {
+    const summarizer = new DigestSummarizer();
+    const first = await summarizer.summarize({ events: incidentEvents() });
+    const second = await summarizer.summarize({
+      previousSummary: first!.content,
+      events: [
+        userText(9, 'Now raise the pool size to 50 in config/pool.yaml'),
+        makeEvent(10, 'agent', [
+          { functionCall: { id: 'c4', name: 'restart_pod', args: { pod: 'checkout-7f9c' } } },
+        ]),
+        makeEvent(11, 'agent', [
+          { functionResponse: { id: 'c3', name: 'page_oncall', response: { paged: 'alice' } } },
+        ]),
+        makeEvent(12, 'agent', [
+          { functionResponse: { id: 'c4', name: 'restart_pod', response: { restarted: true } } },
+        ]),
+      ],
+    });
+    const sections = parseDigest(textOf(second?.content))!;
+    expect(sections.userRequests).toEqual([
+      'Investigate INC-4411: checkout latency\nsince v2.3.1 deploy',
+      'Now raise the pool size to 50 in config/pool.yaml',
+    ]);
+    // The repeated call appears once, as the most recent.
+    expect(sections.toolCalls.filter((call) => call.startsWith('restart_pod'))).toHaveLength(1);
+    expect(sections.toolCalls.at(-1)).toBe('restart_pod(pod="checkout-7f9c")');
+    expect(sections.errors).toContain('restart_pod(c2): permission denied for role viewer');
+    // c3 was answered in this window: no longer open.
+    expect(sections.openCalls).toEqual([]);
+    expect(sections.identifiers).toContain('INC-4411');
+    expect(sections.identifiers).toContain('config/pool.yaml');
+  });
+
+  it('keeps a model-written previous summary as the earlier summary', async () => {
+    const summary = await new DigestSummarizer().summarize({
+      previousSummary: { role: 'model', parts: [{ text: '## User goal\nShip release 4.2.0' }] },
+      events: [userText(1, 'continue')],
+    });
+    const sections = parseDigest(textOf(summary?.content))!;
+    expect(sections.earlierSummary).toEqual(['## User goal\nShip release 4.2.0']);
+    expect(sections.userRequests).toEqual(['continue']);
+  });
+
+  it('stays within maxChars, keeping the goal, the latest request and recent identifiers', async () => {
+    const events: Event[] = [userText(1, 'GOAL: migrate every service to node 20')];
+    for (let index = 0; index < 60; index++) {
+      events.push(userText(2 + index * 2, `step ${index}: handle SVC-${1000 + index}`));
+      events.push(
+        makeEvent(3 + index * 2, 'agent', [
+          { functionCall: { id: `c${index}`, name: 'migrate', args: { service: `svc-${index}` } } },
+        ]),
+      );
+    }
+    events.push(userText(200, 'LATEST: report the results'));
+    const summarizer = new DigestSummarizer({ maxChars: 1500 });
+    const summary = await summarizer.summarize({ events });
+    const text = textOf(summary?.content);
+    expect(text.length).toBeLessThanOrEqual(1500);
+    const sections = parseDigest(text)!;
+    expect(sections.userRequests[0]).toBe('GOAL: migrate every service to node 20');
+    expect(sections.userRequests.at(-1)).toBe('LATEST: report the results');
+    expect(sections.identifiers).toContain('SVC-1059');
+    expect(sections.identifiers).not.toContain('SVC-1000');
+  });
+
+  it('rejects a tiny maxChars, naming it', () => {
+    expect(() => new DigestSummarizer({ maxChars: 10 })).toThrow(/maxChars=10/);
+  });
+});
