@@ -1,1 +1,2 @@
-export {};
+export * from './compaction-log.js';
+export * from './metrics.js';

@@ -1,1 +1,10 @@
+export type * from './agents/agent.js';
+export * from './agents/llm-agent.js';
+export * from './agents/sequential-agent.js';
 export * from './compactor.js';
+export * from './context-guard.js';
+export * from './errors.js';
+export * from './plugins/index.js';
+export * from './runner.js';
+export * from './tools/function-tool.js';
+export type * from './tools/tool.js';

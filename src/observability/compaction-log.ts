@@ -1,0 +1,47 @@
+import { type Logger, pino } from 'pino';
+import type { CompactionReport } from '../runtime/compactor.js';
+
+export interface CreateLoggerOptions {
+  /** A pino logger to use, `false` for none (tests), or `undefined` for a new `info` logger. */
+  logger?: Logger | false;
+}
+
+/** A logger per Runner: the given one, a silent one, or a new pino logger at `info`. */
+export function createRuntimeLogger(options: CreateLoggerOptions = {}): Logger {
+  if (options.logger === false) return pino({ enabled: false });
+  return options.logger ?? pino({ level: 'info', name: 'orrery' });
+}
+
+function errorMessage(error: unknown): string | undefined {
+  if (error === undefined) return undefined;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** One structured line per compaction attempt (failures at `warn`, the rest at `info`). */
+export function logCompaction(options: {
+  logger: Logger;
+  report: CompactionReport;
+  appName?: string;
+  userId?: string;
+}): void {
+  const { logger, report } = options;
+  const fields = {
+    msgType: 'compaction',
+    appName: options.appName,
+    userId: options.userId,
+    sessionId: report.sessionId,
+    trigger: report.trigger,
+    outcome: report.outcome,
+    startSeq: report.startSeq,
+    endSeq: report.endSeq,
+    tokensBefore: report.tokensBefore,
+    tokensAfter: report.tokensAfter,
+    durationMs: Math.round(report.durationMs * 10) / 10,
+    ineffective: report.ineffective || undefined,
+    reason: report.reason,
+    error: errorMessage(report.error),
+  };
+  const message = `compaction ${report.outcome} (${report.trigger})`;
+  if (report.outcome === 'failed') logger.warn(fields, message);
+  else logger.info(fields, message);
+}

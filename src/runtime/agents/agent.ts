@@ -1,0 +1,53 @@
+import type { Event, FunctionCall, NewEvent } from '../../events/types.js';
+import type { FunctionDeclaration, Model, ModelResponse } from '../../models/types.js';
+import type { Tool, ToolState } from '../tools/tool.js';
+
+export interface GenerateOptions {
+  agentName: string;
+  model: Model;
+  systemInstruction?: string;
+  tools?: FunctionDeclaration[];
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+export interface RunToolsOptions {
+  agentName: string;
+  /** The calls of one model response: they run in parallel. */
+  calls: FunctionCall[];
+  tools: readonly Tool[];
+}
+
+/**
+ * What an agent gets from the Runner for one invocation. Every model call goes through
+ * `generate` (which compacts before the call and retries once on overflow), every event through
+ * `appendEvent` (plugins, then the store).
+ */
+export interface InvocationContext {
+  readonly appName: string;
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly invocationId: string;
+  readonly branch?: string;
+  readonly signal?: AbortSignal;
+  /** Session state with this invocation's deltas applied. */
+  readonly state: ToolState;
+  /** Persists the event (after `onEvent` plugins) and returns it with its `seq`. */
+  appendEvent(event: NewEvent): Promise<Event>;
+  /** One model call over the session's active view, kept under the configured ceilings. */
+  generate(options: GenerateOptions): Promise<ModelResponse>;
+  /**
+   * Runs the calls in parallel through the tool plugins and returns the function response event
+   * (not yet stored): one event, role `user`, author the agent, responses in call order.
+   */
+  runTools(options: RunToolsOptions): Promise<NewEvent>;
+}
+
+export interface Agent {
+  readonly name: string;
+  /** A root without a model (a workflow) needs an explicit summarizer for compaction. */
+  readonly model?: Model;
+  readonly subAgents?: readonly Agent[];
+  /** Yields each event after it is stored. */
+  runAsync(context: InvocationContext): AsyncGenerator<Event, void, undefined>;
+}

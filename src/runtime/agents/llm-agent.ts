@@ -1,0 +1,127 @@
+import { createEvent, getFunctionCalls, newId } from '../../events/event-helpers.js';
+import type { Content, Event, Part } from '../../events/types.js';
+import type { Model } from '../../models/types.js';
+import { MaxStepsExceededError, RunnerConfigError } from '../errors.js';
+import type { Tool } from '../tools/tool.js';
+import type { Agent, InvocationContext } from './agent.js';
+
+export interface LlmAgentOptions {
+  name: string;
+  model: Model;
+  instruction?: string;
+  tools?: Tool[];
+  /** Model calls per invocation before giving up on a model that keeps calling tools. Default 25. */
+  maxSteps?: number;
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+const agentNamePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+export function validateAgentName(name: string): void {
+  // `user` is the author of the user's own events: an agent of that name would be ambiguous.
+  if (!agentNamePattern.test(name) || name === 'user') {
+    throw new RunnerConfigError({
+      field: 'name',
+      value: name,
+      message: `agent name '${name}' must be an identifier (letters, digits, '_', '-') and not 'user'`,
+    });
+  }
+}
+
+/** An agent with a model and a tool loop: call the model, run the tools it asks for, repeat. */
+export class LlmAgent implements Agent {
+  readonly name: string;
+  readonly model: Model;
+  readonly instruction?: string;
+  readonly tools: readonly Tool[];
+  readonly maxSteps: number;
+  readonly temperature?: number;
+  readonly maxOutputTokens?: number;
+
+  constructor(options: LlmAgentOptions) {
+    validateAgentName(options.name);
+    if (!options.model) {
+      throw new RunnerConfigError({
+        field: 'model',
+        value: options.model,
+        message: `LlmAgent '${options.name}' needs a model`,
+      });
+    }
+    const maxSteps = options.maxSteps ?? 25;
+    if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+      throw new RunnerConfigError({
+        field: 'maxSteps',
+        value: maxSteps,
+        message: 'must be a positive integer',
+      });
+    }
+    const seen = new Set<string>();
+    for (const tool of options.tools ?? []) {
+      if (seen.has(tool.name)) {
+        throw new RunnerConfigError({
+          field: 'tools',
+          value: tool.name,
+          message: `LlmAgent '${options.name}' has two tools named '${tool.name}'`,
+        });
+      }
+      seen.add(tool.name);
+    }
+    this.name = options.name;
+    this.model = options.model;
+    this.instruction = options.instruction;
+    this.tools = [...(options.tools ?? [])];
+    this.maxSteps = maxSteps;
+    this.temperature = options.temperature;
+    this.maxOutputTokens = options.maxOutputTokens;
+  }
+
+  async *runAsync(context: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    const declarations = this.tools.map((tool) => tool.declaration());
+    for (let step = 0; step < this.maxSteps; step++) {
+      context.signal?.throwIfAborted();
+      const response = await context.generate({
+        agentName: this.name,
+        model: this.model,
+        systemInstruction: this.instruction,
+        tools: declarations.length > 0 ? declarations : undefined,
+        temperature: this.temperature,
+        maxOutputTokens: this.maxOutputTokens,
+      });
+      const content = withCallIds(response.content);
+      const modelEvent = createEvent({
+        author: this.name,
+        invocationId: context.invocationId,
+        branch: context.branch,
+        // Providers reject empty turns: an empty answer is stored without content (usage kept).
+        content: content.parts.length > 0 ? content : undefined,
+        usageMetadata: response.usageMetadata,
+        finishReason: response.finishReason,
+      });
+      const calls = getFunctionCalls(modelEvent);
+      const longRunning = calls
+        .filter((call) => this.tools.find((tool) => tool.name === call.name)?.isLongRunning)
+        .map((call) => call.id);
+      if (longRunning.length > 0) modelEvent.longRunningToolIds = longRunning;
+      yield await context.appendEvent(modelEvent);
+      if (calls.length === 0) return;
+      const responseEvent = await context.runTools({
+        agentName: this.name,
+        calls,
+        tools: this.tools,
+      });
+      yield await context.appendEvent(responseEvent);
+    }
+    throw new MaxStepsExceededError({ agentName: this.name, maxSteps: this.maxSteps });
+  }
+}
+
+/** Gives every function call an id (some providers omit them) so responses pair by id. */
+function withCallIds(content: Content): Content {
+  const parts: Part[] = content.parts.map((part) =>
+    part.functionCall && !part.functionCall.id
+      ? { ...part, functionCall: { ...part.functionCall, id: `call-${newId()}` } }
+      : part,
+  );
+  return { role: 'model', parts };
+}

@@ -1,0 +1,228 @@
+/**
+ * Keeps every model request under the limits: before each call the token trigger, then the
+ * ceilings (`maxRequestBytes`, the model's context window) with a smaller retained tail, and as
+ * a last resort oversized tool output truncated in the view only.
+ */
+import { fitViewToCeilings } from '../compaction/ceilings.js';
+import { estimateContentBytes, estimateContentTokens } from '../compaction/token-estimate.js';
+import { estimateNextRequest } from '../compaction/triggers.js';
+import type { EventsCompactionConfig } from '../compaction/types.js';
+import { type ActiveView, assembleView } from '../compaction/view.js';
+import type { CompactionTrigger, SessionKey } from '../events/types.js';
+import type { FunctionDeclaration, Model } from '../models/types.js';
+import type { SessionService, StoredView } from '../sessions/session-service.js';
+import type { CompactionReport } from './compactor.js';
+
+export interface RequestOverhead {
+  /** System instruction + tool declarations. */
+  tokens: number;
+  bytes: number;
+}
+
+export function estimateRequestOverhead(options: {
+  systemInstruction?: string;
+  tools?: FunctionDeclaration[];
+}): RequestOverhead {
+  const instruction = options.systemInstruction ?? '';
+  const tools = options.tools && options.tools.length > 0 ? JSON.stringify(options.tools) : '';
+  const content = { role: 'user' as const, parts: [{ text: instruction }, { text: tools }] };
+  return {
+    tokens: instruction || tools ? estimateContentTokens(content) : 0,
+    bytes: Buffer.byteLength(instruction, 'utf8') + Buffer.byteLength(tools, 'utf8'),
+  };
+}
+
+export interface GuardCompactOptions {
+  key: SessionKey;
+  trigger: CompactionTrigger;
+  agentName?: string;
+  branch?: string;
+  overheadTokens?: number;
+  currentInvocationId?: string;
+  retention?: { events?: number; tokens?: number };
+  force?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The Runner's compaction call: never throws for compaction failures (logged and counted). */
+export type GuardCompact = (options: GuardCompactOptions) => Promise<CompactionReport>;
+
+export interface PrepareViewOptions {
+  key: SessionKey;
+  agentName: string;
+  branch?: string;
+  model: Model;
+  overhead: RequestOverhead;
+  invocationId: string;
+  /** Extra limits for a retry after an overflow the compaction could not shrink. */
+  shrinkTo?: { tokens?: number; bytes?: number };
+  signal?: AbortSignal;
+}
+
+export interface ViewSize {
+  tokens: number;
+  bytes: number;
+}
+
+export function measureView(view: ActiveView, overhead: RequestOverhead): ViewSize {
+  let tokens = overhead.tokens;
+  let bytes = overhead.bytes;
+  for (const content of view.contents) {
+    tokens += estimateContentTokens(content);
+    bytes += estimateContentBytes(content);
+  }
+  return { tokens, bytes };
+}
+
+/**
+ * The retained tail for overflow and ceilings: half the events and half the token budget the
+ * configuration (or the ceilings) would allow, so the retry is strictly smaller.
+ */
+export function smallerRetention(options: {
+  config: EventsCompactionConfig;
+  tailLength: number;
+  contextWindowTokens?: number;
+}): { events: number; tokens?: number } {
+  const { config } = options;
+  const budgets = [
+    config.retentionTokenBudget,
+    config.tokenThreshold ? config.tokenThreshold / 4 : undefined,
+    options.contextWindowTokens ? options.contextWindowTokens / 4 : undefined,
+    // A quarter of the byte ceiling at ~4 bytes a token.
+    config.maxRequestBytes ? config.maxRequestBytes / 16 : undefined,
+  ].filter((value): value is number => value !== undefined && value > 0);
+  const events = Math.max(
+    1,
+    Math.floor(Math.min(config.eventRetentionSize ?? options.tailLength, options.tailLength) / 2),
+  );
+  if (budgets.length === 0) return { events };
+  return { events, tokens: Math.max(1, Math.floor(Math.min(...budgets) / 2)) };
+}
+
+export class ContextGuard {
+  private readonly sessionService: SessionService;
+  private readonly config: EventsCompactionConfig;
+  private readonly compact: GuardCompact;
+
+  constructor(options: {
+    sessionService: SessionService;
+    config: EventsCompactionConfig;
+    compact: GuardCompact;
+  }) {
+    this.sessionService = options.sessionService;
+    this.config = options.config;
+    this.compact = options.compact;
+  }
+
+  private load(options: { key: SessionKey; signal?: AbortSignal }): Promise<StoredView> {
+    return this.sessionService.loadView({ ...options.key, signal: options.signal });
+  }
+
+  private overCeilings(size: ViewSize, model: Model): boolean {
+    const { maxRequestBytes } = this.config;
+    if (maxRequestBytes !== undefined && size.bytes > maxRequestBytes) return true;
+    return model.contextWindowTokens !== undefined && size.tokens > model.contextWindowTokens;
+  }
+
+  /** The view for the next model call, compacted as needed. */
+  async prepareView(options: PrepareViewOptions): Promise<ActiveView> {
+    const { key, agentName, branch, model, overhead, invocationId, signal } = options;
+    const common = {
+      key,
+      agentName,
+      branch,
+      overheadTokens: overhead.tokens,
+      currentInvocationId: invocationId,
+      signal,
+    };
+    let stored = await this.load(options);
+    const { tokenThreshold } = this.config;
+    if (tokenThreshold) {
+      const estimate = estimateNextRequest({
+        checkpoint: stored.checkpoint,
+        tail: stored.tail,
+        agentName,
+        branch,
+        overheadTokens: overhead.tokens,
+      });
+      if (estimate.tokens >= tokenThreshold) {
+        const report = await this.compact({ ...common, trigger: 'token_threshold' });
+        if (report.outcome === 'compacted') stored = await this.load(options);
+      }
+    }
+    let view = assembleView({ checkpoint: stored.checkpoint, tail: stored.tail });
+    let size = measureView(view, overhead);
+    if (this.overCeilings(size, model)) {
+      // The retained tail alone is over a ceiling: compact again keeping less.
+      const report = await this.compact({
+        ...common,
+        trigger: 'overflow',
+        force: true,
+        retention: smallerRetention({
+          config: this.config,
+          tailLength: stored.tail.length,
+          contextWindowTokens: model.contextWindowTokens,
+        }),
+      });
+      if (report.outcome === 'compacted') {
+        stored = await this.load(options);
+        view = assembleView({ checkpoint: stored.checkpoint, tail: stored.tail });
+        size = measureView(view, overhead);
+      }
+    }
+    const limits = this.limits(model, overhead, options.shrinkTo);
+    if (
+      (limits.bytes !== undefined && size.bytes - overhead.bytes > limits.bytes) ||
+      (limits.tokens !== undefined && size.tokens > limits.tokens)
+    ) {
+      // Last resort: truncate oversized tool output in the view only (storage keeps it whole).
+      view = fitViewToCeilings({
+        checkpoint: stored.checkpoint,
+        tail: stored.tail,
+        maxRequestBytes: limits.bytes,
+        maxTokens: limits.tokens,
+        overheadTokens: overhead.tokens,
+      });
+    }
+    return view;
+  }
+
+  /** Content bytes (overhead excluded) and request tokens (overhead included) allowed. */
+  private limits(
+    model: Model,
+    overhead: RequestOverhead,
+    shrinkTo: PrepareViewOptions['shrinkTo'],
+  ): { bytes?: number; tokens?: number } {
+    const bytes = [this.config.maxRequestBytes, shrinkTo?.bytes]
+      .filter((value): value is number => value !== undefined)
+      .map((value) => Math.max(1, value - overhead.bytes));
+    const tokens = [model.contextWindowTokens, shrinkTo?.tokens].filter(
+      (value): value is number => value !== undefined,
+    );
+    return {
+      bytes: bytes.length > 0 ? Math.min(...bytes) : undefined,
+      tokens: tokens.length > 0 ? Math.min(...tokens) : undefined,
+    };
+  }
+
+  /** After a provider rejected a request for size: compact with a smaller tail. */
+  async compactForOverflow(options: Omit<PrepareViewOptions, 'shrinkTo'>): Promise<boolean> {
+    const stored = await this.load(options);
+    const report = await this.compact({
+      key: options.key,
+      trigger: 'overflow',
+      force: true,
+      agentName: options.agentName,
+      branch: options.branch,
+      overheadTokens: options.overhead.tokens,
+      currentInvocationId: options.invocationId,
+      retention: smallerRetention({
+        config: this.config,
+        tailLength: stored.tail.length,
+        contextWindowTokens: options.model.contextWindowTokens,
+      }),
+      signal: options.signal,
+    });
+    return report.outcome === 'compacted';
+  }
+}

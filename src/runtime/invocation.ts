@@ -1,0 +1,273 @@
+/** One invocation's context: the bridge between agents and the Runner's store, plugins and guard. */
+import { assembleView } from '../compaction/view.js';
+import { createEvent } from '../events/event-helpers.js';
+import type { Event, FunctionCall, NewEvent, Part, SessionKey } from '../events/types.js';
+import { ModelError } from '../models/errors.js';
+import type { ModelRequest, ModelResponse } from '../models/types.js';
+import type { SessionService } from '../sessions/session-service.js';
+import type { GenerateOptions, InvocationContext, RunToolsOptions } from './agents/agent.js';
+import {
+  type ContextGuard,
+  estimateRequestOverhead,
+  measureView,
+  type RequestOverhead,
+} from './context-guard.js';
+import { ContextOverflowError } from './errors.js';
+import type { PluginRunContext } from './plugins/plugin.js';
+import type { PluginManager } from './plugins/plugin-manager.js';
+import { type InvocationState, ToolStateDelta } from './state.js';
+import type { Tool } from './tools/tool.js';
+
+export interface InvocationOptions {
+  key: SessionKey;
+  invocationId: string;
+  rootAgentName: string;
+  branch?: string;
+  signal?: AbortSignal;
+  state: InvocationState;
+  sessionService: SessionService;
+  plugins: PluginManager;
+  /** Absent when compaction is disabled. */
+  guard?: ContextGuard;
+}
+
+/** The last agent that called a model: the post-invocation token estimate is anchored on it. */
+export interface ModelCaller {
+  agentName: string;
+  branch?: string;
+  overheadTokens: number;
+}
+
+function isContextOverflow(error: unknown): error is ModelError {
+  return ModelError.isInstance(error) && error.kind === 'context_overflow';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A tool result as a function response's `response` object. */
+export function toResponseObject(result: unknown): Record<string, unknown> {
+  if (result === undefined) return {};
+  if (result !== null && typeof result === 'object' && !Array.isArray(result)) {
+    return result as Record<string, unknown>;
+  }
+  return { result };
+}
+
+export class Invocation implements InvocationContext {
+  readonly appName: string;
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly invocationId: string;
+  readonly branch?: string;
+  readonly signal?: AbortSignal;
+  readonly state: InvocationState;
+  lastModelCaller?: ModelCaller;
+  private readonly options: InvocationOptions;
+
+  constructor(options: InvocationOptions) {
+    this.options = options;
+    this.appName = options.key.appName;
+    this.userId = options.key.userId;
+    this.sessionId = options.key.sessionId;
+    this.invocationId = options.invocationId;
+    this.branch = options.branch;
+    this.signal = options.signal;
+    this.state = options.state;
+  }
+
+  get key(): SessionKey {
+    return this.options.key;
+  }
+
+  pluginContext(agentName = this.options.rootAgentName): PluginRunContext {
+    return {
+      ...this.options.key,
+      invocationId: this.invocationId,
+      agentName,
+      signal: this.signal,
+    };
+  }
+
+  async appendEvent(event: NewEvent): Promise<Event> {
+    this.signal?.throwIfAborted();
+    const final = await this.options.plugins.onEvent({
+      ...this.pluginContext(event.author === 'user' ? this.options.rootAgentName : event.author),
+      event,
+    });
+    const stored = await this.options.sessionService.appendEvent({
+      ...this.options.key,
+      event: final,
+      signal: this.signal,
+    });
+    this.state.applyDelta(stored.actions.stateDelta);
+    return stored;
+  }
+
+  async generate(options: GenerateOptions): Promise<ModelResponse> {
+    const overhead = estimateRequestOverhead(options);
+    this.lastModelCaller = {
+      agentName: options.agentName,
+      branch: this.branch,
+      overheadTokens: overhead.tokens,
+    };
+    const firstRequest = await this.buildRequest(options, overhead);
+    try {
+      return await this.callModel(options, firstRequest);
+    } catch (error) {
+      if (!isContextOverflow(error)) throw error;
+      const guard = this.options.guard;
+      if (!guard) {
+        throw new ContextOverflowError({
+          sessionId: this.sessionId,
+          agentName: options.agentName,
+          compacted: false,
+          message: `Model '${options.model.modelId}' rejected the request for size and compaction is disabled: ${error.message}`,
+          cause: error,
+        });
+      }
+      const compacted = await guard.compactForOverflow({
+        key: this.key,
+        agentName: options.agentName,
+        branch: this.branch,
+        model: options.model,
+        overhead,
+        invocationId: this.invocationId,
+        signal: this.signal,
+      });
+      // Nothing could be summarized: retry on a view truncated to half the rejected size.
+      const rejected = measureView(
+        { events: [], contents: firstRequest.contents, warnings: [] },
+        overhead,
+      );
+      const retryRequest = await this.buildRequest(
+        options,
+        overhead,
+        compacted
+          ? undefined
+          : { tokens: Math.floor(rejected.tokens / 2), bytes: Math.floor(rejected.bytes / 2) },
+      );
+      try {
+        return await this.callModel(options, retryRequest);
+      } catch (retryError) {
+        if (!isContextOverflow(retryError)) throw retryError;
+        throw new ContextOverflowError({
+          sessionId: this.sessionId,
+          agentName: options.agentName,
+          compacted,
+          message: `Model '${options.model.modelId}' rejected the request for size again after ${compacted ? 'compacting with a smaller tail' : 'truncating the view'}: ${retryError.message}`,
+          cause: retryError,
+        });
+      }
+    }
+  }
+
+  private async buildRequest(
+    options: GenerateOptions,
+    overhead: RequestOverhead,
+    shrinkTo?: { tokens?: number; bytes?: number },
+  ): Promise<ModelRequest> {
+    const guard = this.options.guard;
+    const view = guard
+      ? await guard.prepareView({
+          key: this.key,
+          agentName: options.agentName,
+          branch: this.branch,
+          model: options.model,
+          overhead,
+          invocationId: this.invocationId,
+          shrinkTo,
+          signal: this.signal,
+        })
+      : assembleView(
+          await this.options.sessionService.loadView({ ...this.key, signal: this.signal }),
+        );
+    const request: ModelRequest = { contents: view.contents, signal: this.signal };
+    if (options.systemInstruction) request.systemInstruction = options.systemInstruction;
+    if (options.tools && options.tools.length > 0) request.tools = options.tools;
+    if (options.temperature !== undefined) request.temperature = options.temperature;
+    if (options.maxOutputTokens !== undefined) request.maxOutputTokens = options.maxOutputTokens;
+    return request;
+  }
+
+  private async callModel(options: GenerateOptions, request: ModelRequest): Promise<ModelResponse> {
+    this.signal?.throwIfAborted();
+    const context = {
+      ...this.pluginContext(options.agentName),
+      request,
+      modelId: options.model.modelId,
+    };
+    const shortCircuit = await this.options.plugins.beforeModel(context);
+    const response = shortCircuit ?? (await options.model.generate(request));
+    return this.options.plugins.afterModel({ ...context, response });
+  }
+
+  async runTools(options: RunToolsOptions): Promise<NewEvent> {
+    const outcomes = await Promise.all(
+      options.calls.map((call) => this.runTool(options.agentName, call, options.tools)),
+    );
+    const parts: Part[] = [];
+    const stateDelta: Record<string, unknown> = {};
+    options.calls.forEach((call, index) => {
+      const outcome = outcomes[index]!;
+      parts.push({
+        functionResponse: { id: call.id, name: call.name, response: outcome.response },
+      });
+      Object.assign(stateDelta, outcome.stateDelta);
+    });
+    return createEvent({
+      author: options.agentName,
+      invocationId: this.invocationId,
+      branch: this.branch,
+      content: { role: 'user', parts },
+      actions: Object.keys(stateDelta).length > 0 ? { stateDelta } : {},
+    });
+  }
+
+  private async runTool(
+    agentName: string,
+    call: FunctionCall,
+    tools: readonly Tool[],
+  ): Promise<{ response: Record<string, unknown>; stateDelta: Record<string, unknown> }> {
+    const args = call.args ?? {};
+    const pluginContext = {
+      ...this.pluginContext(agentName),
+      toolName: call.name,
+      functionCallId: call.id,
+      args,
+    };
+    const state = new ToolStateDelta(this.state);
+    let result = await this.options.plugins.beforeTool(pluginContext);
+    let error: unknown;
+    if (result === undefined) {
+      try {
+        const tool = tools.find((candidate) => candidate.name === call.name);
+        if (!tool) {
+          const available = tools.map((candidate) => candidate.name).join(', ') || 'none';
+          throw new Error(
+            `Tool '${call.name}' is not available to agent '${agentName}' (available: ${available})`,
+          );
+        }
+        result = await tool.run({
+          args,
+          context: {
+            ...this.key,
+            invocationId: this.invocationId,
+            agentName,
+            functionCallId: call.id,
+            state,
+            signal: this.signal,
+          },
+        });
+      } catch (caught) {
+        // A cancelled run stops; any other tool failure goes back to the model as data.
+        if (this.signal?.aborted) throw caught;
+        error = caught;
+        result = { error: messageOf(caught) };
+      }
+    }
+    const final = await this.options.plugins.afterTool({ ...pluginContext, result, error });
+    return { response: toResponseObject(final), stateDelta: state.delta };
+  }
+}

@@ -1,0 +1,317 @@
+/**
+ * The Runner: appends the user's message, runs the agent, yields each event once stored, and
+ * keeps the session's context bounded — before every model call (token trigger, ceilings), on a
+ * provider's overflow rejection (compact with a smaller tail, retry once) and after each
+ * invocation (sliding window, then token trigger).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { createEventsCompactionConfig } from '../compaction/config.js';
+import { countCompletedInvocations, estimateNextRequest } from '../compaction/triggers.js';
+import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
+import { createEvent, newId } from '../events/event-helpers.js';
+import type { Content, Event, SessionKey } from '../events/types.js';
+import type { Model } from '../models/types.js';
+import { createRuntimeLogger, logCompaction } from '../observability/compaction-log.js';
+import { type CompactionMetrics, createCompactionMetrics } from '../observability/metrics.js';
+import { SessionNotFoundError } from '../sessions/errors.js';
+import type { SessionService } from '../sessions/session-service.js';
+import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
+import { LlmEventSummarizer } from '../summarizers/llm-event-summarizer.js';
+import type { Agent } from './agents/agent.js';
+import { type CompactionReport, Compactor } from './compactor.js';
+import { ContextGuard, type GuardCompactOptions } from './context-guard.js';
+import { RunnerConfigError } from './errors.js';
+import { Invocation } from './invocation.js';
+import type { Plugin } from './plugins/plugin.js';
+import { PluginManager } from './plugins/plugin-manager.js';
+import { InvocationState } from './state.js';
+
+export interface RunnerOptions {
+  appName: string;
+  agent: Agent;
+  sessionService: SessionService;
+  /**
+   * `undefined`: `createEventsCompactionConfig()` from the environment (`ORRERY_*`).
+   * `null`: compaction off. A config: used as given.
+   */
+  compaction?: EventsCompactionConfig | null;
+  /**
+   * Overrides `compaction.summarizer`. Default: `LlmEventSummarizer` over `summarizerModel` or the
+   * root agent's model. A root without a model (a workflow) must be given one.
+   */
+  summarizer?: EventsSummarizer;
+  /** The default summarizer's model (e.g. a cheap one from `resolveModel`). */
+  summarizerModel?: Model;
+  /** Tried when the summarizer fails. Default: a `DigestSummarizer`; `null`: none. */
+  fallbackSummarizer?: EventsSummarizer | null;
+  plugins?: Plugin[];
+  /** Metrics register here (a new `Registry` per Runner when omitted, never the global one). */
+  metrics?: { registry?: Registry };
+  /** A pino logger, `false` for none, or a new `info` logger when omitted. */
+  logger?: Logger | false;
+  /**
+   * Run the after-invocation compaction in the background: `run()` finishes as soon as the
+   * agent's events are yielded. The next `run()` on the same session waits for it first, so a
+   * turn never reads a view a compaction is about to replace; `flush()` waits for all of them.
+   */
+  background?: boolean;
+}
+
+export interface RunOptions {
+  userId: string;
+  sessionId: string;
+  newMessage: Content | string;
+  signal?: AbortSignal;
+}
+
+function toContent(message: Content | string): Content {
+  if (typeof message === 'string') return { role: 'user', parts: [{ text: message }] };
+  return { role: 'user', parts: message.parts };
+}
+
+function sessionKeyString(key: SessionKey): string {
+  return JSON.stringify([key.appName, key.userId, key.sessionId]);
+}
+
+/** Counts a summarizer's failures (the Compactor's fallback may still compact). */
+function countingFailures(
+  summarizer: EventsSummarizer,
+  onFailure: (name: string, error: unknown) => void,
+): EventsSummarizer {
+  return {
+    name: summarizer.name,
+    async summarize(options) {
+      try {
+        return await summarizer.summarize(options);
+      } catch (error) {
+        if (!options.signal?.aborted) onFailure(summarizer.name, error);
+        throw error;
+      }
+    },
+  };
+}
+
+export class Runner {
+  readonly appName: string;
+  readonly agent: Agent;
+  readonly sessionService: SessionService;
+  /** `null` when compaction is off. */
+  readonly compactionConfig: EventsCompactionConfig | null;
+  readonly metrics: CompactionMetrics;
+  readonly logger: Logger;
+  readonly background: boolean;
+  private readonly plugins: PluginManager;
+  private readonly compactor?: Compactor;
+  private readonly guard?: ContextGuard;
+  /** The session a compaction hook runs for (hooks only receive the plan or the report). */
+  private readonly compactionScope = new AsyncLocalStorage<SessionKey>();
+  private readonly pending = new Map<string, Promise<void>>();
+
+  constructor(options: RunnerOptions) {
+    if (!options.appName) {
+      throw new RunnerConfigError({
+        field: 'appName',
+        value: options.appName,
+        message: 'is required',
+      });
+    }
+    this.appName = options.appName;
+    this.agent = options.agent;
+    this.sessionService = options.sessionService;
+    this.background = options.background ?? false;
+    this.plugins = new PluginManager({ plugins: options.plugins });
+    this.metrics = createCompactionMetrics({ registry: options.metrics?.registry });
+    this.logger = createRuntimeLogger({ logger: options.logger });
+    const config =
+      options.compaction === undefined ? createEventsCompactionConfig() : options.compaction;
+    this.compactionConfig = config;
+    if (!config) return;
+
+    const modelForSummaries = options.summarizerModel ?? options.agent.model;
+    const summarizer =
+      options.summarizer ??
+      config.summarizer ??
+      (modelForSummaries ? new LlmEventSummarizer({ model: modelForSummaries }) : undefined);
+    if (!summarizer) {
+      throw new RunnerConfigError({
+        field: 'summarizer',
+        value: undefined,
+        message: `the root agent '${options.agent.name}' has no model (a workflow) and compaction is on, so there is no model to summarize with: pass a summarizer (Runner option 'summarizer' or compaction config 'summarizer', e.g. new DigestSummarizer()), or turn compaction off with compaction: null`,
+      });
+    }
+    const fallback =
+      options.fallbackSummarizer === null
+        ? undefined
+        : (options.fallbackSummarizer ??
+          (summarizer instanceof DigestSummarizer ? undefined : new DigestSummarizer()));
+    const onFailure = (name: string, error: unknown) => {
+      this.metrics.recordSummarizerFailure(name);
+      this.logger.warn(
+        { msgType: 'summarizer_failure', summarizer: name, error: String(error) },
+        `summarizer '${name}' failed`,
+      );
+    };
+    this.compactor = new Compactor({
+      sessionService: options.sessionService,
+      config: { ...config, summarizer: countingFailures(summarizer, onFailure) },
+      fallbackSummarizer: fallback ? countingFailures(fallback, onFailure) : undefined,
+      hooks: {
+        beforeCompaction: (plan) =>
+          this.plugins.beforeCompaction({
+            appName: this.appName,
+            ...this.compactionScope.getStore(),
+            plan,
+          }),
+        afterCompaction: (report) => this.afterCompaction(report),
+      },
+    });
+    this.guard = new ContextGuard({
+      sessionService: options.sessionService,
+      config,
+      compact: (compactOptions) => this.compact(compactOptions),
+    });
+  }
+
+  private async afterCompaction(report: CompactionReport): Promise<void> {
+    const key = this.compactionScope.getStore();
+    this.metrics.recordCompaction(report);
+    logCompaction({ logger: this.logger, report, appName: this.appName, userId: key?.userId });
+    try {
+      await this.plugins.afterCompaction({ appName: this.appName, ...key, report });
+    } catch (error) {
+      this.logger.warn({ error: String(error) }, 'afterCompaction plugin failed');
+    }
+  }
+
+  /** One compaction attempt; failures are logged and counted, never thrown (except aborts). */
+  private async compact(options: GuardCompactOptions): Promise<CompactionReport> {
+    const compactor = this.compactor;
+    const { key, ...rest } = options;
+    const started = performance.now();
+    try {
+      if (!compactor) throw new Error('compaction is disabled');
+      return await this.compactionScope.run(key, () => compactor.compact({ ...key, ...rest }));
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const report: CompactionReport = {
+        sessionId: key.sessionId,
+        trigger: options.trigger,
+        outcome: 'failed',
+        reason: error instanceof Error ? error.message : String(error),
+        tokensBefore: 0,
+        durationMs: performance.now() - started,
+        error,
+      };
+      await this.compactionScope.run(key, () => this.afterCompaction(report));
+      return report;
+    }
+  }
+
+  /** Waits for every background compaction (e.g. before shutting down). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.pending.values()]);
+  }
+
+  async *run(options: RunOptions): AsyncGenerator<Event, void, undefined> {
+    const { signal } = options;
+    const key: SessionKey = {
+      appName: this.appName,
+      userId: options.userId,
+      sessionId: options.sessionId,
+    };
+    // A background compaction of the previous turn lands before this turn reads the view.
+    await this.pending.get(sessionKeyString(key));
+    signal?.throwIfAborted();
+    const session = await this.sessionService.getSession({ ...key, signal });
+    if (!session) throw new SessionNotFoundError(key);
+
+    const invocation = new Invocation({
+      key,
+      invocationId: newId(),
+      rootAgentName: this.agent.name,
+      signal,
+      state: new InvocationState(session.state),
+      sessionService: this.sessionService,
+      plugins: this.plugins,
+      guard: this.guard,
+    });
+    const newMessage = toContent(options.newMessage);
+    yield await invocation.appendEvent(
+      createEvent({ author: 'user', invocationId: invocation.invocationId, content: newMessage }),
+    );
+
+    const runContext = invocation.pluginContext();
+    const answer = await this.plugins.beforeRun({ ...runContext, newMessage });
+    if (answer) {
+      yield await invocation.appendEvent(
+        createEvent({
+          author: this.agent.name,
+          invocationId: invocation.invocationId,
+          content: { role: 'model', parts: answer.parts },
+        }),
+      );
+    } else {
+      for await (const event of this.agent.runAsync(invocation)) yield event;
+    }
+    await this.plugins.afterRun(runContext);
+
+    const caller = invocation.lastModelCaller ?? {
+      agentName: this.agent.name,
+      overheadTokens: 0,
+    };
+    if (!this.compactor) return;
+    if (!this.background) {
+      await this.compactAfterInvocation({ key, ...caller, signal });
+      return;
+    }
+    const keyString = sessionKeyString(key);
+    // Not tied to the caller's signal: the caller has moved on by the time it runs.
+    const task = this.compactAfterInvocation({ key, ...caller })
+      .catch((error) => this.logger.warn({ error: String(error) }, 'background compaction failed'))
+      .finally(() => {
+        if (this.pending.get(keyString) === task) this.pending.delete(keyString);
+      });
+    this.pending.set(keyString, task);
+  }
+
+  /** Sliding window first (if configured and due), then the token trigger. */
+  private async compactAfterInvocation(options: {
+    key: SessionKey;
+    agentName: string;
+    branch?: string;
+    overheadTokens: number;
+    signal?: AbortSignal;
+  }): Promise<void> {
+    const config = this.compactionConfig;
+    if (!config) return;
+    const { key, signal } = options;
+    const common = {
+      key,
+      agentName: options.agentName,
+      branch: options.branch,
+      overheadTokens: options.overheadTokens,
+      signal,
+    };
+    if (config.compactionInterval) {
+      const stored = await this.sessionService.loadView({ ...key, signal });
+      if (countCompletedInvocations({ tail: stored.tail }) >= config.compactionInterval) {
+        await this.compact({ ...common, trigger: 'sliding_window' });
+      }
+    }
+    if (config.tokenThreshold) {
+      const stored = await this.sessionService.loadView({ ...key, signal });
+      const estimate = estimateNextRequest({
+        checkpoint: stored.checkpoint,
+        tail: stored.tail,
+        agentName: options.agentName,
+        branch: options.branch,
+        overheadTokens: options.overheadTokens,
+      });
+      if (estimate.tokens >= config.tokenThreshold) {
+        await this.compact({ ...common, trigger: 'token_threshold' });
+      }
+    }
+  }
+}
