@@ -1,6 +1,28 @@
-// CONTRACT STUB — implemented by the core-logic work. Signatures are fixed; bodies are not.
-import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
-import type { CompactionEvent, CompactionTrigger, SessionKey } from '../events/types.js';
+/**
+ * One compaction attempt end to end (SPEC §3, §5, §6): load the view, plan, summarize, append
+ * conditionally on the checkpoint the plan was computed from. Summarizer failures and lost
+ * races are outcomes in the report, never exceptions for the user's turn.
+ */
+import { InvalidConfigError } from '../compaction/errors.js';
+import { estimateContentTokens, estimateEventTokens } from '../compaction/token-estimate.js';
+import { planCompaction } from '../compaction/triggers.js';
+import type {
+  CompactionPlan,
+  DeadCall,
+  EventsCompactionConfig,
+  EventsSummarizer,
+  Summary,
+} from '../compaction/types.js';
+import { getText, newId } from '../events/event-helpers.js';
+import type {
+  CompactionEvent,
+  CompactionTrigger,
+  Content,
+  Event,
+  NewEvent,
+  SessionKey,
+} from '../events/types.js';
+import { CompactionConflictError } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
 
 export type CompactionOutcome = 'compacted' | 'skipped' | 'failed' | 'conflict';
@@ -20,13 +42,17 @@ export interface CompactionReport {
   ineffective?: boolean;
   event?: CompactionEvent;
   error?: unknown;
+  /** Name of the summarizer that produced (or failed to produce) the summary. */
+  summarizer?: string;
+  /** The fallback summarizer wrote the summary after the main one failed. */
+  usedFallback?: boolean;
+  /** Calls summarized without a result (their invocation ended). */
+  deadCalls?: DeadCall[];
 }
 
 export interface CompactorHooks {
   /** Called before the summarizer runs; return `false` to skip this compaction. */
-  beforeCompaction?(
-    plan: import('../compaction/types.js').CompactionPlan,
-  ): void | boolean | Promise<void | boolean>;
+  beforeCompaction?(plan: CompactionPlan): void | boolean | Promise<void | boolean>;
   /** Called once per attempt with its outcome (metrics and logs hang here). */
   afterCompaction?(report: CompactionReport): void | Promise<void>;
 }
@@ -52,13 +78,241 @@ export interface CompactOptions extends SessionKey {
   signal?: AbortSignal;
 }
 
+/** Page size of the backwards overlap read. */
+const OVERLAP_PAGE_SIZE = 200;
+
+/** The note a summary gets when it covers calls that never returned (SPEC §4). */
+export function deadCallsNote(deadCalls: DeadCall[]): string {
+  const list = deadCalls.map((call) => `${call.name} (${call.callId})`).join(', ');
+  return `Calls that never returned: ${list}`;
+}
+
+function withDeadCallsNote(content: Content, deadCalls: DeadCall[]): Content {
+  if (deadCalls.length === 0) return content;
+  return { ...content, parts: [...content.parts, { text: `\n\n${deadCallsNote(deadCalls)}` }] };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** One compaction attempt end to end: load view, plan, summarize, conditional append. Never throws for summarizer or conflict failures. */
 export class Compactor {
+  private readonly sessionService: SessionService;
+  private readonly config: EventsCompactionConfig;
+  private readonly summarizer: EventsSummarizer;
+  private readonly fallbackSummarizer?: EventsSummarizer;
+  private readonly hooks: CompactorHooks;
+
   constructor(options: CompactorOptions) {
-    throw new Error('not implemented');
+    const summarizer = options.config.summarizer ?? options.summarizer;
+    if (!summarizer) {
+      throw new InvalidConfigError({
+        field: 'summarizer',
+        value: undefined,
+        message: 'the Compactor needs config.summarizer or options.summarizer',
+      });
+    }
+    this.sessionService = options.sessionService;
+    this.config = options.config;
+    this.summarizer = summarizer;
+    this.fallbackSummarizer = options.fallbackSummarizer;
+    this.hooks = options.hooks ?? {};
   }
 
   async compact(options: CompactOptions): Promise<CompactionReport> {
-    throw new Error('not implemented');
+    const started = performance.now();
+    const { appName, userId, sessionId, signal, trigger } = options;
+    const key = { appName, userId, sessionId };
+    const finish = async (
+      report: Omit<CompactionReport, 'durationMs' | 'sessionId' | 'trigger'>,
+    ) => {
+      const full: CompactionReport = {
+        sessionId,
+        trigger,
+        ...report,
+        durationMs: performance.now() - started,
+      };
+      await this.hooks.afterCompaction?.(full);
+      return full;
+    };
+
+    const stored = await this.sessionService.loadView({ ...key, signal });
+    const tail = stored.tail;
+    const overlapEvents =
+      trigger === 'sliding_window' && stored.checkpoint
+        ? await this.readOverlap(key, stored.checkpoint, signal)
+        : undefined;
+    const decision = planCompaction({
+      trigger,
+      config: this.config,
+      checkpoint: stored.checkpoint,
+      tail,
+      overlapEvents,
+      agentName: options.agentName,
+      branch: options.branch,
+      overheadTokens: options.overheadTokens,
+      currentInvocationId: options.currentInvocationId,
+      retention: options.retention,
+      force: options.force,
+    });
+    if (decision.kind === 'skip') {
+      return finish({
+        outcome: 'skipped',
+        reason: decision.reason,
+        tokensBefore: decision.tokensBefore,
+      });
+    }
+    const plan = decision;
+    const range = { startSeq: plan.startSeq, endSeq: plan.endSeq, tokensBefore: plan.tokensBefore };
+    if ((await this.hooks.beforeCompaction?.(plan)) === false) {
+      return finish({ outcome: 'skipped', reason: 'hook', ...range });
+    }
+
+    const summarized = await this.summarize(plan, signal);
+    if ('error' in summarized) {
+      return finish({
+        outcome: 'failed',
+        reason: errorMessage(summarized.error),
+        error: summarized.error,
+        summarizer: summarized.name,
+        ...range,
+      });
+    }
+    if (summarized.summary === null) {
+      return finish({
+        outcome: 'skipped',
+        reason: 'summarizer_skipped',
+        summarizer: summarized.name,
+        ...range,
+      });
+    }
+
+    const compactedContent = withDeadCallsNote(
+      { role: 'model', parts: summarized.summary.content.parts },
+      plan.deadCalls,
+    );
+    let tokensAfter = (options.overheadTokens ?? 0) + estimateContentTokens(compactedContent);
+    for (const event of plan.retained) tokensAfter += estimateEventTokens(event);
+    const threshold = this.config.tokenThreshold;
+    const ineffective = threshold !== undefined && threshold > 0 && tokensAfter >= threshold;
+    const event: NewEvent = {
+      id: newId(),
+      invocationId: newId(),
+      author: 'user',
+      timestamp: Date.now() / 1000,
+      ...(summarized.summary.usageMetadata
+        ? { usageMetadata: summarized.summary.usageMetadata }
+        : {}),
+      actions: {
+        compaction: {
+          startSeq: plan.startSeq,
+          endSeq: plan.endSeq,
+          startTimestamp: plan.startTimestamp,
+          endTimestamp: plan.endTimestamp,
+          compactedContent,
+          trigger,
+          tokensBefore: plan.tokensBefore,
+          tokensAfter,
+          summarizer: summarized.name,
+        },
+      },
+    };
+    const details = {
+      ...range,
+      tokensAfter,
+      ineffective,
+      summarizer: summarized.name,
+      usedFallback: summarized.usedFallback,
+      deadCalls: plan.deadCalls,
+    };
+    try {
+      const appended = await this.sessionService.appendCompaction({
+        ...key,
+        event,
+        expectedCheckpointSeq: plan.expectedCheckpointSeq,
+        signal,
+      });
+      return finish({ outcome: 'compacted', event: appended, ...details });
+    } catch (error) {
+      if (CompactionConflictError.isInstance(error)) {
+        return finish({ outcome: 'conflict', reason: error.message, error, ...details });
+      }
+      return finish({ outcome: 'failed', reason: errorMessage(error), error, ...details });
+    }
+  }
+
+  /** Main summarizer, then the fallback; an empty summary is a failure, never written in. */
+  private async summarize(
+    plan: CompactionPlan,
+    signal: AbortSignal | undefined,
+  ): Promise<
+    | { summary: Summary | null; name: string; usedFallback: boolean }
+    | { error: unknown; name: string }
+  > {
+    const run = async (summarizer: EventsSummarizer) => {
+      const summary = await summarizer.summarize({
+        events: plan.events,
+        previousSummary: plan.previousSummary,
+        signal,
+      });
+      if (summary !== null && getText(summary.content).trim() === '') {
+        throw new Error(`Summarizer '${summarizer.name}' returned an empty summary`);
+      }
+      return summary;
+    };
+    try {
+      return {
+        summary: await run(this.summarizer),
+        name: this.summarizer.name,
+        usedFallback: false,
+      };
+    } catch (error) {
+      const fallback = this.fallbackSummarizer;
+      if (!fallback || signal?.aborted) return { error, name: this.summarizer.name };
+      try {
+        return { summary: await run(fallback), name: fallback.name, usedFallback: true };
+      } catch (fallbackError) {
+        return {
+          error: new AggregateError(
+            [error, fallbackError],
+            `Summarizers failed: ${errorMessage(error)}; fallback: ${errorMessage(fallbackError)}`,
+          ),
+          name: fallback.name,
+        };
+      }
+    }
+  }
+
+  /** The raw events of the last `overlapSize` invocations the checkpoint covers, in `seq` order. */
+  private async readOverlap(
+    key: SessionKey,
+    checkpoint: CompactionEvent,
+    signal: AbortSignal | undefined,
+  ): Promise<Event[]> {
+    const wanted = this.config.overlapSize ?? 0;
+    if (wanted <= 0) return [];
+    const collected: Event[] = [];
+    const invocations = new Set<string>();
+    let beforeSeq: number | undefined = checkpoint.actions.compaction.endSeq + 1;
+    while (beforeSeq !== undefined) {
+      const page = await this.sessionService.listEvents({
+        ...key,
+        beforeSeq,
+        order: 'desc',
+        limit: OVERLAP_PAGE_SIZE,
+        signal,
+      });
+      for (const event of page.events) {
+        if (event.actions?.compaction) continue;
+        if (!invocations.has(event.invocationId)) {
+          if (invocations.size === wanted) return collected.reverse();
+          invocations.add(event.invocationId);
+        }
+        collected.push(event);
+      }
+      beforeSeq = page.events.length > 0 ? page.nextCursor : undefined;
+    }
+    return collected.reverse();
   }
 }
