@@ -15,6 +15,8 @@ export interface Summary {
   content: Content;
   /** The summarizer's own usage, stored on the compaction event. */
   usageMetadata?: UsageMetadata;
+  /** Who actually wrote it, when a wrapper (e.g. a fallback) chose among summarizers. */
+  summarizer?: string;
 }
 
 export interface SummarizeOptions {
