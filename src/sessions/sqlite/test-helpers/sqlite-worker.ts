@@ -17,6 +17,8 @@ export interface WorkerTask {
   count?: number;
   endSeq?: number;
   worker: number;
+  /** Filler bytes in each appended event's text; default 200. */
+  textBytes?: number;
   /** Size of the summary text in `compact-forever`, to make each write take a while. */
   summaryBytes?: number;
 }
@@ -48,7 +50,9 @@ function message(index: number): NewEvent {
     timestamp: Date.now() / 1000,
     content: {
       role: 'user',
-      parts: [{ text: `worker ${task.worker} event ${index} ${'x'.repeat(200)}` }],
+      parts: [
+        { text: `worker ${task.worker} event ${index} ${'x'.repeat(task.textBytes ?? 200)}` },
+      ],
     },
     actions: {},
   };
