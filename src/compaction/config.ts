@@ -1,4 +1,8 @@
-// CONTRACT STUB — implemented by the events/config work. Signatures are fixed; bodies are not.
+/**
+ * Compaction configuration from code options over `ORRERY_*` environment variables (SPEC §3,
+ * §7). No I/O: the environment object is handed in, or `process.env` is read at call time.
+ */
+import { InvalidConfigError } from './errors.js';
 import type { EventsCompactionConfig, EventsCompactionOptions } from './types.js';
 
 export type Environment = Record<string, string | undefined>;
@@ -6,23 +10,163 @@ export type Environment = Record<string, string | undefined>;
 export interface CreateEventsCompactionConfigOptions extends EventsCompactionOptions {
   /** Defaults to `process.env` — read only here, at the caller's request, never at import. */
   env?: Environment;
+  /** Turn compaction on or off regardless of `ORRERY_CONTEXT_COMPACTION`. */
+  enabled?: boolean;
 }
+
+/** The defaults the README documents. */
+export const COMPACTION_DEFAULTS = Object.freeze({
+  enabled: true,
+  /** Well under the 1M window of current Gemini models; leaves room for the answer. */
+  tokenThreshold: 250_000,
+  /** Events kept verbatim after a token-triggered compaction. */
+  eventRetentionSize: 10,
+  /** High on purpose: the token trigger normally does the work. */
+  compactionInterval: 100,
+  /** One invocation re-read by the next window, so the summary keeps its thread. */
+  overlapSize: 1,
+  /** The retained tail's token budget is this share of `tokenThreshold`. */
+  retentionTokenShare: 0.25,
+  /** Summarizer for agents that run on Google, unless `ORRERY_COMPACTION_MODEL` says otherwise. */
+  googleSummarizerModel: 'google:gemini-flash-latest',
+});
+
+/** The environment variables read here. */
+export const COMPACTION_ENV = Object.freeze({
+  enabled: 'ORRERY_CONTEXT_COMPACTION',
+  tokenThreshold: 'ORRERY_COMPACTION_TOKEN_THRESHOLD',
+  eventRetentionSize: 'ORRERY_COMPACTION_RETENTION_EVENTS',
+  compactionInterval: 'ORRERY_COMPACTION_INTERVAL',
+  overlapSize: 'ORRERY_COMPACTION_OVERLAP',
+  maxRequestBytes: 'ORRERY_COMPACTION_MAX_REQUEST_BYTES',
+  retentionTokenBudget: 'ORRERY_COMPACTION_RETENTION_TOKENS',
+  model: 'ORRERY_COMPACTION_MODEL',
+});
 
 /**
  * The validated configuration from code options over `ORRERY_*` variables, or `null` when
  * compaction is disabled. Throws `InvalidConfigError` naming the variable and value.
+ *
+ * A threshold or interval of 0 (option or variable) turns that trigger off; with both off the
+ * result is `null`. Every variable is checked even when compaction is off, so a typo is
+ * reported at startup rather than on the day it is switched on.
  */
 export function createEventsCompactionConfig(
-  options?: CreateEventsCompactionConfigOptions,
+  options: CreateEventsCompactionConfigOptions = {},
 ): EventsCompactionConfig | null {
-  throw new Error('not implemented');
+  const env = options.env ?? process.env;
+  const fromEnv = {
+    enabled: readBoolean(env, COMPACTION_ENV.enabled),
+    tokenThreshold: readInteger(env, COMPACTION_ENV.tokenThreshold, 0),
+    eventRetentionSize: readInteger(env, COMPACTION_ENV.eventRetentionSize, 0),
+    compactionInterval: readInteger(env, COMPACTION_ENV.compactionInterval, 0),
+    overlapSize: readInteger(env, COMPACTION_ENV.overlapSize, 0),
+    maxRequestBytes: readInteger(env, COMPACTION_ENV.maxRequestBytes, 1),
+    retentionTokenBudget: readInteger(env, COMPACTION_ENV.retentionTokenBudget, 1),
+  };
+  if (options.enabled !== undefined && typeof options.enabled !== 'boolean') {
+    throw new InvalidConfigError({
+      field: 'enabled',
+      value: options.enabled,
+      message: 'expected true or false',
+    });
+  }
+  checkOption('tokenThreshold', options.tokenThreshold, 0);
+  checkOption('eventRetentionSize', options.eventRetentionSize, 0);
+  checkOption('compactionInterval', options.compactionInterval, 0);
+  checkOption('overlapSize', options.overlapSize, 0);
+  checkOption('maxRequestBytes', options.maxRequestBytes, 1);
+  checkOption('retentionTokenBudget', options.retentionTokenBudget, 1);
+
+  const enabled = options.enabled ?? fromEnv.enabled ?? COMPACTION_DEFAULTS.enabled;
+  if (!enabled) return null;
+
+  const tokenThreshold =
+    options.tokenThreshold ?? fromEnv.tokenThreshold ?? COMPACTION_DEFAULTS.tokenThreshold;
+  const compactionInterval =
+    options.compactionInterval ??
+    fromEnv.compactionInterval ??
+    COMPACTION_DEFAULTS.compactionInterval;
+  const tokenTrigger = tokenThreshold > 0;
+  const windowTrigger = compactionInterval > 0;
+  if (!tokenTrigger && !windowTrigger) return null;
+
+  const config: EventsCompactionConfig = {};
+  if (tokenTrigger) {
+    config.tokenThreshold = tokenThreshold;
+    config.eventRetentionSize =
+      options.eventRetentionSize ??
+      fromEnv.eventRetentionSize ??
+      COMPACTION_DEFAULTS.eventRetentionSize;
+  }
+  if (windowTrigger) {
+    config.compactionInterval = compactionInterval;
+    config.overlapSize =
+      options.overlapSize ?? fromEnv.overlapSize ?? COMPACTION_DEFAULTS.overlapSize;
+  }
+  const retentionTokenBudget =
+    options.retentionTokenBudget ??
+    fromEnv.retentionTokenBudget ??
+    defaultRetentionTokenBudget(tokenTrigger ? tokenThreshold : undefined);
+  if (retentionTokenBudget !== undefined) config.retentionTokenBudget = retentionTokenBudget;
+  const maxRequestBytes = options.maxRequestBytes ?? fromEnv.maxRequestBytes;
+  if (maxRequestBytes !== undefined) config.maxRequestBytes = maxRequestBytes;
+  if (options.summarizer !== undefined) config.summarizer = options.summarizer;
+  return validateEventsCompactionConfig(config);
 }
 
-/** ADK's rules: pairs set together, at least one trigger, interval > 0, overlap >= 0, ... */
+/**
+ * ADK's rules: each trigger pair is set together (`tokenThreshold` + `eventRetentionSize`,
+ * `compactionInterval` + `overlapSize`), at least one trigger, interval > 0, overlap >= 0,
+ * threshold > 0, retention >= 0; and orrery's: `retentionTokenBudget` > 0, `maxRequestBytes` > 0,
+ * all whole numbers. Returns a frozen copy without unset keys.
+ */
 export function validateEventsCompactionConfig(
   config: EventsCompactionConfig,
 ): EventsCompactionConfig {
-  throw new Error('not implemented');
+  checkPair(config, 'tokenThreshold', 'eventRetentionSize');
+  checkPair(config, 'compactionInterval', 'overlapSize');
+  if (config.tokenThreshold === undefined && config.compactionInterval === undefined) {
+    throw new InvalidConfigError({
+      field: 'tokenThreshold',
+      value: undefined,
+      message:
+        'no trigger: set tokenThreshold with eventRetentionSize, or compactionInterval with overlapSize',
+    });
+  }
+  checkOption('tokenThreshold', config.tokenThreshold, 1);
+  checkOption('eventRetentionSize', config.eventRetentionSize, 0);
+  checkOption('compactionInterval', config.compactionInterval, 1);
+  checkOption('overlapSize', config.overlapSize, 0);
+  checkOption('retentionTokenBudget', config.retentionTokenBudget, 1);
+  checkOption('maxRequestBytes', config.maxRequestBytes, 1);
+  const summarizer = config.summarizer;
+  if (
+    summarizer !== undefined &&
+    (typeof summarizer !== 'object' ||
+      summarizer === null ||
+      typeof summarizer.summarize !== 'function' ||
+      typeof summarizer.name !== 'string')
+  ) {
+    throw new InvalidConfigError({
+      field: 'summarizer',
+      value: typeof summarizer,
+      message: 'expected an EventsSummarizer (a `name` and a `summarize` method)',
+    });
+  }
+  const normalized: EventsCompactionConfig = {};
+  for (const key of [
+    'tokenThreshold',
+    'eventRetentionSize',
+    'compactionInterval',
+    'overlapSize',
+    'summarizer',
+    'maxRequestBytes',
+    'retentionTokenBudget',
+  ] as const) {
+    if (config[key] !== undefined) (normalized as Record<string, unknown>)[key] = config[key];
+  }
+  return Object.freeze(normalized);
 }
 
 /**
@@ -33,5 +177,88 @@ export function resolveSummarizerModel(options: {
   agentModelId?: string;
   env?: Environment;
 }): string | undefined {
-  throw new Error('not implemented');
+  const env = options.env ?? process.env;
+  const name = COMPACTION_ENV.model;
+  const raw = env[name];
+  if (raw !== undefined) {
+    const modelId = raw.trim();
+    // `provider:model`; the model part may hold colons itself (`ollama:qwen2.5:7b`).
+    if (!/^[a-z][a-z0-9-]*:\S+$/i.test(modelId)) {
+      throw new InvalidConfigError({
+        field: name,
+        value: raw,
+        message: 'expected a model id like provider:model (e.g. google:gemini-flash-latest)',
+      });
+    }
+    return modelId;
+  }
+  const agentModelId = options.agentModelId;
+  if (agentModelId === undefined || agentModelId === '') return undefined;
+  if (agentModelId.startsWith('google:')) return COMPACTION_DEFAULTS.googleSummarizerModel;
+  return agentModelId;
+}
+
+function defaultRetentionTokenBudget(tokenThreshold: number | undefined): number | undefined {
+  if (tokenThreshold === undefined) return undefined;
+  const budget = Math.floor(tokenThreshold * COMPACTION_DEFAULTS.retentionTokenShare);
+  return budget > 0 ? budget : undefined;
+}
+
+const TRUE_WORDS = new Set(['true', '1', 'on']);
+const FALSE_WORDS = new Set(['false', '0', 'off']);
+
+function readBoolean(env: Environment, name: string): boolean | undefined {
+  const raw = env[name];
+  if (raw === undefined) return undefined;
+  const word = raw.trim().toLowerCase();
+  if (TRUE_WORDS.has(word)) return true;
+  if (FALSE_WORDS.has(word)) return false;
+  throw new InvalidConfigError({
+    field: name,
+    value: raw,
+    message: 'expected true, false, 1, 0, on or off',
+  });
+}
+
+/** A whole decimal number >= `minimum`; surrounding spaces are forgiven, nothing else is. */
+function readInteger(env: Environment, name: string, minimum: number): number | undefined {
+  const raw = env[name];
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < minimum) {
+    throw new InvalidConfigError({
+      field: name,
+      value: raw,
+      message: `expected a whole number >= ${minimum}`,
+    });
+  }
+  return value;
+}
+
+function checkOption(name: string, value: unknown, minimum: number): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
+    throw new InvalidConfigError({
+      field: name,
+      value,
+      message: `expected a whole number >= ${minimum}`,
+    });
+  }
+}
+
+function checkPair(
+  config: EventsCompactionConfig,
+  first: keyof EventsCompactionConfig,
+  second: keyof EventsCompactionConfig,
+): void {
+  const firstSet = config[first] !== undefined;
+  const secondSet = config[second] !== undefined;
+  if (firstSet === secondSet) return;
+  const [missing, present] = firstSet ? [second, first] : [first, second];
+  throw new InvalidConfigError({
+    field: missing,
+    value: undefined,
+    message: `must be set together with ${present}`,
+  });
 }
