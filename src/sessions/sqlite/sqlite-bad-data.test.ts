@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidEventError } from '../../events/errors.js';
 import type { NewEvent } from '../../events/types.js';
 import { SessionNotFoundError, SessionStoreError } from '../errors.js';
 import { loadSqliteDriver } from './load-driver.js';
@@ -258,6 +259,16 @@ describe('SqliteSessionService bad data', () => {
     expect(SessionNotFoundError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain("'session'");
     expect((await service.loadView(key)).tail).toHaveLength(2);
+  });
+
+  it('rejects an event that JSON cannot hold and stores nothing', async () => {
+    const service = open();
+    await seed(service, 1);
+    const event = message('big');
+    event.customMetadata = { count: 10n };
+    const error = await service.appendEvent({ ...key, event }).catch((caught: unknown) => caught);
+    expect(InvalidEventError.isInstance(error)).toBe(true);
+    expect((await service.loadView(key)).lastSeq).toBe(1);
   });
 
   it('explains a missing better-sqlite3', async () => {

@@ -12,6 +12,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { InvalidEventError } from '../../events/errors.js';
 import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
 import { CompactionConflictError, SessionNotFoundError, SessionStoreError } from '../errors.js';
 import type {
@@ -291,6 +292,16 @@ export class SqliteSessionService implements SessionService {
     const event = toStoredEvent(input, seq);
     const { seq: _seq, ...body } = event;
     const compaction = event.actions.compaction;
+    let json: string;
+    try {
+      json = JSON.stringify(body);
+    } catch (error) {
+      throw new InvalidEventError({
+        path: 'event',
+        message: `is not JSON-serializable: ${(error as Error).message}`,
+        cause: error,
+      });
+    }
     statements.insertEvent.run(
       key.appName,
       key.userId,
@@ -303,7 +314,7 @@ export class SqliteSessionService implements SessionService {
       compaction ? 1 : 0,
       compaction?.startSeq ?? null,
       compaction?.endSeq ?? null,
-      JSON.stringify(body),
+      json,
     );
     const parts = splitState(event.actions.stateDelta);
     let state = row.state;
