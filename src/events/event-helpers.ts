@@ -55,3 +55,8 @@ export function createEvent(
     actions: options.actions ?? {},
   };
 }
+
+/** A deep copy, so a store or caller never shares nested objects (args, state) with another. */
+export function cloneEvent<T extends NewEvent>(event: T): T {
+  return structuredClone(event);
+}
