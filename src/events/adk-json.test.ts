@@ -327,6 +327,60 @@ describe('fromAdkSessionJson on ADK for Python output', () => {
     expect(exported).toEqual(expected);
   });
 
+  it('treats the nulls of a dump made without exclude_none as absent', () => {
+    const imported = fromAdkSessionJson({
+      id: 's',
+      app_name: 'a',
+      user_id: 'u',
+      state: {},
+      last_update_time: null,
+      events: [
+        {
+          id: 'e',
+          invocation_id: 'i',
+          author: 'agent',
+          timestamp: 1,
+          branch: null,
+          partial: null,
+          error_code: null,
+          grounding_metadata: null,
+          custom_metadata: null,
+          usage_metadata: { prompt_token_count: 5, cached_content_token_count: null },
+          content: {
+            role: 'model',
+            parts: [
+              {
+                text: null,
+                thought: null,
+                function_call: { id: 'c1', name: 'f', args: { keep: null } },
+                inline_data: null,
+              },
+            ],
+          },
+          actions: {
+            state_delta: {},
+            transfer_to_agent: null,
+            compaction: null,
+            requested_tool_confirmations: { c1: { hint: null, confirmed: null, payload: null } },
+          },
+        },
+      ],
+    });
+    expect(imported.lastUpdateTime).toBeUndefined();
+    expect(imported.events[0]).toEqual({
+      id: 'e',
+      invocationId: 'i',
+      author: 'agent',
+      timestamp: 1,
+      usageMetadata: { promptTokenCount: 5 },
+      content: {
+        role: 'model',
+        parts: [{ functionCall: { id: 'c1', name: 'f', args: { keep: null } } }],
+      },
+      actions: { stateDelta: {}, requestedToolConfirmations: { c1: {} } },
+    });
+  });
+
   it('reads a bare camelCase event array and a JSON string', () => {
     const events = [
       {

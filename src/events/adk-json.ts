@@ -342,6 +342,16 @@ function convertActions(raw: unknown, eventId: string, openCalls: OpenCalls): un
     const value = readField(raw, key);
     setDefined(actions, key, value === undefined ? undefined : structuredClone(value));
   }
+  // Dumps made without `exclude_none` write `"hint": null`: absent, as for every ADK field.
+  const confirmations = actions.requestedToolConfirmations;
+  if (isPlainObject(confirmations)) {
+    for (const confirmation of Object.values(confirmations)) {
+      if (!isPlainObject(confirmation)) continue;
+      for (const field of ['hint', 'confirmed', 'payload']) {
+        if (confirmation[field] === null) delete confirmation[field];
+      }
+    }
+  }
   const compaction = readField(raw, 'compaction');
   if (compaction !== undefined) {
     actions.compaction = convertCompaction(compaction, eventId, openCalls);
