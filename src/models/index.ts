@@ -5,7 +5,7 @@ export { classifyModelError, isContextOverflow, retryAfterMs } from './classify-
 export { knownContextWindowTokens } from './context-windows.js';
 export * from './errors.js';
 export { fromAiSdkResult, toUsageMetadata } from './from-ai-sdk-result.js';
-export type { Environment, KnownProvider, ResolveModelOptions } from './resolve-model.js';
+export type { KnownProvider, ResolveModelOptions } from './resolve-model.js';
 export { knownProviders, parseModelId, resolveModel } from './resolve-model.js';
 export type { SignatureFamily, ToAiSdkPromptOptions } from './to-ai-sdk-prompt.js';
 export { signatureFamilyOf, toAiSdkPrompt, toAiSdkTools } from './to-ai-sdk-prompt.js';

@@ -8,13 +8,13 @@ import { knownContextWindowTokens } from './context-windows.js';
 import { ModelConfigError } from './errors.js';
 import type { Model } from './types.js';
 
-export type Environment = Record<string, string | undefined>;
+type Environment = Record<string, string | undefined>;
 
 export interface ResolveModelOptions {
   /** `google:<model>`, `openai:<model>`, `anthropic:<model>` or `openai-compatible:<model>`. */
   modelId: string;
   /** Where keys and base URLs are read; defaults to `process.env`. */
-  env?: Environment;
+  env?: Record<string, string | undefined>;
   /** Passed to the provider (tests, proxies). */
   fetch?: typeof globalThis.fetch;
   /** Overrides the known context window of the model. */
