@@ -128,8 +128,9 @@ export function createCompactionMetrics(options: CompactionMetricsOptions = {}):
       const { trigger, outcome } = report;
       compactionTotal.inc({ trigger, outcome });
       compactionDuration.observe({ trigger, outcome }, report.durationMs / 1000);
-      if (report.ineffective) ineffectiveTotal.inc({ trigger });
       if (outcome === 'compacted') {
+        // Only an applied compaction can be ineffective (a lost race changed nothing).
+        if (report.ineffective) ineffectiveTotal.inc({ trigger });
         tokensBefore.observe({ trigger }, report.tokensBefore);
         if (report.tokensAfter !== undefined) tokensAfter.observe({ trigger }, report.tokensAfter);
         promptCacheInvalidationsTotal.inc({ trigger });

@@ -1,0 +1,282 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { getText } from '../../src/events/event-helpers.js';
+import { LlmAgent } from '../../src/runtime/agents/llm-agent.js';
+import { SequentialAgent } from '../../src/runtime/agents/sequential-agent.js';
+import { RunnerConfigError } from '../../src/runtime/errors.js';
+import { PiiRedactionPlugin } from '../../src/runtime/plugins/pii-redaction.js';
+import { ToolOutputCapPlugin } from '../../src/runtime/plugins/tool-output-cap.js';
+import { Runner } from '../../src/runtime/runner.js';
+import { FunctionTool } from '../../src/runtime/tools/function-tool.js';
+import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
+import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
+import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/scripted-model.js';
+import {
+  appName,
+  capturingLogger,
+  collect,
+  compactions,
+  fullHistory,
+  RecordingSummarizer,
+  userId,
+} from './helpers.js';
+
+function workflow(): { root: SequentialAgent; models: ScriptedModel[] } {
+  const models = [
+    new ScriptedModel({ script: [textResponse(`triaged: ${'finding '.repeat(300)}`)] }),
+    new ScriptedModel({ script: [textResponse('report written')] }),
+  ];
+  const root = new SequentialAgent({
+    name: 'pipeline',
+    subAgents: [
+      new LlmAgent({ name: 'triage', model: models[0]! }),
+      new LlmAgent({ name: 'reporter', model: models[1]! }),
+    ],
+  });
+  return { root, models };
+}
+
+describe('a workflow root (no model of its own)', () => {
+  it('cannot be built with compaction on and no summarizer, and the error names it', () => {
+    const { root } = workflow();
+    const build = () =>
+      new Runner({
+        appName,
+        agent: root,
+        sessionService: new InMemorySessionService(),
+        compaction: { tokenThreshold: 1000 },
+        logger: false,
+      });
+    expect(build).toThrow(RunnerConfigError);
+    expect(build).toThrow(/summarizer/);
+    expect(
+      () =>
+        new Runner({
+          appName,
+          agent: root,
+          sessionService: new InMemorySessionService(),
+          compaction: null,
+          logger: false,
+        }),
+    ).not.toThrow();
+  });
+
+  it('runs its sub-agents in order and compacts with the explicit summarizer', async () => {
+    const sessionService = new InMemorySessionService();
+    await sessionService.createSession({ appName, userId, sessionId: 'wf' });
+    const { root, models } = workflow();
+    const runner = new Runner({
+      appName,
+      agent: root,
+      sessionService,
+      compaction: { tokenThreshold: 200, eventRetentionSize: 1, retentionTokenBudget: 50 },
+      summarizer: new DigestSummarizer(),
+      logger: false,
+    });
+    const events = await collect(runner.run({ userId, sessionId: 'wf', newMessage: 'batch 1' }));
+    expect(events.map((event) => event.author)).toEqual(['user', 'triage', 'reporter']);
+    // The reporter saw the triage answer (the view is shared); the triage answer pushed the
+    // session over the threshold before the reporter's call.
+    expect(JSON.stringify(models[1]!.calls[0]!.contents)).toMatch(/triaged|Summary/);
+    const made = compactions(await fullHistory(sessionService, 'wf'));
+    expect(made.length).toBeGreaterThanOrEqual(1);
+    expect(made[0]!.actions.compaction?.summarizer).toBe(new DigestSummarizer().name);
+  });
+});
+
+describe('PII redaction before storage', () => {
+  it('keeps emails and API keys out of the stored events and out of the summarizer input', async () => {
+    const sessionService = new InMemorySessionService();
+    await sessionService.createSession({ appName, userId, sessionId: 'pii' });
+    const email = 'alice.smith@example.com';
+    const apiKey = 'sk-proj-4f9c2b7d1e8a6f3c5b9d2e7a';
+    const lookup = new FunctionTool({
+      name: 'lookup_customer',
+      description: 'customer record',
+      parameters: z.object({ id: z.string() }),
+      execute: async (args) => ({
+        id: args.id,
+        contact: `write to ${email}`,
+        config: { OPENAI_API_KEY: apiKey },
+        notes: 'long history '.repeat(200),
+      }),
+    });
+    const model = new ScriptedModel({
+      script: [
+        toolCallResponse([{ id: 'c1', name: 'lookup_customer', args: { id: 'cust-42' } }]),
+        textResponse('customer found'),
+      ],
+    });
+    const summarizer = new RecordingSummarizer();
+    const runner = new Runner({
+      appName,
+      agent: new LlmAgent({ name: 'support', model, tools: [lookup] }),
+      sessionService,
+      compaction: { tokenThreshold: 300, eventRetentionSize: 0, retentionTokenBudget: 10 },
+      summarizer,
+      plugins: [new PiiRedactionPlugin(), new ToolOutputCapPlugin()],
+      logger: false,
+    });
+    await collect(runner.run({ userId, sessionId: 'pii', newMessage: 'find customer 42' }));
+
+    const stored = JSON.stringify(await fullHistory(sessionService, 'pii'));
+    expect(stored).toContain('[REDACTED:email]');
+    expect(stored).toContain('[REDACTED:api_key]');
+    expect(stored).toContain('cust-42');
+    expect(stored).not.toContain(email);
+    expect(stored).not.toContain(apiKey);
+    expect(summarizer.inputs.length).toBeGreaterThan(0);
+    const seen = JSON.stringify(summarizer.inputs);
+    expect(seen).toContain('[REDACTED:email]');
+    expect(seen).not.toContain(email);
+    expect(seen).not.toContain(apiKey);
+    expect(JSON.stringify(model.calls)).not.toContain(email);
+  });
+});
+
+function metricValue(text: string, name: string, labels: string): number {
+  const escaped = `${name}{${labels}}`.replace(/[{}"=,.]/g, (char) => `\\${char}`);
+  const match = new RegExp(`^${escaped} (\\d+(?:\\.\\d+)?)$`, 'm').exec(text);
+  return match ? Number(match[1]) : 0;
+}
+
+describe('metrics and logs', () => {
+  it('counts each outcome, ineffective runs, summarizer failures and cache invalidations', async () => {
+    const sessionService = new InMemorySessionService();
+    let mode: 'ok' | 'skip' | 'fail' | 'race' = 'ok';
+    const summarizer = new RecordingSummarizer((options) => {
+      if (mode === 'skip') return null;
+      if (mode === 'fail') throw new Error('summarizer exploded');
+      return {
+        content: {
+          role: 'model',
+          parts: [{ text: `summary of ${options.events.length} events` }],
+        },
+      };
+    });
+    const racingSummarizer = {
+      name: summarizer.name,
+      async summarize(options: Parameters<RecordingSummarizer['summarize']>[0]) {
+        const summary = await summarizer.summarize(options);
+        if (mode === 'race') {
+          // Another runner lands its compaction first: this one must lose the race.
+          const first = options.events[0]!;
+          const last = options.events.at(-1)!;
+          const key = { appName, userId, sessionId: 'metrics' };
+          const { checkpoint } = await sessionService.loadView(key);
+          await sessionService.appendCompaction({
+            ...key,
+            expectedCheckpointSeq: checkpoint?.seq ?? null,
+            event: {
+              id: 'other-runner',
+              invocationId: 'other',
+              author: 'user',
+              timestamp: Date.now() / 1000,
+              actions: {
+                compaction: {
+                  startSeq: first.seq,
+                  endSeq: last.seq,
+                  startTimestamp: first.timestamp,
+                  endTimestamp: last.timestamp,
+                  compactedContent: { role: 'model', parts: [{ text: 'other summary' }] },
+                  trigger: 'token_threshold',
+                  tokensBefore: 1,
+                  tokensAfter: 1,
+                  summarizer: 'other',
+                },
+              },
+            },
+          });
+        }
+        return summary;
+      },
+    };
+    await sessionService.createSession({ appName, userId, sessionId: 'metrics' });
+    const { logger, lines } = capturingLogger();
+    const model = new ScriptedModel({
+      script: Array.from({ length: 4 }, (_, index) =>
+        textResponse(`answer ${index}: ${'detail '.repeat(200)}`),
+      ),
+    });
+    const runner = new Runner({
+      appName,
+      agent: new LlmAgent({ name: 'metered', model }),
+      sessionService,
+      // Every turn ends over the threshold; the retained tail alone is over it (ineffective).
+      compaction: { tokenThreshold: 100, eventRetentionSize: 1, retentionTokenBudget: 10_000 },
+      summarizer: racingSummarizer,
+      fallbackSummarizer: null,
+      logger,
+    });
+    for (const next of ['ok', 'skip', 'fail', 'race'] as const) {
+      mode = next;
+      await collect(runner.run({ userId, sessionId: 'metrics', newMessage: `turn ${next}` }));
+    }
+
+    const text = await runner.metrics.registry.metrics();
+    const total = (trigger: string, outcome: string) =>
+      metricValue(
+        text,
+        'orrery_context_compaction_total',
+        `trigger="${trigger}",outcome="${outcome}"`,
+      );
+    const reports = lines.filter((line) => line.msgType === 'compaction');
+    const byOutcome = (outcome: string) =>
+      reports.filter((line) => line.outcome === outcome).length;
+    expect(byOutcome('compacted')).toBeGreaterThanOrEqual(1);
+    expect(byOutcome('skipped')).toBeGreaterThanOrEqual(1);
+    expect(byOutcome('failed')).toBeGreaterThanOrEqual(1);
+    expect(byOutcome('conflict')).toBeGreaterThanOrEqual(1);
+    for (const outcome of ['compacted', 'skipped', 'failed', 'conflict']) {
+      const counted = ['token_threshold', 'overflow', 'sliding_window'].reduce(
+        (sum, trigger) => sum + total(trigger, outcome),
+        0,
+      );
+      expect(counted, outcome).toBe(byOutcome(outcome));
+    }
+    const compactedReports = reports.filter((line) => line.outcome === 'compacted');
+    expect(
+      metricValue(text, 'orrery_prompt_cache_invalidations_total', 'trigger="token_threshold"'),
+    ).toBe(compactedReports.filter((line) => line.trigger === 'token_threshold').length);
+    expect(metricValue(text, 'orrery_summarizer_failures_total', 'summarizer="recording"')).toBe(
+      byOutcome('failed'),
+    );
+    expect(
+      metricValue(text, 'orrery_context_compaction_ineffective_total', 'trigger="token_threshold"'),
+    ).toBe(compactedReports.filter((line) => line.ineffective === true).length);
+    expect(compactedReports.some((line) => line.ineffective === true)).toBe(true);
+    expect(text).toContain('orrery_context_compaction_duration_seconds_count');
+    expect(text).toContain('orrery_context_compaction_tokens_before_bucket');
+    expect(text).toContain('orrery_context_compaction_tokens_after_bucket');
+
+    // One log line per attempt, with the fields an operator needs.
+    const compacted = compactedReports[0]!;
+    expect(compacted).toMatchObject({ appName, userId, sessionId: 'metrics' });
+    for (const field of ['trigger', 'startSeq', 'endSeq', 'tokensBefore', 'tokensAfter']) {
+      expect(compacted[field], field).toBeDefined();
+    }
+    expect(typeof compacted.durationMs).toBe('number');
+    expect(reports.find((line) => line.outcome === 'failed')?.level).toBe(40);
+    // The global default registry is never touched.
+    const { register } = await import('prom-client');
+    expect(await register.metrics()).not.toContain('orrery_');
+    expect(getText((await fullHistory(sessionService, 'metrics')).at(-1)!)).toBeDefined();
+  });
+
+  it('lets two Runners share one registry', async () => {
+    const { Registry } = await import('prom-client');
+    const registry = new Registry();
+    const make = () =>
+      new Runner({
+        appName,
+        agent: new LlmAgent({ name: 'a', model: new ScriptedModel({ script: [] }) }),
+        sessionService: new InMemorySessionService(),
+        compaction: null,
+        metrics: { registry },
+        logger: false,
+      });
+    const first = make();
+    const second = make();
+    expect(first.metrics.compactionTotal).toBe(second.metrics.compactionTotal);
+  });
+});
