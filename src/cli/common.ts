@@ -1,0 +1,78 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { type Command, Option } from 'commander';
+import { ImportError } from '../importers/errors.js';
+import type { SessionService } from '../sessions/session-service.js';
+import { CliUsageError } from './errors.js';
+import type { CliIo } from './io.js';
+import { openStore, resolveDb } from './store.js';
+
+export interface StoreFlags {
+  db?: string;
+  app: string;
+  user: string;
+}
+
+/** `--db`, `--app`, `--user`: every command that reads or writes sessions takes them. */
+export function addStoreOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--db <path-or-url>', 'SQLite file, or a postgres:// URL (env ORRERY_DB)').default(
+        undefined,
+        './.orrery/orrery.db',
+      ),
+    )
+    .option('--app <name>', 'app name sessions are scoped by', 'orrery')
+    .option('--user <id>', 'user id sessions are scoped by', 'local');
+}
+
+export async function withStore<T>(
+  io: CliIo,
+  flags: StoreFlags,
+  work: (service: SessionService) => Promise<T>,
+): Promise<T> {
+  const service = await openStore({
+    db: resolveDb({ db: flags.db, io }),
+    appName: flags.app,
+    userId: flags.user,
+  });
+  try {
+    return await work(service);
+  } finally {
+    await service.close?.();
+  }
+}
+
+export function integerOption(name: string, minimum = 0) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < minimum) {
+      throw new CliUsageError({
+        field: name,
+        message: `${name} must be an integer >= ${minimum}, got ${JSON.stringify(value)}`,
+      });
+    }
+    return number;
+  };
+}
+
+export async function readTranscriptFile(
+  file: string,
+): Promise<{ text: string; fileName: string }> {
+  try {
+    return { text: await readFile(file, 'utf8'), fileName: basename(file) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ImportError({
+      message:
+        code === 'ENOENT'
+          ? `file not found: ${file}`
+          : `cannot read ${file}: ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+}
+
+export function writeJson(io: CliIo, value: unknown): void {
+  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}

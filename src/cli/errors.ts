@@ -1,0 +1,33 @@
+import { OrreryError } from '../events/errors.js';
+
+const usageMarker = 'orrery.error.CliUsageError';
+const usageSymbol = Symbol.for(usageMarker);
+
+/** A command line that cannot run as given (bad flag value, missing setting): exit code 2. */
+export class CliUsageError extends OrreryError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker is read by `hasMarker`
+  private readonly [usageSymbol] = true;
+  readonly field?: string;
+
+  constructor(options: { message: string; field?: string; cause?: unknown }) {
+    super({ name: 'CliUsageError', message: options.message, cause: options.cause });
+    this.field = options.field;
+  }
+
+  static override isInstance(error: unknown): error is CliUsageError {
+    return OrreryError.hasMarker(error, usageMarker);
+  }
+}
+
+/** One clear line for any error: the typed name and message, and the cause's when it helps. */
+export function formatError(error: unknown): string {
+  if (error instanceof Error) {
+    const cause =
+      error.cause instanceof Error && !error.message.includes(error.cause.message)
+        ? ` (${error.cause.message})`
+        : '';
+    const name = error.name && error.name !== 'Error' ? `${error.name}: ` : '';
+    return `${name}${error.message}${cause}`.replace(/\s*\n\s*/g, ' ');
+  }
+  return String(error);
+}

@@ -1,0 +1,91 @@
+/**
+ * The `orrery` command. `main(argv)` returns the exit code: 0 on success, 1 for a failure
+ * (bad input, unreachable store, a model error), 2 for a usage problem (unknown flag, bad
+ * value, no model configured). Errors are one line on stderr, typed name first.
+ */
+import { Command, CommanderError } from 'commander';
+import { InvalidConfigError } from '../compaction/errors.js';
+import { ModelConfigError } from '../models/errors.js';
+import { registerChat } from './chat.js';
+import { registerCompact } from './compact.js';
+import { CliUsageError, formatError } from './errors.js';
+import { registerImport } from './import.js';
+import { type CliIo, processIo } from './io.js';
+import { registerReplay } from './replay.js';
+import { registerRun } from './run.js';
+import { registerSessions } from './sessions.js';
+import { registerView } from './view.js';
+
+export function createProgram(io: CliIo): Command {
+  const program = new Command()
+    .name('orrery')
+    .description(
+      'Bounded context, lossless history: import, replay, inspect and chat with compacting agent sessions.',
+    )
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+    })
+    .addHelpText(
+      'after',
+      `
+Examples:
+  orrery replay examples/incident-session.jsonl     replay a transcript through compaction (offline)
+  orrery import ~/.claude/projects/app/abc.jsonl    import a Claude Code session
+  orrery sessions list                              sessions in ./.orrery/orrery.db
+  ORRERY_MODEL=google:gemini-2.5-flash orrery chat  chat with a real model
+
+Store: SQLite at ./.orrery/orrery.db (--db PATH or ORRERY_DB); a postgres:// URL selects PostgreSQL.`,
+    );
+  registerChat(program, io);
+  registerRun(program, io);
+  registerSessions(program, io);
+  registerImport(program, io);
+  registerView(program, io);
+  registerCompact(program, io);
+  registerReplay(program, io);
+  for (const command of program.commands) {
+    command.exitOverride().configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+    });
+    for (const sub of command.commands) {
+      sub.exitOverride().configureOutput({
+        writeOut: (text) => io.stdout(text),
+        writeErr: (text) => io.stderr(text),
+      });
+    }
+  }
+  return program;
+}
+
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const program = createProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; commander already printed its own message otherwise.
+      if (
+        error.exitCode === 0 ||
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.help'
+      )
+        return 0;
+      if (error.code === 'commander.executeSubCommandAsync') return 1;
+      return 2;
+    }
+    io.stderr(`orrery: ${formatError(error)}\n`);
+    if (
+      CliUsageError.isInstance(error) ||
+      InvalidConfigError.isInstance(error) ||
+      ModelConfigError.isInstance(error)
+    ) {
+      return 2;
+    }
+    return 1;
+  }
+}

@@ -1,0 +1,183 @@
+/** Human output of `orrery replay`: a report a person can read in ten seconds. */
+import type { ReplayResult } from './replay-engine.js';
+
+export interface ReportHeader {
+  label: string;
+  format: string;
+  threshold?: number;
+  summarizer: string;
+  sessionId?: string;
+  invocations: number;
+  repairs: string;
+}
+
+const BLOCKS = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+const number = (value: number) => value.toLocaleString('en-US');
+
+/** 12345 -> "12.3k", 1234567 -> "1.23M". */
+export function compact(value: number): string {
+  if (value >= 1_000_000) return `${(value / 1_000_000).toFixed(2)}M`;
+  if (value >= 10_000) return `${Math.round(value / 1000)}k`;
+  if (value >= 1000) return `${(value / 1000).toFixed(1)}k`;
+  return String(value);
+}
+
+export function renderReport(header: ReportHeader, result: ReplayResult): string {
+  const lines: string[] = [];
+  lines.push(`orrery replay · ${header.label} (${header.format})`);
+  const settings = [
+    `${number(result.events)} events`,
+    `${number(result.modelCalls)} model calls`,
+    `${number(header.invocations)} invocations`,
+    header.threshold ? `threshold ${number(header.threshold)} tokens` : 'token trigger off',
+    `summarizer ${header.summarizer}`,
+  ];
+  lines.push(`  ${settings.join(' · ')}`);
+  lines.push(`  import repairs: ${header.repairs}`);
+  if (header.sessionId) lines.push(`  session: ${header.sessionId}`);
+  lines.push('');
+
+  if (result.compactions.length === 0) {
+    lines.push('Compactions: none (no request reached the threshold)');
+  } else {
+    lines.push(`Compactions (${result.compactions.length})`);
+    const rows = result.compactions.map((compaction, index) => [
+      String(index + 1),
+      compaction.trigger,
+      compaction.beforeCall > result.modelCalls ? 'end' : `call ${compaction.beforeCall}`,
+      `${(result.compactions[index - 1]?.endSeq ?? compaction.startSeq - 1) + 1}-${compaction.endSeq}`,
+      `${number(compaction.tokensBefore)} -> ${number(compaction.tokensAfter)}`,
+    ]);
+    lines.push(
+      ...table(
+        ['#', 'trigger', 'before', 'events summarized', 'request tokens before -> after'],
+        rows,
+        '  ',
+      ),
+    );
+  }
+  if (result.failures.length > 0) {
+    lines.push(`  ${result.failures.length} compaction attempt(s) failed: ${result.failures[0]}`);
+  }
+  lines.push('');
+  if (result.requests.length > 0) {
+    lines.push('Request size per model call (estimated tokens)');
+    lines.push(...chart(result, header.threshold));
+    lines.push('');
+  }
+
+  const largestIndex = result.requests.findIndex(
+    (request) => request.withCompaction === result.maxViewTokens,
+  );
+  const without = result.tokens.withoutCompaction;
+  const saved = without > 0 ? Math.round((1 - result.tokens.withCompaction / without) * 100) : 0;
+  const maxWithout = Math.max(0, ...result.requests.map((request) => request.withoutCompaction));
+  lines.push(
+    ...table(
+      [],
+      [
+        [
+          'largest request',
+          `${number(result.maxViewTokens)} tokens${largestIndex >= 0 ? ` (call ${largestIndex + 1})` : ''}; without compaction ${number(maxWithout)}`,
+        ],
+        [
+          'request tokens',
+          `${number(result.tokens.withCompaction)} with compaction, ${number(without)} without (${saved}% less)`,
+        ],
+        ['orphans', `${result.orphans} request(s) with an unpaired call or response`],
+        [
+          'lossless',
+          result.lossless
+            ? `yes: all ${number(result.events)} imported events are stored unchanged`
+            : 'NO: the stored history differs from the import',
+        ],
+      ],
+      '  ',
+    ),
+  );
+  if (result.recordedCompactionsIgnored > 0) {
+    lines.push(
+      `  (${result.recordedCompactionsIgnored} compaction(s) recorded in the file were left out and re-decided)`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Columns of calls (bucketed to fit), bars of the request with compaction, shade without. */
+function chart(result: ReplayResult, threshold: number | undefined): string[] {
+  const width = Math.min(64, result.requests.length);
+  const height = 10;
+  const columns: Array<{ with: number; without: number; compacted: boolean }> = [];
+  const perColumn = result.requests.length / width;
+  const compactedCalls = new Set(result.compactions.map((compaction) => compaction.beforeCall));
+  for (let column = 0; column < width; column++) {
+    const start = Math.floor(column * perColumn);
+    const end = Math.max(start + 1, Math.floor((column + 1) * perColumn));
+    let withMax = 0;
+    let withoutMax = 0;
+    let compacted = false;
+    for (let index = start; index < end; index++) {
+      const request = result.requests[index];
+      if (!request) continue;
+      withMax = Math.max(withMax, request.withCompaction);
+      withoutMax = Math.max(withoutMax, request.withoutCompaction);
+      if (compactedCalls.has(index + 1)) compacted = true;
+    }
+    columns.push({ with: withMax, without: withoutMax, compacted });
+  }
+  const top = Math.max(1, ...columns.map((column) => column.without), threshold ?? 0);
+  const label = (value: number) => compact(value).padStart(6);
+  const rowSize = top / height;
+  const thresholdRow = threshold ? Math.min(height - 1, Math.floor(threshold / rowSize)) : -1;
+  const rows: string[] = [];
+  for (let row = height - 1; row >= 0; row--) {
+    const bottom = row * rowSize;
+    let line = '';
+    for (const column of columns) {
+      const filled = Math.min(1, Math.max(0, (column.with - bottom) / rowSize));
+      const eighths = Math.round(filled * 8);
+      if (eighths > 0) line += BLOCKS[eighths];
+      else if (column.without >= bottom + rowSize / 2) line += '░';
+      else line += row === thresholdRow ? '-' : ' ';
+    }
+    const axis =
+      row === height - 1
+        ? label(top)
+        : row === thresholdRow
+          ? label(threshold ?? 0)
+          : row === 0
+            ? label(0)
+            : '      ';
+    rows.push(`  ${axis} ┤${line}`);
+  }
+  rows.push(`         └${'─'.repeat(columns.length)}`);
+  if (columns.some((column) => column.compacted)) {
+    rows.push(
+      `          ${columns
+        .map((column) => (column.compacted ? '▲' : ' '))
+        .join('')
+        .trimEnd()}`,
+    );
+  }
+  rows.push(
+    `          call 1${' '.repeat(Math.max(1, columns.length - 6 - String(result.requests.length).length - 5))}call ${result.requests.length}`,
+  );
+  rows.push(
+    `          █ with compaction   ░ without${threshold ? '   - threshold' : ''}${columns.some((column) => column.compacted) ? '   ▲ compaction' : ''}`,
+  );
+  return rows;
+}
+
+export function table(headers: string[], rows: string[][], indent = ''): string[] {
+  const all = headers.length > 0 ? [headers, ...rows] : rows;
+  const widths: number[] = [];
+  for (const row of all) {
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, cell.length);
+    });
+  }
+  const format = (row: string[]) =>
+    `${indent}${row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ')}`.trimEnd();
+  return all.map(format);
+}

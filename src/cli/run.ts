@@ -1,0 +1,49 @@
+/** `orrery run --session ID "message"`: one invocation, its events printed. */
+import type { Command } from 'commander';
+import type { Event } from '../events/types.js';
+import { createCliRunner, requireModel, Spinner } from './agent-runner.js';
+import { addStoreOptions, type StoreFlags, withStore, writeJson } from './common.js';
+import type { CliIo } from './io.js';
+import { renderContent } from './render-event.js';
+
+export function registerRun(program: Command, io: CliIo): void {
+  addStoreOptions(
+    program
+      .command('run')
+      .description('run one invocation of the agent on ORRERY_MODEL and print its events')
+      .argument('<message>', 'the user message')
+      .option('--session <id>', 'session to continue (created when missing; default: a new one)')
+      .option('--json', 'print the events as JSON'),
+  )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ORRERY_MODEL=google:gemini-2.5-flash orrery run --session demo "What changed in the last deploy?"\n  orrery run --session demo --json "and before that?"',
+    )
+    .action(async (message: string, flags: StoreFlags & { session?: string; json?: boolean }) => {
+      const model = await requireModel(io);
+      await withStore(io, flags, async (service) => {
+        const sessionId = flags.session ?? crypto.randomUUID();
+        const key = { appName: flags.app, userId: flags.user, sessionId };
+        if (!(await service.getSession(key))) await service.createSession(key);
+        const spinner = new Spinner(io);
+        const runner = await createCliRunner({ io, model, service, appName: flags.app, spinner });
+        const events: Event[] = [];
+        try {
+          for await (const event of runner.run({
+            userId: flags.user,
+            sessionId,
+            newMessage: message,
+          })) {
+            events.push(event);
+            if (!flags.json && event.author !== 'user')
+              io.stdout(`${event.author}: ${renderContent(event.content, 400)}\n`);
+          }
+          await runner.flush();
+        } finally {
+          spinner.stop();
+        }
+        if (flags.json) writeJson(io, { sessionId, events });
+        else if (!flags.session) io.stderr(`session: ${sessionId}\n`);
+      });
+    });
+}

@@ -1,0 +1,160 @@
+/** `orrery sessions list | show ID | export ID | delete ID`. */
+import type { Command } from 'commander';
+import { toAdkSessionJson } from '../events/adk-json.js';
+import { isCompactionEvent } from '../events/event-helpers.js';
+import type { Event, SessionKey } from '../events/types.js';
+import { SessionNotFoundError } from '../sessions/errors.js';
+import type { SessionService } from '../sessions/session-service.js';
+import { addStoreOptions, type StoreFlags, withStore, writeJson } from './common.js';
+import { CliUsageError } from './errors.js';
+import type { CliIo } from './io.js';
+import { clip, renderEventLine, time } from './render-event.js';
+
+export async function readFullHistory(service: SessionService, key: SessionKey): Promise<Event[]> {
+  const events: Event[] = [];
+  let afterSeq: number | undefined;
+  for (;;) {
+    const page = await service.listEvents({ ...key, afterSeq });
+    events.push(...page.events);
+    if (page.nextCursor === undefined || page.events.length === 0) return events;
+    afterSeq = page.nextCursor;
+  }
+}
+
+export async function requireSession(service: SessionService, key: SessionKey) {
+  const session = await service.getSession({ ...key, events: 'view' });
+  if (!session) throw new SessionNotFoundError(key);
+  return session;
+}
+
+export function registerSessions(program: Command, io: CliIo): void {
+  const sessions = program
+    .command('sessions')
+    .description('list, show, export and delete stored sessions')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  orrery sessions list
+  orrery sessions show 7f3a…           the full history, compaction spans and summaries
+  orrery sessions export 7f3a… --format adk > session.json
+  orrery sessions delete 7f3a…`,
+    );
+
+  addStoreOptions(
+    sessions.command('list').description('list sessions').option('--json', 'print JSON'),
+  ).action(async (flags: StoreFlags & { json?: boolean }) => {
+    await withStore(io, flags, async (service) => {
+      const list = await service.listSessions({ appName: flags.app, userId: flags.user });
+      if (flags.json) return writeJson(io, list);
+      if (list.length === 0)
+        return io.stdout(`no sessions for app '${flags.app}' and user '${flags.user}'\n`);
+      const sorted = [...list].sort((a, b) => b.lastUpdateTime - a.lastUpdateTime);
+      for (const session of sorted) {
+        const updated = new Date(session.lastUpdateTime * 1000)
+          .toISOString()
+          .replace('T', ' ')
+          .slice(0, 19);
+        io.stdout(
+          `${session.sessionId}  ${String(session.eventCount).padStart(6)} events  updated ${updated}\n`,
+        );
+      }
+    });
+  });
+
+  addStoreOptions(
+    sessions
+      .command('show')
+      .description('draw the full history: events, compaction spans and each summary')
+      .argument('<id>', 'session id')
+      .option('--width <chars>', 'characters of each event line', '100'),
+  ).action(async (sessionId: string, flags: StoreFlags & { width: string }) => {
+    await withStore(io, flags, async (service) => {
+      const key = { appName: flags.app, userId: flags.user, sessionId };
+      const session = await requireSession(service, key);
+      const events = await readFullHistory(service, key);
+      const view = await service.loadView(key);
+      const hiddenUpTo = view.checkpoint?.actions.compaction.endSeq ?? 0;
+      const width = Number(flags.width) || 100;
+      io.stdout(
+        `session ${sessionId} · ${events.length} events · state keys: ${Object.keys(session.state).join(', ') || 'none'}\n`,
+      );
+      io.stdout(`│ = summarized by the current checkpoint (left out of the next request)\n\n`);
+      let number = 0;
+      for (const event of events) {
+        const compaction = event.actions.compaction;
+        if (compaction && isCompactionEvent(event)) {
+          number++;
+          const current = view.checkpoint?.seq === event.seq ? ' (current checkpoint)' : '';
+          io.stdout(
+            `${String(event.seq).padStart(5)}  ${time(event)}  ┌─ compaction #${number}${current}: ${compaction.trigger}, seq ${compaction.startSeq}-${compaction.endSeq}, tokens ${compaction.tokensBefore} -> ${compaction.tokensAfter}, by ${compaction.summarizer}\n`,
+          );
+          const summary = compaction.compactedContent.parts.map((part) => part.text ?? '').join('');
+          const lines = summary.split('\n').filter((line) => line.trim() !== '');
+          for (const line of lines.slice(0, 40))
+            io.stdout(`                              │ ${clip(line, width)}\n`);
+          if (lines.length > 40)
+            io.stdout(`                              │ … ${lines.length - 40} more lines\n`);
+          io.stdout(`                              └─\n`);
+          continue;
+        }
+        const gutter = event.seq <= hiddenUpTo ? '│' : ' ';
+        io.stdout(`${gutter}${renderEventLine(event, width)}\n`);
+      }
+    });
+  });
+
+  addStoreOptions(
+    sessions
+      .command('export')
+      .description('print a session as JSON')
+      .argument('<id>', 'session id')
+      .option(
+        '--format <format>',
+        'adk (ADK session JSON, camelCase) | adk-snake | orrery (events with seq)',
+        'adk',
+      ),
+  ).action(async (sessionId: string, flags: StoreFlags & { format: string }) => {
+    if (!['adk', 'adk-snake', 'orrery'].includes(flags.format)) {
+      throw new CliUsageError({
+        field: '--format',
+        message: `unknown export format ${JSON.stringify(flags.format)} (expected adk, adk-snake or orrery)`,
+      });
+    }
+    await withStore(io, flags, async (service) => {
+      const key = { appName: flags.app, userId: flags.user, sessionId };
+      const session = await requireSession(service, key);
+      const events = await readFullHistory(service, key);
+      if (flags.format === 'orrery') {
+        return writeJson(io, {
+          ...key,
+          state: session.state,
+          lastUpdateTime: session.lastUpdateTime,
+          events,
+        });
+      }
+      writeJson(
+        io,
+        toAdkSessionJson({
+          session: { ...session, events: undefined },
+          events,
+          casing: flags.format === 'adk-snake' ? 'snake' : 'camel',
+        }),
+      );
+    });
+  });
+
+  addStoreOptions(
+    sessions
+      .command('delete')
+      .description('delete a session and all its events')
+      .argument('<id>', 'session id'),
+  ).action(async (sessionId: string, flags: StoreFlags) => {
+    await withStore(io, flags, async (service) => {
+      const key = { appName: flags.app, userId: flags.user, sessionId };
+      await requireSession(service, key);
+      await service.deleteSession(key);
+      io.stdout(`deleted session ${sessionId}\n`);
+    });
+  });
+}

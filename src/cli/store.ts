@@ -1,0 +1,56 @@
+/**
+ * The store a command works on: SQLite by default (`--db PATH`, `ORRERY_DB`, default
+ * `./.orrery/orrery.db`), PostgreSQL for a `postgres://` or `postgresql://` URL. The store is
+ * opened (and reached) before anything is written, so an unreachable database writes nothing.
+ */
+import { SessionStoreError } from '../sessions/errors.js';
+import type { SessionService } from '../sessions/session-service.js';
+import type { CliIo } from './io.js';
+
+export const DEFAULT_DB_PATH = './.orrery/orrery.db';
+
+export interface StoreOptions {
+  db?: string;
+  app: string;
+  user: string;
+}
+
+export function resolveDb(options: { db?: string; io: CliIo }): string {
+  return options.db ?? options.io.env.ORRERY_DB ?? DEFAULT_DB_PATH;
+}
+
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/** Opens the store and checks it answers (a cheap scoped read). */
+export async function openStore(options: {
+  db: string;
+  appName: string;
+  userId: string;
+}): Promise<SessionService> {
+  let service: SessionService;
+  if (isPostgresUrl(options.db)) {
+    const { PostgresSessionService } = await import('../sessions/postgres/index.js');
+    service = new PostgresSessionService({ connectionString: options.db });
+  } else {
+    const { SqliteSessionService } = await import('../sessions/sqlite/index.js');
+    service = new SqliteSessionService({ path: options.db });
+  }
+  try {
+    await service.listSessions({ appName: options.appName, userId: options.userId });
+  } catch (error) {
+    await service.close?.().catch(() => undefined);
+    if (SessionStoreError.isInstance(error)) throw error;
+    throw new SessionStoreError({
+      message: `cannot open the session store ${redact(options.db)}: ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    });
+  }
+  return service;
+}
+
+/** A database URL without its password, for messages. */
+export function redact(db: string): string {
+  return db.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+}

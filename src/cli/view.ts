@@ -1,0 +1,64 @@
+/** `orrery view ID`: exactly what the next model request would hold. */
+import type { Command } from 'commander';
+import { estimateContentTokens, estimateTextTokens } from '../compaction/token-estimate.js';
+import { assembleView } from '../compaction/view.js';
+import { addStoreOptions, type StoreFlags, withStore, writeJson } from './common.js';
+import { INSTRUCTION_STATE_KEY } from './import-session.js';
+import type { CliIo } from './io.js';
+import { renderContent } from './render-event.js';
+import { requireSession } from './sessions.js';
+
+export function registerView(program: Command, io: CliIo): void {
+  addStoreOptions(
+    program
+      .command('view')
+      .description('print the contents the next model request would hold (summary + tail)')
+      .argument('<id>', 'session id')
+      .option('--json', 'print the provider-ready contents as JSON')
+      .option('--width <chars>', 'characters of each content line', '160'),
+  )
+    .addHelpText(
+      'after',
+      "\nExamples:\n  orrery view 7f3a…\n  orrery view 7f3a… --json | jq '.contents | length'",
+    )
+    .action(async (sessionId: string, flags: StoreFlags & { json?: boolean; width: string }) => {
+      await withStore(io, flags, async (service) => {
+        const key = { appName: flags.app, userId: flags.user, sessionId };
+        const session = await requireSession(service, key);
+        const stored = await service.loadView(key);
+        const view = assembleView({ checkpoint: stored.checkpoint, tail: stored.tail });
+        const instruction = session.state[INSTRUCTION_STATE_KEY];
+        const instructionTokens =
+          typeof instruction === 'string' ? estimateTextTokens(instruction) : 0;
+        const tokens = view.contents.reduce(
+          (total, content) => total + estimateContentTokens(content),
+          instructionTokens,
+        );
+        if (flags.json) {
+          return writeJson(io, {
+            systemInstruction: typeof instruction === 'string' ? instruction : undefined,
+            contents: view.contents,
+            checkpointSeq: stored.checkpoint?.seq,
+            tailEvents: stored.tail.length,
+            estimatedTokens: tokens,
+            warnings: view.warnings,
+          });
+        }
+        const width = Number(flags.width) || 160;
+        const covered = stored.checkpoint
+          ? `summary of seq ${stored.checkpoint.actions.compaction.startSeq}-${stored.checkpoint.actions.compaction.endSeq} + `
+          : '';
+        io.stdout(
+          `next request for ${sessionId}: ${covered}${stored.tail.length} events as ${view.contents.length} contents, ~${tokens.toLocaleString('en-US')} tokens\n`,
+        );
+        if (typeof instruction === 'string')
+          io.stdout(
+            `[system] ${renderContent({ role: 'user', parts: [{ text: instruction }] }, width)}\n`,
+          );
+        for (const [index, content] of view.contents.entries()) {
+          io.stdout(`[${index}] ${content.role}: ${renderContent(content, width)}\n`);
+        }
+        for (const warning of view.warnings) io.stderr(`warning: ${warning.message}\n`);
+      });
+    });
+}
