@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import type { EventsSummarizer, SummarizeOptions, Summary } from '../../src/compaction/types.js';
 import type { Event } from '../../src/events/types.js';
 import type { SessionService } from '../../src/sessions/session-service.js';
@@ -43,7 +43,7 @@ export class RecordingSummarizer implements EventsSummarizer {
 }
 
 /** A pino logger whose JSON lines are kept in `lines`. */
-export function capturingLogger(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
+export function capturingLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk, _encoding, callback) {
