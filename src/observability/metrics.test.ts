@@ -26,8 +26,10 @@ describe('createCompactionMetrics', () => {
     metrics.recordCompaction(report({ outcome: 'conflict', ineffective: true }));
     metrics.recordSummarizerFailure('gemini');
 
+    // Histogram values carry `metricName` (`_bucket`, `_sum`, `_count`); the type omits it.
+    type Value = { value: number; labels: Record<string, unknown>; metricName?: string };
     const values = async (name: string) =>
-      (await metrics.registry.getSingleMetric(name)!.get()).values;
+      (await metrics.registry.getSingleMetric(name)!.get()).values as Value[];
     const total = await values('orrery_context_compaction_total');
     const count = (trigger: string, outcome: string) =>
       total.find((value) => value.labels.trigger === trigger && value.labels.outcome === outcome)
