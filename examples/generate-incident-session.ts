@@ -51,7 +51,6 @@ function write(record: Record<string, unknown>): void {
   lines.push(
     JSON.stringify({
       parentUuid: parent,
-      isSidechain: false,
       userType: 'external',
       cwd: '/home/oncall/checkout',
       sessionId: SESSION_ID,
@@ -73,7 +72,6 @@ function user(text: string): void {
   });
 }
 
-const toolCounter = 0;
 /** One assistant turn: optional text, then one or more tool calls, each answered. */
 function step(
   text: string | undefined,
@@ -91,9 +89,9 @@ function step(
   const blocks: object[] = [];
   if (text) blocks.push({ type: 'text', text });
   const ids = calls.map(() => `toolu_01${hex(22)}`);
-  calls.forEach((call, index) =>
-    blocks.push({ type: 'tool_use', id: ids[index], name: call.name, input: call.input }),
-  );
+  calls.forEach((call, index) => {
+    blocks.push({ type: 'tool_use', id: ids[index], name: call.name, input: call.input });
+  });
   // Claude Code writes one record per content block of a streamed message (same message.id).
   for (const block of blocks) {
     write({
@@ -403,7 +401,7 @@ step(
     {
       name: 'Bash',
       input: { command: 'kubectl -n checkout rollout history deploy/checkout-api' },
-      output: `deployment.apps/checkout-api\nREVISION  CHANGE-CAUSE\n${Array.from({ length: 18 }, (_, index) => `${index + 40}        image=registry.shop.example/checkout-api:v2.${index - 4 < 0 ? 0 : index - 4}.${between(0, 9)}  deployed-by=argo-cd`).join('\n')}\n58        image=registry.shop.example/checkout-api:v2.14.0 deployed-by=argo-cd (2025-06-11T13:58:11Z)`,
+      output: `deployment.apps/checkout-api\nREVISION  CHANGE-CAUSE\n${Array.from({ length: 18 }, (_, index) => `${index + 40}        image=registry.shop.example/checkout-api:v2.${Math.max(0, index - 4)}.${between(0, 9)}  deployed-by=argo-cd`).join('\n')}\n58        image=registry.shop.example/checkout-api:v2.14.0 deployed-by=argo-cd (2025-06-11T13:58:11Z)`,
     },
     {
       name: 'Bash',
