@@ -4,6 +4,9 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 
+/** Named so declaration output can refer to it (the driver's namespace type cannot be). */
+export interface SqliteStatement<Result> extends BetterSqlite3.Statement<unknown[], Result> {}
+
 export interface SessionRow {
   app_name: string;
   user_id: string;
@@ -27,7 +30,8 @@ const key = 'app_name = ? AND user_id = ?';
 const sessionScope = `${key} AND session_id = ?`;
 
 export function prepareStatements(database: BetterSqlite3.Database) {
-  const prepare = <Result = unknown>(sql: string) => database.prepare<unknown[], Result>(sql);
+  const prepare = <Result = unknown>(sql: string): SqliteStatement<Result> =>
+    database.prepare<unknown[], Result>(sql) as SqliteStatement<Result>;
   return {
     selectSession: prepare<SessionRow>(`SELECT * FROM sessions WHERE ${key} AND id = ?`),
     insertSession: prepare(
