@@ -27,11 +27,10 @@ import {
   resolvePageSize,
   SessionAlreadyExistsError,
   splitState,
-  toStoredEvent,
 } from '../store-helpers.js';
 import { migrate } from './migrations.js';
 import { buildQueries, type Queries } from './queries.js';
-import { type EventRow, rowToEvent } from './rows.js';
+import { type EventRow, rowToEvent, toEventRowValues } from './rows.js';
 
 export interface PostgresSessionServiceOptions {
   /** A pool you own (not ended by `close()`). */
@@ -246,11 +245,10 @@ export class PostgresSessionService implements SessionService {
   }
 
   private async insertEvent(client: PoolClient, key: SessionKey, event: NewEvent) {
-    // seq is assigned by the statement; the stored JSON does not carry it (it is a column).
-    const { seq: _seq, ...stored } = toStoredEvent(event, 0);
+    const values = toEventRowValues(event);
+    const stored = values.stored;
     const scoped = splitState(stored.actions.stateDelta);
     const now = Date.now() / 1000;
-    const compaction = stored.actions.compaction;
     const inserted = await client.query<{ seq: string }>(this.queries.appendEvent, [
       ...keyParams(key),
       now,
@@ -259,10 +257,10 @@ export class PostgresSessionService implements SessionService {
       stored.invocationId,
       stored.author,
       stored.timestamp,
-      compaction !== undefined,
-      compaction?.startSeq ?? null,
-      compaction?.endSeq ?? null,
-      JSON.stringify(stored),
+      values.isCompaction,
+      values.compactionStartSeq,
+      values.compactionEndSeq,
+      values.json,
     ]);
     const row = inserted.rows[0];
     if (!row) throw new SessionNotFoundError(key);

@@ -66,12 +66,16 @@ export function buildQueries(schemaName: string): Queries {
       ON CONFLICT (app_name, user_id) DO UPDATE SET state = t.state || excluded.state,
         updated_at = excluded.updated_at`,
     header,
+    // The tail is a closed seq range (checkpoint end, last seq]: with both bounds the planner
+    // always takes the primary-key range scan, whatever the statistics say about one bound.
     view: `WITH cp AS (${checkpoint})
       ${header}
       UNION ALL SELECT 1, ${eventColumns} FROM cp
       UNION ALL SELECT 2, ${eventColumns} FROM ${events}
         WHERE ${sessionKey} AND NOT is_compaction
           AND seq > coalesce((SELECT compaction_end_seq FROM cp), 0)
+          AND seq <= (SELECT last_seq FROM ${sessions}
+            WHERE app_name = $1 AND user_id = $2 AND id = $3)
       ORDER BY part, seq`,
     full: `${header}
       UNION ALL SELECT 2, ${eventColumns} FROM ${events} WHERE ${sessionKey}

@@ -1,6 +1,7 @@
 /** Row -> event mapping for the PostgreSQL store, with the shape checks that find corrupt rows. */
 import type { Event, NewEvent, SessionKey } from '../../events/types.js';
 import { SessionStoreError } from '../errors.js';
+import { toStoredEvent } from '../store-helpers.js';
 
 export interface EventRow {
   seq: string | number;
@@ -64,4 +65,27 @@ export function rowToEvent(row: EventRow, key: SessionKey): Event {
     });
   }
   return { ...(row.event as NewEvent), seq };
+}
+
+export interface EventRowValues {
+  /** The event as stored: no `seq` (a column), no `temp:` state keys. */
+  stored: NewEvent;
+  isCompaction: boolean;
+  compactionStartSeq: number | null;
+  compactionEndSeq: number | null;
+  /** The `event` jsonb column's text. */
+  json: string;
+}
+
+/** What the store writes for an event (the bench's bulk seeding writes the same). */
+export function toEventRowValues(event: NewEvent): EventRowValues {
+  const { seq: _seq, ...stored } = toStoredEvent(event, 0);
+  const compaction = stored.actions.compaction;
+  return {
+    stored,
+    isCompaction: compaction !== undefined,
+    compactionStartSeq: compaction?.startSeq ?? null,
+    compactionEndSeq: compaction?.endSeq ?? null,
+    json: JSON.stringify(stored),
+  };
 }
