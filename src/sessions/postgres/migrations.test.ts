@@ -83,6 +83,18 @@ describePostgres('PostgreSQL migrations', (url) => {
 });
 
 describe('PostgreSQL store module', () => {
+  it('reports an unreachable server as a SessionStoreError', async () => {
+    const service = new PostgresSessionService({
+      connectionString: 'postgres://postgres@127.0.0.1:1/none',
+    });
+    const error = await service
+      .loadView({ appName: 'a', userId: 'u', sessionId: 's' })
+      .catch((caught: unknown) => caught);
+    await service.close();
+    expect(SessionStoreError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('Cannot connect to PostgreSQL');
+  });
+
   it('loads pg only lazily (no runtime import of pg in the library files)', async () => {
     const folder = dirname(fileURLToPath(import.meta.url));
     const files = (await readdir(folder)).filter(

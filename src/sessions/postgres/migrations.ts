@@ -95,7 +95,15 @@ export async function migrate(options: MigrateOptions): Promise<{ version: numbe
   const list = options.migrations ?? migrations;
   const known = list[list.length - 1]?.version ?? 0;
   const schema = quoteIdentifier(options.schema);
-  const client = await options.pool.connect();
+  let client: PoolClient;
+  try {
+    client = await options.pool.connect();
+  } catch (error) {
+    throw new SessionStoreError({
+      message: `Cannot connect to PostgreSQL to migrate schema '${options.schema}': ${(error as Error).message}`,
+      cause: error,
+    });
+  }
   try {
     for (;;) {
       options.signal?.throwIfAborted();
