@@ -5,7 +5,6 @@
  * statement whose cost does not grow with the history. `pg` is loaded lazily.
  */
 import type { Pool, PoolClient } from 'pg';
-import { InvalidEventError, OrreryError } from '../../events/errors.js';
 import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
 import { CompactionConflictError, SessionNotFoundError, SessionStoreError } from '../errors.js';
 import type {
@@ -28,6 +27,7 @@ import {
   SessionAlreadyExistsError,
   splitState,
 } from '../store-helpers.js';
+import { keyParams, pickKey, validateKey, wrapError } from './key-and-errors.js';
 import { migrate } from './migrations.js';
 import { buildQueries, type Queries } from './queries.js';
 import { type EventRow, rowToEvent, toEventRowValues } from './rows.js';
@@ -233,6 +233,11 @@ export class PostgresSessionService implements SessionService {
       if (!pool) {
         const { default: pg } = await import('pg');
         pool = new pg.Pool({ connectionString: this.options.connectionString });
+        // An idle connection dropped by the server must not crash the process (pg emits
+        // 'error' on the pool); the next query simply opens a new one.
+        pool.on('error', (error) => {
+          this.options.logger?.warn({ error: error.message }, 'PostgreSQL idle connection lost');
+        });
         this.ownedPool = pool;
       }
       await migrate({ pool, schema: this.schema, signal });
@@ -375,43 +380,4 @@ export class PostgresSessionService implements SessionService {
       client.release(broken);
     }
   }
-}
-
-function pickKey(options: SessionKey): SessionKey {
-  const key = { appName: options.appName, userId: options.userId, sessionId: options.sessionId };
-  validateKey(key);
-  return key;
-}
-
-function validateKey(key: SessionKey): void {
-  for (const field of ['appName', 'userId', 'sessionId'] as const) {
-    if (typeof key[field] !== 'string' || key[field].length === 0) {
-      throw new TypeError(
-        `'${field}' must be a non-empty string, got ${JSON.stringify(key[field])}`,
-      );
-    }
-  }
-}
-
-function keyParams(key: SessionKey): [string, string, string] {
-  return [key.appName, key.userId, key.sessionId];
-}
-
-/** Driver errors become `SessionStoreError`s naming the session; orrery's own pass through. */
-function wrapError(error: unknown, key: SessionKey): unknown {
-  if (OrreryError.isInstance(error)) return error;
-  if (error instanceof Error && error.name === 'AbortError') return error;
-  const code = (error as { code?: string }).code;
-  if (code === '22P05') {
-    return new InvalidEventError({
-      path: 'event',
-      message: `PostgreSQL jsonb cannot store this event (NUL character \\u0000 in a string): ${(error as Error).message}`,
-      cause: error,
-    });
-  }
-  return new SessionStoreError({
-    message: `PostgreSQL error in session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): ${(error as Error).message}`,
-    sessionId: key.sessionId || undefined,
-    cause: error,
-  });
 }
