@@ -9,144 +9,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NewEvent, SessionKey } from '../src/events/types.js';
+import type { SessionKey } from '../src/events/types.js';
 import { SqliteSessionService } from '../src/sessions/sqlite/index.js';
 import { spawnWorker } from '../src/sessions/sqlite/test-helpers/spawn-worker.js';
+import { compactionEvent, median, time, turnEvent } from './workload.js';
 
 const sizes = [1_000, 10_000, 100_000];
 const compactionEvery = 1_000;
 const retained = 200;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-async function time(runs: number, action: () => Promise<unknown>): Promise<number> {
-  const samples: number[] = [];
-  for (let index = 0; index < runs; index++) {
-    const start = performance.now();
-    await action();
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
-}
-
-/** The nth event of a realistic turn cycle. */
-function turnEvent(index: number): NewEvent {
-  const turn = Math.floor(index / 4);
-  const base = {
-    id: `event-${index}`,
-    invocationId: `invocation-${turn}`,
-    timestamp: 1_700_000_000 + index,
-    actions: {},
-  };
-  const callId = `call-${turn}`;
-  switch (index % 4) {
-    case 0:
-      return {
-        ...base,
-        author: 'user',
-        content: {
-          role: 'user',
-          parts: [
-            {
-              text: `Check the status of service ${turn} and summarize the errors in its last deploy.`,
-            },
-          ],
-        },
-      };
-    case 1:
-      return {
-        ...base,
-        author: 'agent',
-        content: {
-          role: 'model',
-          parts: [
-            {
-              functionCall: {
-                id: callId,
-                name: 'get_deploy_logs',
-                args: { service: `svc-${turn}`, limit: 50 },
-              },
-            },
-          ],
-        },
-        usageMetadata: {
-          promptTokenCount: 12_000 + turn,
-          candidatesTokenCount: 40,
-          totalTokenCount: 12_040 + turn,
-        },
-      };
-    case 2: {
-      const lines = Array.from(
-        { length: 20 },
-        (_, line) =>
-          `2025-01-01T00:00:${String(line).padStart(2, '0')}Z svc-${turn} WARN retrying request ${line} after 503`,
-      );
-      return {
-        ...base,
-        author: 'agent',
-        content: {
-          role: 'user',
-          parts: [
-            {
-              functionResponse: {
-                id: callId,
-                name: 'get_deploy_logs',
-                response: { status: 'ok', lines },
-              },
-            },
-          ],
-        },
-      };
-    }
-    default:
-      return {
-        ...base,
-        author: 'agent',
-        content: {
-          role: 'model',
-          parts: [
-            {
-              text: `Service ${turn} deployed with 20 retried 503s from its upstream; no failed requests. Next: check the upstream's health.`,
-            },
-          ],
-        },
-        usageMetadata: {
-          promptTokenCount: 13_500 + turn,
-          candidatesTokenCount: 60,
-          totalTokenCount: 13_560 + turn,
-        },
-      };
-  }
-}
-
-function compactionEvent(endSeq: number): NewEvent {
-  return {
-    id: `compaction-${endSeq}`,
-    invocationId: `compaction-${endSeq}`,
-    author: 'user',
-    timestamp: 1_700_000_000 + endSeq,
-    actions: {
-      compaction: {
-        startSeq: 1,
-        endSeq,
-        startTimestamp: 1_700_000_000,
-        endTimestamp: 1_700_000_000 + endSeq,
-        compactedContent: {
-          role: 'model',
-          parts: [{ text: `Summary up to ${endSeq}: ${'goal, decisions, facts. '.repeat(80)}` }],
-        },
-        trigger: 'token_threshold',
-        tokensBefore: 200_000,
-        tokensAfter: 2_000,
-        summarizer: 'bench',
-      },
-    },
-  };
-}
 
 /** Fills a session through the service's own append path; returns raw events appended. */
 async function build(service: SqliteSessionService, key: SessionKey, count: number): Promise<void> {

@@ -1,0 +1,131 @@
+/**
+ * A whole Runner turn before the model, the figure `PEERS.md` gives for ADK (27 ms / 288 ms /
+ * 3,578 ms in memory and 142 / 995 / 8,208 ms on SQLite at 1k / 10k / 100k events): append the
+ * user message, load the view, estimate the next request, call a stub model that answers at
+ * once, append its answer, and run the after-invocation triggers. Sessions hold realistic
+ * turns with a rolling compaction every 1000 events, so the tail stays bounded; the turn's
+ * cost must not grow with history. Also one append into a long in-memory session.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LlmAgent } from '../src/runtime/agents/llm-agent.js';
+import { Runner } from '../src/runtime/runner.js';
+import { InMemorySessionService } from '../src/sessions/in-memory-session-service.js';
+import type { SessionService } from '../src/sessions/session-service.js';
+import { SqliteSessionService } from '../src/sessions/sqlite/index.js';
+import { DigestSummarizer } from '../src/summarizers/index.js';
+import { textResponse } from '../src/testing/scripted-model.js';
+import { compactionEvent, median, turnEvent } from './workload.js';
+
+const sizes = [1_000, 10_000, 100_000];
+const compactionEvery = 1_000;
+const retained = 200;
+const turns = 30;
+
+/** A model that answers at once: the bench times orrery, not a provider. */
+const stubModel = {
+  modelId: 'stub',
+  contextWindowTokens: 1_000_000,
+  generate: async () => textResponse('ok', { promptTokenCount: 9_000, candidatesTokenCount: 1 }),
+};
+
+async function seed(service: SessionService, sessionId: string, count: number): Promise<void> {
+  const key = { appName: 'bench', userId: 'user', sessionId };
+  await service.createSession(key);
+  let checkpointSeq: number | null = null;
+  for (let index = 0; index < count; index++) {
+    const stored = await service.appendEvent({ ...key, event: turnEvent(index) });
+    if ((index + 1) % compactionEvery === 0) {
+      const compaction = await service.appendCompaction({
+        ...key,
+        event: compactionEvent(stored.seq - retained),
+        expectedCheckpointSeq: checkpointSeq,
+      });
+      checkpointSeq = compaction.seq;
+    }
+  }
+}
+
+async function turnTimes(service: SessionService, sessionId: string): Promise<number> {
+  const runner = new Runner({
+    appName: 'bench',
+    agent: new LlmAgent({ name: 'agent', model: stubModel }),
+    sessionService: service,
+    compaction: {
+      tokenThreshold: 250_000,
+      eventRetentionSize: 10,
+      compactionInterval: 100,
+      overlapSize: 1,
+      summarizer: new DigestSummarizer(),
+    },
+    logger: false,
+  });
+  const samples: number[] = [];
+  for (let turn = 0; turn < turns; turn++) {
+    const start = performance.now();
+    for await (const _event of runner.run({ userId: 'user', sessionId, newMessage: 'next' })) {
+      // drain: the turn ends when the iterable does
+    }
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+async function appendTime(service: SessionService, sessionId: string): Promise<number> {
+  const samples: number[] = [];
+  for (let index = 0; index < 200; index++) {
+    const event = turnEvent(1_000_000 + index);
+    const start = performance.now();
+    await service.appendEvent({ appName: 'bench', userId: 'user', sessionId, event });
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+export async function run(): Promise<void> {
+  const directory = mkdtempSync(join(tmpdir(), 'orrery-bench-turn-'));
+  const rows: string[] = [];
+  const results = new Map<string, number[]>();
+  try {
+    for (const backend of ['memory', 'sqlite'] as const) {
+      const turnRow: number[] = [];
+      const appendRow: number[] = [];
+      for (const size of sizes) {
+        const service: SessionService =
+          backend === 'memory'
+            ? new InMemorySessionService()
+            : new SqliteSessionService({ path: join(directory, `turn-${size}.db`) });
+        const sessionId = `session-${size}`;
+        await seed(service, sessionId, size);
+        turnRow.push(await turnTimes(service, sessionId));
+        appendRow.push(await appendTime(service, sessionId));
+        await service.close?.();
+      }
+      results.set(`${backend} turn`, turnRow);
+      results.set(`${backend} append`, appendRow);
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  const peers: Record<string, string> = {
+    'memory turn': '27 / 288 / 3,578',
+    'sqlite turn': '142 / 995 / 8,208',
+    'memory append': '0.04 / 5.7 / 60',
+    'sqlite append': '15.8 / 14.7 / 30.3',
+  };
+  rows.push(
+    '| backend, operation (median ms) | 1,000 events | 10,000 | 100,000 | ratio 100k / 1k | ADK-JS 2.0 (PEERS.md) |',
+    '|---|---:|---:|---:|---:|---|',
+  );
+  for (const [name, values] of results) {
+    const [small, medium, large] = values as [number, number, number];
+    rows.push(
+      `| ${name} | ${small.toFixed(3)} | ${medium.toFixed(3)} | ${large.toFixed(3)} | ${(large / small).toFixed(2)} | ${peers[name]} |`,
+    );
+  }
+  console.log(rows.join('\n'));
+  console.log(
+    `\nA turn: user append, view load, estimate, stub model call, answer append, after-invocation triggers (${turns} turns, median).`,
+  );
+}
