@@ -1,5 +1,5 @@
 /** Human output of `orrery replay`: a report a person can read in ten seconds. */
-import type { ReplayResult } from './replay-engine.js';
+import type { ReplayReport } from '../runtime/replay.js';
 
 export interface ReportHeader {
   label: string;
@@ -23,7 +23,28 @@ export function compact(value: number): string {
   return String(value);
 }
 
-export function renderReport(header: ReportHeader, result: ReplayResult): string {
+/** The `--json` object of one transcript: the report without the per-call detail. */
+export function replayJson(report: ReplayReport) {
+  return {
+    events: report.events,
+    modelCalls: report.modelCalls,
+    compactions: report.compactions.map(
+      ({ trigger, startSeq, endSeq, tokensBefore, tokensAfter }) => ({
+        trigger,
+        startSeq,
+        endSeq,
+        tokensBefore,
+        tokensAfter,
+      }),
+    ),
+    maxViewTokens: report.maxViewTokens,
+    orphans: report.orphans,
+    lossless: report.lossless,
+    tokens: report.tokens,
+  };
+}
+
+export function renderReport(header: ReportHeader, result: ReplayReport): string {
   const lines: string[] = [];
   lines.push(`orrery replay · ${header.label} (${header.format})`);
   const settings = [
@@ -105,7 +126,7 @@ export function renderReport(header: ReportHeader, result: ReplayResult): string
 }
 
 /** Columns of calls (bucketed to fit), bars of the request with compaction, shade without. */
-function chart(result: ReplayResult, threshold: number | undefined): string[] {
+function chart(result: ReplayReport, threshold: number | undefined): string[] {
   const width = Math.min(64, result.requests.length);
   const height = 10;
   const columns: Array<{ with: number; without: number; compacted: boolean }> = [];

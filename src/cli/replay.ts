@@ -5,13 +5,14 @@ import { COMPACTION_ENV, createEventsCompactionConfig } from '../compaction/conf
 import type { EventsSummarizer } from '../compaction/types.js';
 import { importTranscripts, parseImportFormat } from '../importers/import-transcript.js';
 import type { ImportResult } from '../importers/types.js';
+import type { ReplayReport } from '../runtime/replay.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { integerOption, readTranscriptFile, writeJson } from './common.js';
 import { summarizeRepairs } from './import-session.js';
 import type { CliIo } from './io.js';
-import { type ReplayResult, replayTranscript } from './replay-engine.js';
-import { compact, renderReport, table } from './replay-report.js';
+import { replayTranscript } from './replay-engine.js';
+import { compact, renderReport, replayJson, table } from './replay-report.js';
 import { openStore, resolveDb } from './store.js';
 import { createSummarizer } from './summarizer-option.js';
 
@@ -141,7 +142,7 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
       const outputs: Array<{
         transcript: (typeof transcripts)[number];
         sessionId: string;
-        result: ReplayResult;
+        result: ReplayReport;
       }> = [];
       try {
         for (const [index, transcript] of transcripts.entries()) {
@@ -172,23 +173,7 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
       }
 
       if (flags.json) {
-        const objects = outputs.map(({ result }) => ({
-          events: result.events,
-          modelCalls: result.modelCalls,
-          compactions: result.compactions.map(
-            ({ trigger, startSeq, endSeq, tokensBefore, tokensAfter }) => ({
-              trigger,
-              startSeq,
-              endSeq,
-              tokensBefore,
-              tokensAfter,
-            }),
-          ),
-          maxViewTokens: result.maxViewTokens,
-          orphans: result.orphans,
-          lossless: result.lossless,
-          tokens: result.tokens,
-        }));
+        const objects = outputs.map(({ result }) => replayJson(result));
         writeJson(io, files.length === 1 && objects.length === 1 ? objects[0] : objects);
         return;
       }

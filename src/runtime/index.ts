@@ -5,6 +5,7 @@ export * from './compactor.js';
 export * from './context-guard.js';
 export * from './errors.js';
 export * from './plugins/index.js';
+export * from './replay.js';
 export * from './runner.js';
 export * from './tools/function-tool.js';
 export type * from './tools/tool.js';

@@ -1,0 +1,375 @@
+/**
+ * Replay: play a recorded transcript into a store as if it were live, with compaction on, and
+ * report what each model request would have held. Before each model-authored event the token
+ * trigger runs on the view that request would have held (recorded usage is ignored: the store
+ * the Compactor reads hides it); after each invocation the sliding window and the token trigger
+ * run, as the Runner does. Offline with a deterministic summarizer; the store keeps every event.
+ */
+import {
+  estimateContentTokens,
+  estimatePartTokens,
+  estimateTextTokens,
+} from '../compaction/token-estimate.js';
+import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
+import { assembleView } from '../compaction/view.js';
+import { isCompactionEvent } from '../events/event-helpers.js';
+import type {
+  CompactionTrigger,
+  Content,
+  Event,
+  NewEvent,
+  Part,
+  SessionKey,
+} from '../events/types.js';
+import { IMPORT_REPAIR_KEY } from '../importers/transcript-builder.js';
+import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
+import type { SessionService } from '../sessions/session-service.js';
+import { type CompactionReport, Compactor } from './compactor.js';
+import { RunnerConfigError } from './errors.js';
+
+export interface ReplayCompaction {
+  trigger: CompactionTrigger;
+  /** Position of the first summarized event in the replayed events, counting from 1. */
+  startSeq: number;
+  /** Position of the last summarized event, counting from 1. */
+  endSeq: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** The model call (1-based) it ran before; `modelCalls + 1` when it ran after the last. */
+  beforeCall: number;
+}
+
+/** Estimated tokens of one model request, with compaction and without (for a chart). */
+export interface ReplayRequest {
+  withCompaction: number;
+  withoutCompaction: number;
+}
+
+export interface ReplayReport {
+  /** The session the replay wrote (in `sessionService`). */
+  sessionId: string;
+  /** Events replayed (recorded compaction events are left out and re-decided). */
+  events: number;
+  modelCalls: number;
+  compactions: ReplayCompaction[];
+  /** The largest request with compaction, in estimated tokens. */
+  maxViewTokens: number;
+  /** Requests that held a function call or response without its partner. */
+  orphans: number;
+  /** The stored history holds every replayed event, unchanged and in order. */
+  lossless: boolean;
+  /** Sums over every model call. */
+  tokens: { withoutCompaction: number; withCompaction: number };
+  /** One entry per model call, in order. */
+  requests: ReplayRequest[];
+  /** Compaction attempts that failed or lost a race (never fatal): `trigger: reason`. */
+  failures: string[];
+  /** Compaction events found in `events` (e.g. an ADK import), left out of the replay. */
+  recordedCompactionsIgnored: number;
+  /** Tokens counted in every request besides the contents (instruction, tool declarations). */
+  overheadTokens: number;
+}
+
+export interface ReplayProgress {
+  /** Events replayed so far. */
+  index: number;
+  total: number;
+  compactions: number;
+}
+
+export interface ReplayTranscriptOptions {
+  /** The recorded events, in order (e.g. `importTranscript(...).events`). */
+  events: NewEvent[];
+  /** Which triggers run and how much they keep (e.g. `createEventsCompactionConfig(...)`). */
+  config: EventsCompactionConfig;
+  /** Default: `config.summarizer`. A `DigestSummarizer` keeps the replay offline. */
+  summarizer?: EventsSummarizer;
+  /** Tried when the summarizer fails. */
+  fallbackSummarizer?: EventsSummarizer;
+  /** Where the replayed session is written. Default: a new `InMemorySessionService`. */
+  sessionService?: SessionService;
+  appName?: string;
+  userId?: string;
+  /** Default: `replay-<random>`; the session must not exist yet. */
+  sessionId?: string;
+  /** Initial state of the replayed session. */
+  state?: Record<string, unknown>;
+  /** The transcript's system instruction: counted in every request. */
+  systemInstruction?: string;
+  /** The transcript's tool declarations: counted in every request (as JSON). */
+  tools?: unknown[];
+  /** Overrides the overhead computed from `systemInstruction` and `tools`. */
+  overheadTokens?: number;
+  /**
+   * Which events stand for a model request. Default: events authored by an agent with a model
+   * role, except calls an importer synthesized to repair an orphan result.
+   */
+  isModelCall?: (event: NewEvent) => boolean;
+  /** Called after each event is stored. */
+  onProgress?: (progress: ReplayProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** A model-authored event stands for one model request; synthesized repair calls do not. */
+export function isRecordedModelCall(event: NewEvent): boolean {
+  return (
+    event.author !== 'user' &&
+    event.content?.role === 'model' &&
+    event.customMetadata?.[IMPORT_REPAIR_KEY] === undefined
+  );
+}
+
+/** Replays `events` through compaction and reports each request's size, orphans and losslessness. */
+export async function replayTranscript(options: ReplayTranscriptOptions): Promise<ReplayReport> {
+  const { signal, config } = options;
+  const summarizer = options.summarizer ?? config.summarizer;
+  if (!summarizer) {
+    throw new RunnerConfigError({
+      field: 'summarizer',
+      value: undefined,
+      message:
+        'replay needs a summarizer: pass one (e.g. new DigestSummarizer()) or set config.summarizer',
+    });
+  }
+  const service = options.sessionService ?? new InMemorySessionService();
+  const key: SessionKey = {
+    appName: options.appName ?? 'orrery',
+    userId: options.userId ?? 'replay',
+    sessionId: options.sessionId ?? `replay-${crypto.randomUUID()}`,
+  };
+  const isModelCall = options.isModelCall ?? isRecordedModelCall;
+  const replayed = options.events.filter((event) => !isCompactionEvent(event));
+  const overheadTokens =
+    options.overheadTokens ??
+    estimateTextTokens(options.systemInstruction ?? '') +
+      (options.tools ? estimateTextTokens(JSON.stringify(options.tools)) : 0);
+  await service.createSession({ ...key, state: options.state, signal });
+
+  const compactions: ReplayCompaction[] = [];
+  const failures: string[] = [];
+  const requests: ReplayRequest[] = [];
+  /** Store seq -> position in `replayed` (1-based). */
+  const positions = new Map<number, number>();
+  const appended: Event[] = [];
+  const contentsTokens = requestTokenCounter(overheadTokens);
+
+  const compactor = new Compactor({
+    sessionService: usageBlind(service),
+    config,
+    summarizer,
+    fallbackSummarizer: options.fallbackSummarizer,
+  });
+  const record = (report: CompactionReport) => {
+    if (
+      report.outcome === 'compacted' &&
+      report.startSeq !== undefined &&
+      report.endSeq !== undefined
+    ) {
+      compactions.push({
+        trigger: report.trigger,
+        startSeq: toPosition(positions, report.startSeq),
+        endSeq: toPosition(positions, report.endSeq),
+        tokensBefore: report.tokensBefore,
+        tokensAfter: report.tokensAfter ?? 0,
+        beforeCall: requests.length + 1,
+      });
+    } else if (report.outcome === 'failed' || report.outcome === 'conflict') {
+      failures.push(`${report.trigger}: ${report.reason ?? report.outcome}`);
+    }
+  };
+  const afterInvocation = async () => {
+    if (config.compactionInterval !== undefined) {
+      record(
+        await compactor.compact({ ...key, trigger: 'sliding_window', overheadTokens, signal }),
+      );
+    }
+    if (config.tokenThreshold) {
+      record(
+        await compactor.compact({ ...key, trigger: 'token_threshold', overheadTokens, signal }),
+      );
+    }
+  };
+
+  let orphans = 0;
+  let previousInvocation: string | undefined;
+  for (const [index, event] of replayed.entries()) {
+    signal?.throwIfAborted();
+    if (previousInvocation !== undefined && event.invocationId !== previousInvocation) {
+      await afterInvocation();
+    }
+    if (isModelCall(event)) {
+      if (config.tokenThreshold) {
+        record(
+          await compactor.compact({
+            ...key,
+            trigger: 'token_threshold',
+            agentName: event.author,
+            branch: event.branch,
+            overheadTokens,
+            currentInvocationId: event.invocationId,
+            signal,
+          }),
+        );
+      }
+      const stored = await service.loadView({ ...key, signal });
+      const view = assembleView({ checkpoint: stored.checkpoint, tail: stored.tail });
+      const full = assembleView({ tail: appended });
+      if (hasUnpaired(view.contents)) orphans++;
+      requests.push({
+        withCompaction: contentsTokens(view.contents),
+        withoutCompaction: contentsTokens(full.contents),
+      });
+    }
+    const stored = await service.appendEvent({ ...key, event, signal });
+    positions.set(stored.seq, index + 1);
+    appended.push(stored);
+    previousInvocation = event.invocationId;
+    options.onProgress?.({
+      index: index + 1,
+      total: replayed.length,
+      compactions: compactions.length,
+    });
+  }
+  if (previousInvocation !== undefined) await afterInvocation();
+
+  return {
+    sessionId: key.sessionId,
+    events: replayed.length,
+    modelCalls: requests.length,
+    compactions,
+    maxViewTokens: Math.max(0, ...requests.map((request) => request.withCompaction)),
+    orphans,
+    lossless: await isLossless({ service, key, replayed, signal }),
+    tokens: {
+      withoutCompaction: requests.reduce((total, request) => total + request.withoutCompaction, 0),
+      withCompaction: requests.reduce((total, request) => total + request.withCompaction, 0),
+    },
+    requests,
+    failures,
+    recordedCompactionsIgnored: options.events.length - replayed.length,
+    overheadTokens,
+  };
+}
+
+/** Estimated tokens of a request's contents plus the overhead; parts are estimated once. */
+function requestTokenCounter(overheadTokens: number): (contents: Content[]) => number {
+  const cache = new WeakMap<Part, number>();
+  return (contents) => {
+    let total = overheadTokens;
+    for (const content of contents) {
+      // estimateContentTokens of an empty content is its fixed overhead alone.
+      total += estimateContentTokens({ role: content.role, parts: [] });
+      for (const part of content.parts) {
+        let tokens = cache.get(part);
+        if (tokens === undefined) {
+          tokens = estimatePartTokens(part);
+          cache.set(part, tokens);
+        }
+        total += tokens;
+      }
+    }
+    return total;
+  };
+}
+
+/** Store seq -> replay position; a compaction's seq maps to the event before it. */
+function toPosition(positions: Map<number, number>, seq: number): number {
+  for (let candidate = seq; candidate > 0; candidate--) {
+    const found = positions.get(candidate);
+    if (found !== undefined) return found;
+  }
+  return 0;
+}
+
+/**
+ * A request holds an unpaired call or response: a response with no earlier call, or a call
+ * that no later content answers (a pending call in a final model content is allowed).
+ */
+export function hasUnpaired(contents: Content[]): boolean {
+  const open = new Set<string>();
+  const seen = new Set<string>();
+  for (const content of contents) {
+    for (const part of content.parts) {
+      if (part.functionCall) {
+        open.add(part.functionCall.id);
+        seen.add(part.functionCall.id);
+      }
+      if (part.functionResponse) {
+        if (!seen.has(part.functionResponse.id) || !open.has(part.functionResponse.id)) return true;
+        open.delete(part.functionResponse.id);
+      }
+    }
+  }
+  if (open.size === 0) return false;
+  const last = contents[contents.length - 1];
+  if (last?.role !== 'model') return true;
+  const pending = new Set(
+    last.parts.flatMap((part) => (part.functionCall ? [part.functionCall.id] : [])),
+  );
+  return [...open].some((id) => !pending.has(id));
+}
+
+/** The full history holds every replayed event, unchanged, in order (`seq` ignored). */
+async function isLossless(options: {
+  service: SessionService;
+  key: SessionKey;
+  replayed: NewEvent[];
+  signal?: AbortSignal;
+}): Promise<boolean> {
+  const stored: Event[] = [];
+  let afterSeq: number | undefined;
+  for (;;) {
+    const page = await options.service.listEvents({
+      ...options.key,
+      afterSeq,
+      signal: options.signal,
+    });
+    stored.push(...page.events);
+    if (page.nextCursor === undefined || page.events.length === 0) break;
+    afterSeq = page.nextCursor;
+  }
+  const raw = stored.filter((event) => !isCompactionEvent(event));
+  if (raw.length !== options.replayed.length) return false;
+  return raw.every(
+    ({ seq: _seq, ...event }, index) => canonical(event) === canonical(options.replayed[index]),
+  );
+}
+
+/** JSON with sorted keys and no `undefined` members: equal events give equal strings. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, entry: unknown) => {
+    if (entry && typeof entry === 'object' && !Array.isArray(entry)) {
+      return Object.fromEntries(
+        Object.entries(entry as Record<string, unknown>)
+          .filter(([, inner]) => inner !== undefined)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      );
+    }
+    return entry;
+  });
+}
+
+/** The store as the Compactor sees it during replay: recorded usage hidden, writes unchanged. */
+function usageBlind(service: SessionService): SessionService {
+  const strip = <T extends Event>(event: T): T => {
+    if (!event.usageMetadata || isCompactionEvent(event)) return event;
+    const { usageMetadata: _usage, ...rest } = event;
+    return rest as T;
+  };
+  return {
+    createSession: (options) => service.createSession(options),
+    getSession: (options) => service.getSession(options),
+    loadView: async (options) => {
+      const view = await service.loadView(options);
+      return { ...view, tail: view.tail.map(strip) };
+    },
+    listEvents: async (options) => {
+      const page = await service.listEvents(options);
+      return { ...page, events: page.events.map(strip) };
+    },
+    appendEvent: (options) => service.appendEvent(options),
+    appendCompaction: (options) => service.appendCompaction(options),
+    listSessions: (options) => service.listSessions(options),
+    deleteSession: (options) => service.deleteSession(options),
+  };
+}
