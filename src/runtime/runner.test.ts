@@ -1,13 +1,19 @@
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { InvalidConfigError } from '../compaction/errors.js';
 import { SUMMARY_PREFIX } from '../compaction/view.js';
 import { getFunctionResponses, getText } from '../events/event-helpers.js';
 import type { Event } from '../events/types.js';
 import { ModelError } from '../models/errors.js';
+import type { ResolveModelOptions } from '../models/resolve-model.js';
+import type { Model } from '../models/types.js';
 import { SessionNotFoundError } from '../sessions/errors.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { ScriptedModel, textResponse, toolCallResponse } from '../testing/scripted-model.js';
 import { LlmAgent } from './agents/llm-agent.js';
+import { SequentialAgent } from './agents/sequential-agent.js';
+import { RunnerConfigError } from './errors.js';
 import type { Plugin } from './plugins/plugin.js';
 import { Runner } from './runner.js';
 import { FunctionTool } from './tools/function-tool.js';
@@ -168,6 +174,7 @@ describe('Runner defaults', () => {
       agent: new LlmAgent({ name: 'agent', model }),
       sessionService,
       compaction: { tokenThreshold: 100, eventRetentionSize: 0 },
+      env: {},
       logger: false,
     });
     await collect(runner.run({ userId, sessionId: 's', newMessage: 'hi' }));
@@ -191,6 +198,7 @@ describe('Runner defaults', () => {
       agent: new LlmAgent({ name: 'agent', model }),
       sessionService,
       compaction: { tokenThreshold: 100, eventRetentionSize: 0 },
+      env: {},
       logger: false,
     });
     await collect(runner.run({ userId, sessionId: 's', newMessage: 'hi' }));
@@ -220,5 +228,197 @@ describe('Runner defaults', () => {
       collect(runner.run({ userId, sessionId: 's', newMessage: 'hi', signal: controller.signal })),
     ).rejects.toThrow();
     expect(model.calls).toHaveLength(0);
+  });
+});
+
+describe('Runner summarizer model (SPEC §5)', () => {
+  const compaction = { tokenThreshold: 100, eventRetentionSize: 0 };
+  const longAnswer = () => textResponse(`long ${'answer '.repeat(300)}`);
+  const summary = (text: string) => textResponse(text);
+
+  /** A resolver that hands out scripted models and records what it was asked for. */
+  function recordingResolver(models: Record<string, Model>) {
+    const asked: ResolveModelOptions[] = [];
+    const resolve = async (options: ResolveModelOptions) => {
+      asked.push(options);
+      const model = models[options.modelId];
+      if (!model) throw new Error(`no model ${options.modelId}`);
+      return model;
+    };
+    return { asked, resolve };
+  }
+
+  async function compactOnce(runner: Runner, sessionService: InMemorySessionService) {
+    await collect(runner.run({ userId, sessionId: 's', newMessage: 'hi' }));
+    const { checkpoint } = await sessionService.loadView({ appName, userId, sessionId: 's' });
+    return checkpoint?.actions.compaction;
+  }
+
+  it('ORRERY_COMPACTION_MODEL picks the summarizer model, built at the first compaction', async () => {
+    const sessionService = await setup();
+    const agentModel = new ScriptedModel({ modelId: 'openai:gpt-4o', script: [longAnswer()] });
+    const cheap = new ScriptedModel({
+      modelId: 'google:gemini-2.5-flash-lite',
+      script: [summary('Summary by the cheap model.')],
+    });
+    const env = { ORRERY_COMPACTION_MODEL: 'google:gemini-2.5-flash-lite', GEMINI_API_KEY: 'k' };
+    const resolver = recordingResolver({ 'google:gemini-2.5-flash-lite': cheap });
+    const runner = new Runner({
+      appName,
+      agent: new LlmAgent({ name: 'agent', model: agentModel }),
+      sessionService,
+      compaction,
+      env,
+      resolveModel: resolver.resolve,
+      logger: false,
+    });
+    expect(resolver.asked).toHaveLength(0);
+    const made = await compactOnce(runner, sessionService);
+    expect(resolver.asked).toEqual([{ modelId: 'google:gemini-2.5-flash-lite', env }]);
+    expect(made?.summarizer).toBe('google:gemini-2.5-flash-lite');
+    expect(getText(made?.compactedContent)).toContain('Summary by the cheap model.');
+    expect(cheap.calls).toHaveLength(1);
+    expect(agentModel.calls).toHaveLength(1);
+  });
+
+  it('summarizes agents on Google with the Google default when nothing is set', async () => {
+    const sessionService = await setup();
+    const agentModel = new ScriptedModel({
+      modelId: 'google:gemini-2.5-pro',
+      script: [longAnswer()],
+    });
+    const flash = new ScriptedModel({
+      modelId: 'google:gemini-flash-latest',
+      script: [summary('Flash summary.')],
+    });
+    const resolver = recordingResolver({ 'google:gemini-flash-latest': flash });
+    const runner = new Runner({
+      appName,
+      agent: new LlmAgent({ name: 'agent', model: agentModel }),
+      sessionService,
+      compaction,
+      env: {},
+      resolveModel: resolver.resolve,
+      logger: false,
+    });
+    expect((await compactOnce(runner, sessionService))?.summarizer).toBe(
+      'google:gemini-flash-latest',
+    );
+    expect(resolver.asked.map((options) => options.modelId)).toEqual([
+      'google:gemini-flash-latest',
+    ]);
+  });
+
+  it('summarizerModel wins over the environment', async () => {
+    const sessionService = await setup();
+    const given = new ScriptedModel({ modelId: 'scripted:given', script: [summary('Given.')] });
+    const resolver = recordingResolver({});
+    const runner = new Runner({
+      appName,
+      agent: new LlmAgent({
+        name: 'agent',
+        model: new ScriptedModel({ modelId: 'openai:gpt-4o', script: [longAnswer()] }),
+      }),
+      sessionService,
+      compaction,
+      summarizerModel: given,
+      env: { ORRERY_COMPACTION_MODEL: 'google:gemini-2.5-flash-lite' },
+      resolveModel: resolver.resolve,
+      logger: false,
+    });
+    expect((await compactOnce(runner, sessionService))?.summarizer).toBe('scripted:given');
+    expect(resolver.asked).toHaveLength(0);
+  });
+
+  it("reuses the agent's model when the environment names the same id", async () => {
+    const sessionService = await setup();
+    const agentModel = new ScriptedModel({
+      modelId: 'openai:gpt-4o-mini',
+      script: [longAnswer(), summary('Same model summary.')],
+    });
+    const resolver = recordingResolver({});
+    const runner = new Runner({
+      appName,
+      agent: new LlmAgent({ name: 'agent', model: agentModel }),
+      sessionService,
+      compaction,
+      env: { ORRERY_COMPACTION_MODEL: 'openai:gpt-4o-mini' },
+      resolveModel: resolver.resolve,
+      logger: false,
+    });
+    expect((await compactOnce(runner, sessionService))?.summarizer).toBe('openai:gpt-4o-mini');
+    expect(resolver.asked).toHaveLength(0);
+    expect(agentModel.remaining).toBe(0);
+  });
+
+  it("falls back to the agent's model when the summarizer model has no key, warning once", async () => {
+    const sessionService = await setup();
+    await sessionService.createSession({ appName, userId, sessionId: 's2' });
+    const agentModel = new ScriptedModel({
+      modelId: 'openai:gpt-4o',
+      script: [longAnswer(), summary('First.'), longAnswer(), summary('Second.')],
+    });
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    // The real resolveModel: no GEMINI_API_KEY in this environment, and no network either way.
+    const runner = new Runner({
+      appName,
+      agent: new LlmAgent({ name: 'agent', model: agentModel }),
+      sessionService,
+      compaction,
+      env: { ORRERY_COMPACTION_MODEL: 'google:gemini-2.5-flash-lite', OPENAI_API_KEY: 'k' },
+      logger,
+    });
+    expect((await compactOnce(runner, sessionService))?.summarizer).toBe('openai:gpt-4o');
+    await collect(runner.run({ userId, sessionId: 's2', newMessage: 'hi' }));
+    const second = await sessionService.loadView({ appName, userId, sessionId: 's2' });
+    expect(getText(second.checkpoint?.actions.compaction.compactedContent)).toContain('Second.');
+    const warnings = lines.filter((line) => line.includes('summarizer_model_unavailable'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('google:gemini-2.5-flash-lite');
+    expect(warnings[0]).toContain('GEMINI_API_KEY');
+    expect(agentModel.remaining).toBe(0);
+  });
+
+  it('checks the summarizer at construction: workflow roots, bad ids, unknown providers', () => {
+    const workflow = () =>
+      new SequentialAgent({
+        name: 'pipeline',
+        subAgents: [new LlmAgent({ name: 'step', model: new ScriptedModel({ script: [] }) })],
+      });
+    const build = (env: Record<string, string>) => () =>
+      new Runner({
+        appName,
+        agent: workflow(),
+        sessionService: new InMemorySessionService(),
+        compaction,
+        env,
+        logger: false,
+      });
+    expect(build({})).toThrow(RunnerConfigError);
+    expect(build({})).toThrow(/^summarizer: /);
+    // Naming the summarizer model in the environment is an explicit choice for a workflow too.
+    expect(build({ ORRERY_COMPACTION_MODEL: 'google:gemini-2.5-flash-lite' })).not.toThrow();
+    expect(build({ ORRERY_COMPACTION_MODEL: 'flash' })).toThrow(InvalidConfigError);
+    expect(build({ ORRERY_COMPACTION_MODEL: 'flash' })).toThrow(/ORRERY_COMPACTION_MODEL/);
+    expect(build({ ORRERY_COMPACTION_MODEL: 'mistral:large' })).toThrow(
+      /ORRERY_COMPACTION_MODEL: .*unknown provider 'mistral'/,
+    );
+  });
+
+  it('reads the compaction config from the injected environment', () => {
+    const agent = new LlmAgent({ name: 'agent', model: new ScriptedModel({ script: [] }) });
+    const build = (env: Record<string, string>) =>
+      new Runner({
+        appName,
+        agent,
+        sessionService: new InMemorySessionService(),
+        env,
+        logger: false,
+      });
+    expect(build({ ORRERY_CONTEXT_COMPACTION: 'false' }).compactionConfig).toBeNull();
+    expect(
+      build({ ORRERY_COMPACTION_TOKEN_THRESHOLD: '1234' }).compactionConfig?.tokenThreshold,
+    ).toBe(1234);
   });
 });

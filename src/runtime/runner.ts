@@ -7,11 +7,21 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createEventsCompactionConfig } from '../compaction/config.js';
+import {
+  COMPACTION_ENV,
+  createEventsCompactionConfig,
+  resolveSummarizerModel,
+} from '../compaction/config.js';
 import { countCompletedInvocations, estimateNextRequest } from '../compaction/triggers.js';
-import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
+import type {
+  EventsCompactionConfig,
+  EventsSummarizer,
+  SummarizeOptions,
+  Summary,
+} from '../compaction/types.js';
 import { createEvent, newId } from '../events/event-helpers.js';
 import type { Content, Event, SessionKey } from '../events/types.js';
+import { parseModelId, type ResolveModelOptions, resolveModel } from '../models/resolve-model.js';
 import type { Model } from '../models/types.js';
 import { createRuntimeLogger, logCompaction } from '../observability/compaction-log.js';
 import { type CompactionMetrics, createCompactionMetrics } from '../observability/metrics.js';
@@ -38,12 +48,25 @@ export interface RunnerOptions {
    */
   compaction?: EventsCompactionConfig | null;
   /**
-   * Overrides `compaction.summarizer`. Default: `LlmEventSummarizer` over `summarizerModel` or the
-   * root agent's model. A root without a model (a workflow) must be given one.
+   * Overrides `compaction.summarizer`. Default: `LlmEventSummarizer` over `summarizerModel`, else
+   * over the model `resolveSummarizerModel()` names (`ORRERY_COMPACTION_MODEL`, the Google
+   * default for agents on Google, else the agent's own model). A root without a model (a
+   * workflow) must be given one, or `ORRERY_COMPACTION_MODEL`.
    */
   summarizer?: EventsSummarizer;
   /** The default summarizer's model (e.g. a cheap one from `resolveModel`). */
   summarizerModel?: Model;
+  /**
+   * Builds the summarizer model named by `resolveSummarizerModel()` when it is not the agent's
+   * own, once, at the first compaction. Default: `resolveModel` (keys from `env`). When it fails
+   * (e.g. no key for that provider), the agent's own model summarizes and a warning is logged.
+   */
+  resolveModel?: (options: ResolveModelOptions) => Promise<Model>;
+  /**
+   * Where `ORRERY_*` settings and provider keys are read: the compaction config (when
+   * `compaction` is omitted) and the summarizer model. Default: `process.env`, read once here.
+   */
+  env?: Record<string, string | undefined>;
   /** Tried when the summarizer fails. Default: a `DigestSummarizer`; `null`: none. */
   fallbackSummarizer?: EventsSummarizer | null;
   plugins?: Plugin[];
@@ -81,7 +104,10 @@ function countingFailures(
   onFailure: (name: string, error: unknown) => void,
 ): EventsSummarizer {
   return {
-    name: summarizer.name,
+    // A getter: a resolving summarizer's name is settled by its first call.
+    get name() {
+      return summarizer.name;
+    },
     async summarize(options) {
       try {
         return await summarizer.summarize(options);
@@ -124,21 +150,19 @@ export class Runner {
     this.plugins = new PluginManager({ plugins: options.plugins });
     this.metrics = createCompactionMetrics({ registry: options.metrics?.registry });
     this.logger = createRuntimeLogger({ logger: options.logger });
+    const env = options.env ?? { ...process.env };
     const config =
-      options.compaction === undefined ? createEventsCompactionConfig() : options.compaction;
+      options.compaction === undefined ? createEventsCompactionConfig({ env }) : options.compaction;
     this.compactionConfig = config;
     if (!config) return;
 
-    const modelForSummaries = options.summarizerModel ?? options.agent.model;
     const summarizer =
-      options.summarizer ??
-      config.summarizer ??
-      (modelForSummaries ? new LlmEventSummarizer({ model: modelForSummaries }) : undefined);
+      options.summarizer ?? config.summarizer ?? this.defaultSummarizer(options, env);
     if (!summarizer) {
       throw new RunnerConfigError({
         field: 'summarizer',
         value: undefined,
-        message: `the root agent '${options.agent.name}' has no model (a workflow) and compaction is on, so there is no model to summarize with: pass a summarizer (Runner option 'summarizer' or compaction config 'summarizer', e.g. new DigestSummarizer()), or turn compaction off with compaction: null`,
+        message: `the root agent '${options.agent.name}' has no model (a workflow) and compaction is on, so there is no model to summarize with: pass a summarizer (Runner option 'summarizer' or compaction config 'summarizer', e.g. new DigestSummarizer()), a 'summarizerModel', or ORRERY_COMPACTION_MODEL; or turn compaction off with compaction: null`,
       });
     }
     const fallback =
@@ -171,6 +195,51 @@ export class Runner {
       sessionService: options.sessionService,
       config,
       compact: (compactOptions) => this.compact(compactOptions),
+    });
+  }
+
+  /**
+   * `summarizerModel`, else the model `resolveSummarizerModel()` names (SPEC §5): the agent's own
+   * when the ids match, otherwise built at the first compaction, falling back to the agent's own
+   * model when that fails. `undefined` for a workflow root with nothing configured.
+   */
+  private defaultSummarizer(
+    options: RunnerOptions,
+    env: Record<string, string | undefined>,
+  ): EventsSummarizer | undefined {
+    if (options.summarizerModel) return new LlmEventSummarizer({ model: options.summarizerModel });
+    const agentModel = options.agent.model;
+    const modelId = resolveSummarizerModel({ agentModelId: agentModel?.modelId, env });
+    if (modelId === undefined || modelId === agentModel?.modelId) {
+      return agentModel ? new LlmEventSummarizer({ model: agentModel }) : undefined;
+    }
+    const resolve = options.resolveModel ?? resolveModel;
+    if (!options.resolveModel) {
+      // An unknown provider is a startup error, not a failure at the first compaction.
+      try {
+        parseModelId(modelId);
+      } catch (error) {
+        throw new RunnerConfigError({
+          field: COMPACTION_ENV.model,
+          value: modelId,
+          message: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    return new ResolvingSummarizer({
+      modelId,
+      resolve: () => resolve({ modelId, env }),
+      fallbackModel: agentModel,
+      onFallback: (error) =>
+        this.logger.warn(
+          {
+            msgType: 'summarizer_model_unavailable',
+            summarizerModel: modelId,
+            fallbackModel: agentModel?.modelId,
+            error: String(error),
+          },
+          `summarizer model '${modelId}' is unavailable (${error instanceof Error ? error.message : String(error)}); summarizing with the agent's model '${agentModel?.modelId}'`,
+        ),
     });
   }
 
@@ -313,5 +382,47 @@ export class Runner {
         await this.compact({ ...common, trigger: 'token_threshold' });
       }
     }
+  }
+}
+
+/**
+ * A summarizer on a model id, built at its first call (resolving a model is async; the Runner's
+ * constructor is not). If building fails and a fallback model is given, that one summarizes for
+ * good and `onFallback` is called once.
+ */
+class ResolvingSummarizer implements EventsSummarizer {
+  private loading?: Promise<EventsSummarizer>;
+  private loaded?: EventsSummarizer;
+
+  constructor(
+    private readonly options: {
+      modelId: string;
+      resolve: () => Promise<Model>;
+      fallbackModel?: Model;
+      onFallback: (error: unknown) => void;
+    },
+  ) {}
+
+  /** The model id asked for, then the id of the model that actually summarizes. */
+  get name(): string {
+    return this.loaded?.name ?? this.options.modelId;
+  }
+
+  async summarize(options: SummarizeOptions): Promise<Summary | null> {
+    this.loading ??= this.load();
+    return (await this.loading).summarize(options);
+  }
+
+  private async load(): Promise<EventsSummarizer> {
+    let model: Model;
+    try {
+      model = await this.options.resolve();
+    } catch (error) {
+      if (!this.options.fallbackModel) throw error;
+      this.options.onFallback(error);
+      model = this.options.fallbackModel;
+    }
+    this.loaded = new LlmEventSummarizer({ model });
+    return this.loaded;
   }
 }
