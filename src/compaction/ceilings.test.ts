@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CompactionEvent, Event } from '../events/types.js';
+import { compactionEvent } from '../testing/event-builders.js';
 import { contentsBytes, fitViewToCeilings, truncateMiddle } from './ceilings.js';
 import { assembleView } from './view.js';
 
@@ -80,22 +81,8 @@ describe('fitViewToCeilings', () => {
   });
 
   it('reports when even truncation cannot fit (the summary alone is too big)', () => {
-    const checkpoint = event(10, {
-      author: 'user',
-      actions: {
-        compaction: {
-          startSeq: 1,
-          endSeq: 4,
-          startTimestamp: 1,
-          endTimestamp: 4,
-          compactedContent: { role: 'model', parts: [{ text: 's'.repeat(50_000) }] },
-          trigger: 'manual',
-          tokensBefore: 0,
-          tokensAfter: 0,
-          summarizer: 'test',
-        },
-      },
-    }) as CompactionEvent;
+    const summary = compactionEvent({ startSeq: 1, endSeq: 4, text: 's'.repeat(50_000) });
+    const checkpoint = event(10, summary) as CompactionEvent;
     const fitted = fitViewToCeilings({ checkpoint, tail: [], maxRequestBytes: 1000 });
     expect(fitted.overLimit).toBe(true);
     expect(fitted.truncated).toBe(0);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getText } from '../events/event-helpers.js';
-import type { CompactionEvent, Event, EventActions, Part } from '../events/types.js';
+import type { CompactionEvent, Event } from '../events/types.js';
+import { HistoryBuilder } from '../testing/event-builders.js';
 import { estimateEventTokens } from './token-estimate.js';
 import {
   countCompletedInvocations,
@@ -11,73 +12,16 @@ import {
 import type { CompactionPlan, EventsCompactionConfig } from './types.js';
 import { activeView, selectCheckpoint } from './view.js';
 
-/** A tiny history builder: seq and timestamps grow with each append. */
-class History {
-  readonly events: Event[] = [];
-  private seq = 0;
-
-  add(event: Omit<Event, 'seq' | 'id' | 'timestamp' | 'actions'> & { actions?: EventActions }) {
-    this.seq++;
-    const stored: Event = {
-      id: `e${this.seq}`,
-      timestamp: 1000 + this.seq,
-      seq: this.seq,
-      actions: {},
-      ...event,
-    };
-    this.events.push(stored);
-    return stored;
-  }
-  user(invocationId: string, text: string) {
-    return this.add({ invocationId, author: 'user', content: { role: 'user', parts: [{ text }] } });
-  }
-  model(invocationId: string, text: string) {
-    return this.add({
-      invocationId,
-      author: 'agent',
-      content: { role: 'model', parts: [{ text }] },
-    });
-  }
-  calls(invocationId: string, ids: string[]) {
-    const parts: Part[] = ids.map((id) => ({ functionCall: { id, name: `tool_${id}`, args: {} } }));
-    return this.add({ invocationId, author: 'agent', content: { role: 'model', parts } });
-  }
-  responses(invocationId: string, ids: string[]) {
-    const parts: Part[] = ids.map((id) => ({
-      functionResponse: { id, name: `tool_${id}`, response: { ok: id } },
-    }));
-    return this.add({ invocationId, author: 'agent', content: { role: 'user', parts } });
-  }
-  compaction(startSeq: number, endSeq: number, text: string): CompactionEvent {
-    return this.add({
-      invocationId: `c${this.seq + 1}`,
-      author: 'user',
-      actions: {
-        compaction: {
-          startSeq,
-          endSeq,
-          startTimestamp: 0,
-          endTimestamp: 0,
-          compactedContent: { role: 'model', parts: [{ text }] },
-          trigger: 'manual',
-          tokensBefore: 0,
-          tokensAfter: 0,
-          summarizer: 'test',
-        },
-      },
-    }) as CompactionEvent;
-  }
-}
-
 /** Appends the compaction a plan describes, as the Compactor would. */
-function apply(history: History, plan: CompactionPlan, text: string, tokensAfter = 0) {
-  const event = history.compaction(plan.startSeq, plan.endSeq, text);
-  event.actions.compaction.tokensAfter = tokensAfter;
-  event.actions.compaction.trigger = plan.trigger;
-  return event;
+function apply(history: HistoryBuilder, plan: CompactionPlan, text: string, tokensAfter = 0) {
+  const { startSeq, endSeq, trigger } = plan;
+  return history.compaction({ startSeq, endSeq, text, trigger, tokensAfter });
 }
 
-function plan(history: History, options: Omit<PlanCompactionOptions, 'tail' | 'checkpoint'>) {
+function plan(
+  history: HistoryBuilder,
+  options: Omit<PlanCompactionOptions, 'tail' | 'checkpoint'>,
+) {
   const checkpoint = selectCheckpoint(history.events);
   const view = activeView({ events: history.events });
   return planCompaction({ ...options, checkpoint, tail: view.events });
@@ -99,9 +43,9 @@ const seqs = (events: Event[]) => events.map((event) => event.seq);
 
 describe('estimateNextRequest', () => {
   it('estimates checkpoint + tail + overhead when no usage was reported', () => {
-    const history = new History();
-    history.user('i1', 'hello there');
-    history.model('i1', 'general kenobi');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'hello there' });
+    history.modelText({ invocationId: 'i1', text: 'general kenobi' });
     const estimate = estimateNextRequest({ tail: history.events, overheadTokens: 100 });
     const expected =
       100 + estimateEventTokens(history.events[0]!) + estimateEventTokens(history.events[1]!);
@@ -109,11 +53,11 @@ describe('estimateNextRequest', () => {
   });
 
   it('anchors on the latest reported promptTokenCount plus what came after it', () => {
-    const history = new History();
-    history.user('i1', 'hello');
-    const answer = history.model('i1', 'answer');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'hello' });
+    const answer = history.modelText({ invocationId: 'i1', text: 'answer' });
     answer.usageMetadata = { promptTokenCount: 5000 };
-    const next = history.user('i2', 'and then?');
+    const next = history.userText({ invocationId: 'i2', text: 'and then?' });
     const estimate = estimateNextRequest({ tail: history.events, overheadTokens: 100 });
     expect(estimate).toEqual({
       tokens: 5000 + estimateEventTokens(answer) + estimateEventTokens(next),
@@ -123,12 +67,12 @@ describe('estimateNextRequest', () => {
   });
 
   it("never anchors on a compaction event's usage (ADK's re-trigger trap)", () => {
-    const history = new History();
-    history.user('i1', 'hello');
-    history.model('i1', 'answer');
-    const checkpoint = history.compaction(1, 2, 'S');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'hello' });
+    history.modelText({ invocationId: 'i1', text: 'answer' });
+    const checkpoint = history.compaction({ startSeq: 1, endSeq: 2, text: 'S' });
     checkpoint.usageMetadata = { promptTokenCount: 900_000 };
-    history.user('i2', 'more');
+    history.userText({ invocationId: 'i2', text: 'more' });
     const view = activeView({ events: history.events });
     const estimate = estimateNextRequest({ checkpoint, tail: history.events });
     expect(estimate.basis).toBe('estimate');
@@ -143,17 +87,17 @@ describe('estimateNextRequest', () => {
   });
 
   it('ignores stale usage reported before the checkpoint was appended', () => {
-    const history = new History();
-    history.user('i1', 'one'); // 1
-    history.model('i1', 'two'); // 2
-    history.user('i2', 'three'); // 3
-    const stale = history.model('i2', 'four'); // 4: its prompt held events 1-3
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'one' }); // 1
+    history.modelText({ invocationId: 'i1', text: 'two' }); // 2
+    history.userText({ invocationId: 'i2', text: 'three' }); // 3
+    const stale = history.modelText({ invocationId: 'i2', text: 'four' }); // 4: its prompt held events 1-3
     stale.usageMetadata = { promptTokenCount: 80_000 };
-    const checkpoint = history.compaction(1, 2, 'S'); // 5: appended late
+    const checkpoint = history.compaction({ startSeq: 1, endSeq: 2, text: 'S' }); // 5: appended late
     const view = activeView({ events: history.events });
     const estimate = estimateNextRequest({ checkpoint, tail: view.events });
     expect(estimate.basis).toBe('estimate');
-    const fresh = history.model('i3', 'five');
+    const fresh = history.modelText({ invocationId: 'i3', text: 'five' });
     fresh.usageMetadata = { promptTokenCount: 300 };
     const after = estimateNextRequest({ checkpoint, tail: [...view.events, fresh] });
     expect(after).toEqual({
@@ -164,10 +108,10 @@ describe('estimateNextRequest', () => {
   });
 
   it('counts only this agent and branch', () => {
-    const history = new History();
-    const mine = history.model('i1', 'mine');
+    const history = new HistoryBuilder();
+    const mine = history.modelText({ invocationId: 'i1', text: 'mine' });
     mine.usageMetadata = { promptTokenCount: 1000 };
-    const other = history.add({
+    const other = history.append({
       invocationId: 'i1',
       author: 'helper',
       branch: 'root.helper',
@@ -189,11 +133,11 @@ describe('estimateNextRequest', () => {
 
 describe('countCompletedInvocations', () => {
   it('counts distinct invocations, the running one excluded', () => {
-    const history = new History();
-    history.user('i1', 'a');
-    history.model('i1', 'b');
-    history.user('i2', 'c');
-    history.user('i3', 'd');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'a' });
+    history.modelText({ invocationId: 'i1', text: 'b' });
+    history.userText({ invocationId: 'i2', text: 'c' });
+    history.userText({ invocationId: 'i3', text: 'd' });
     expect(countCompletedInvocations({ tail: history.events })).toBe(3);
     expect(countCompletedInvocations({ tail: history.events, currentInvocationId: 'i3' })).toBe(2);
   });
@@ -201,10 +145,16 @@ describe('countCompletedInvocations', () => {
 
 describe('planCompaction: token threshold', () => {
   function longHistory() {
-    const history = new History();
+    const history = new HistoryBuilder();
     for (let index = 1; index <= 5; index++) {
-      history.user(`i${index}`, `question number ${index} about the deployment`);
-      history.model(`i${index}`, `answer number ${index} with some detail`);
+      history.userText({
+        invocationId: `i${index}`,
+        text: `question number ${index} about the deployment`,
+      });
+      history.modelText({
+        invocationId: `i${index}`,
+        text: `answer number ${index} with some detail`,
+      });
     }
     return history;
   }
@@ -233,8 +183,8 @@ describe('planCompaction: token threshold', () => {
     const config = tiny(2);
     const first = expectPlan(plan(history, { trigger: 'token_threshold', config }));
     const checkpoint = apply(history, first, 'Summary A');
-    history.user('i6', 'sixth question');
-    history.model('i6', 'sixth answer');
+    history.userText({ invocationId: 'i6', text: 'sixth question' });
+    history.modelText({ invocationId: 'i6', text: 'sixth answer' });
     const second = expectPlan(plan(history, { trigger: 'token_threshold', config }));
     expect(second.startSeq).toBe(1);
     expect(second.expectedCheckpointSeq).toBe(checkpoint.seq);
@@ -258,9 +208,9 @@ describe('planCompaction: token threshold', () => {
   });
 
   it('defaults the retention budget to a quarter of the threshold', () => {
-    const history = new History();
-    history.user('i1', 'x'.repeat(400)); // ~91 tokens
-    history.user('i1', 'y'.repeat(40)); // ~13 tokens
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'x'.repeat(400) }); // ~91 tokens
+    history.userText({ invocationId: 'i1', text: 'y'.repeat(40) }); // ~13 tokens
     const decision = expectPlan(
       plan(history, {
         trigger: 'token_threshold',
@@ -271,12 +221,12 @@ describe('planCompaction: token threshold', () => {
   });
 
   it('moves the split earlier to keep parallel calls with all their responses', () => {
-    const history = new History();
-    history.user('i1', 'go'); // 1
-    history.calls('i1', ['a', 'b']); // 2
-    history.responses('i1', ['a']); // 3
-    history.responses('i1', ['b']); // 4
-    history.model('i1', 'done'); // 5
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'go' }); // 1
+    history.functionCalls({ invocationId: 'i1', calls: ['a', 'b'] }); // 2
+    history.functionResponses({ invocationId: 'i1', responses: ['a'] }); // 3
+    history.functionResponses({ invocationId: 'i1', responses: ['b'] }); // 4
+    history.modelText({ invocationId: 'i1', text: 'done' }); // 5
     const decision = expectPlan(
       plan(history, {
         trigger: 'token_threshold',
@@ -288,11 +238,11 @@ describe('planCompaction: token threshold', () => {
   });
 
   it('keeps a call whose response is in the retained tail', () => {
-    const history = new History();
-    history.user('i1', 'go'); // 1
-    history.model('i1', 'let me look'); // 2
-    history.calls('i1', ['a']); // 3
-    history.responses('i1', ['a']); // 4
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'go' }); // 1
+    history.modelText({ invocationId: 'i1', text: 'let me look' }); // 2
+    history.functionCalls({ invocationId: 'i1', calls: ['a'] }); // 3
+    history.functionResponses({ invocationId: 'i1', responses: ['a'] }); // 4
     const decision = expectPlan(
       plan(history, {
         trigger: 'token_threshold',
@@ -303,10 +253,10 @@ describe('planCompaction: token threshold', () => {
   });
 
   it('never summarizes a pending tool confirmation', () => {
-    const history = new History();
-    history.user('i1', 'delete prod'); // 1
-    history.calls('i1', ['x']); // 2
-    history.add({
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'delete prod' }); // 1
+    history.functionCalls({ invocationId: 'i1', calls: ['x'] }); // 2
+    history.append({
       invocationId: 'i1',
       author: 'agent',
       content: {
@@ -315,7 +265,8 @@ describe('planCompaction: token threshold', () => {
       },
       actions: { requestedToolConfirmations: { x: { hint: 'sure?' } } },
     }); // 3
-    for (let index = 2; index < 6; index++) history.user(`i${index}`, `chatter ${index}`);
+    for (let index = 2; index < 6; index++)
+      history.userText({ invocationId: `i${index}`, text: `chatter ${index}` });
     const decision = expectPlan(
       plan(history, {
         trigger: 'token_threshold',
@@ -327,11 +278,11 @@ describe('planCompaction: token threshold', () => {
   });
 
   it('does not let a dead call block, and lists it', () => {
-    const history = new History();
-    history.user('i1', 'go'); // 1
-    history.calls('i1', ['a']); // 2: crashed
-    history.user('i2', 'hello?'); // 3
-    history.model('i2', 'hi'); // 4
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'go' }); // 1
+    history.functionCalls({ invocationId: 'i1', calls: ['a'] }); // 2: crashed
+    history.userText({ invocationId: 'i2', text: 'hello?' }); // 3
+    history.modelText({ invocationId: 'i2', text: 'hi' }); // 4
     const decision = expectPlan(
       plan(history, {
         trigger: 'token_threshold',
@@ -345,9 +296,9 @@ describe('planCompaction: token threshold', () => {
   });
 
   it('skips with no_safe_split and nothing_to_compact', () => {
-    const history = new History();
-    history.calls('i1', ['a']);
-    history.responses('i1', ['a']);
+    const history = new HistoryBuilder();
+    history.functionCalls({ invocationId: 'i1', calls: ['a'] });
+    history.functionResponses({ invocationId: 'i1', responses: ['a'] });
     expect(
       plan(history, {
         trigger: 'token_threshold',
@@ -363,8 +314,8 @@ describe('planCompaction: token threshold', () => {
   });
 
   it('is disabled without a threshold', () => {
-    const history = new History();
-    history.user('i1', 'a');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'a' });
     expect(
       plan(history, { trigger: 'token_threshold', config: { compactionInterval: 3 } }),
     ).toEqual(expect.objectContaining({ kind: 'skip', reason: 'disabled' }));
@@ -374,11 +325,11 @@ describe('planCompaction: token threshold', () => {
   });
 
   it('backs off after an ineffective compaction until 10% of the threshold arrives', () => {
-    const history = new History();
-    history.user('i1', 'a'); // 1
-    const checkpoint = history.compaction(1, 1, 'S');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'a' }); // 1
+    const checkpoint = history.compaction({ startSeq: 1, endSeq: 1, text: 'S' });
     checkpoint.actions.compaction.tokensAfter = 1200;
-    const tail = history.user('i2', 'b');
+    const tail = history.userText({ invocationId: 'i2', text: 'b' });
     const config = { tokenThreshold: 1000, eventRetentionSize: 0 };
     const withUsage = (prompt: number) => {
       const answer: Event = {
@@ -413,15 +364,15 @@ describe('planCompaction: token threshold', () => {
 describe('planCompaction: sliding window', () => {
   const config: EventsCompactionConfig = { compactionInterval: 3, overlapSize: 1 };
 
-  function invocation(history: History, number: number) {
-    history.user(`inv${number}`, `request ${number}`);
-    history.calls(`inv${number}`, [`c${number}`]);
-    history.responses(`inv${number}`, [`c${number}`]);
-    history.model(`inv${number}`, `reply ${number}`);
+  function invocation(history: HistoryBuilder, number: number) {
+    history.userText({ invocationId: `inv${number}`, text: `request ${number}` });
+    history.functionCalls({ invocationId: `inv${number}`, calls: [`c${number}`] });
+    history.functionResponses({ invocationId: `inv${number}`, responses: [`c${number}`] });
+    history.modelText({ invocationId: `inv${number}`, text: `reply ${number}` });
   }
 
   /** What the Compactor reads: the raw events of the last `overlapSize` invocations it covers. */
-  function overlapEvents(history: History, checkpoint: CompactionEvent | undefined) {
+  function overlapEvents(history: HistoryBuilder, checkpoint: CompactionEvent | undefined) {
     if (!checkpoint) return [];
     const end = checkpoint.actions.compaction.endSeq;
     const last = history.events.find((event) => event.seq === end)!;
@@ -430,7 +381,7 @@ describe('planCompaction: sliding window', () => {
     );
   }
 
-  function afterInvocation(history: History) {
+  function afterInvocation(history: HistoryBuilder) {
     const checkpoint = selectCheckpoint(history.events);
     return plan(history, {
       trigger: 'sliding_window',
@@ -440,7 +391,7 @@ describe('planCompaction: sliding window', () => {
   }
 
   it('follows the SPEC timeline: interval 3, overlap 1', () => {
-    const history = new History();
+    const history = new HistoryBuilder();
     const invocations = (event: Event) => event.invocationId;
     const expectSkip = (reason: string) =>
       expect(afterInvocation(history)).toEqual(expect.objectContaining({ kind: 'skip', reason }));
@@ -482,9 +433,9 @@ describe('planCompaction: sliding window', () => {
   });
 
   it('leaves the running invocation out of the window', () => {
-    const history = new History();
+    const history = new HistoryBuilder();
     for (let number = 1; number <= 3; number++) invocation(history, number);
-    history.user('inv4', 'running');
+    history.userText({ invocationId: 'inv4', text: 'running' });
     const decision = expectPlan(
       plan(history, { trigger: 'sliding_window', config, currentInvocationId: 'inv4' }),
     );
@@ -495,8 +446,9 @@ describe('planCompaction: sliding window', () => {
 
 describe('planCompaction: overflow and manual', () => {
   it('compacts regardless of the threshold and halves the retention on overflow', () => {
-    const history = new History();
-    for (let index = 1; index <= 8; index++) history.user(`i${index}`, `message ${index}`);
+    const history = new HistoryBuilder();
+    for (let index = 1; index <= 8; index++)
+      history.userText({ invocationId: `i${index}`, text: `message ${index}` });
     const config = { tokenThreshold: 1_000_000, eventRetentionSize: 4 };
     const overflow = expectPlan(plan(history, { trigger: 'overflow', config }));
     expect(seqs(overflow.retained)).toEqual([7, 8]);

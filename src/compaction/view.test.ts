@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CompactionEvent, Event, EventActions, Part } from '../events/types.js';
+import type { Part } from '../events/types.js';
+import { HistoryBuilder } from '../testing/event-builders.js';
 import {
   activeView,
   assembleView,
@@ -9,64 +10,6 @@ import {
   SUMMARY_PREFIX,
   selectCheckpoint,
 } from './view.js';
-
-/** A tiny history builder: seq and timestamps grow with each append. */
-class History {
-  readonly events: Event[] = [];
-  private seq = 0;
-
-  add(event: Omit<Event, 'seq' | 'id' | 'timestamp' | 'actions'> & { actions?: EventActions }) {
-    this.seq++;
-    const stored: Event = {
-      id: `e${this.seq}`,
-      timestamp: 1000 + this.seq,
-      seq: this.seq,
-      actions: {},
-      ...event,
-    };
-    this.events.push(stored);
-    return stored;
-  }
-  user(invocationId: string, text: string) {
-    return this.add({ invocationId, author: 'user', content: { role: 'user', parts: [{ text }] } });
-  }
-  model(invocationId: string, text: string) {
-    return this.add({
-      invocationId,
-      author: 'agent',
-      content: { role: 'model', parts: [{ text }] },
-    });
-  }
-  calls(invocationId: string, ids: string[]) {
-    const parts: Part[] = ids.map((id) => ({ functionCall: { id, name: `tool_${id}`, args: {} } }));
-    return this.add({ invocationId, author: 'agent', content: { role: 'model', parts } });
-  }
-  responses(invocationId: string, ids: string[]) {
-    const parts: Part[] = ids.map((id) => ({
-      functionResponse: { id, name: `tool_${id}`, response: { ok: id } },
-    }));
-    return this.add({ invocationId, author: 'agent', content: { role: 'user', parts } });
-  }
-  compaction(startSeq: number, endSeq: number, text: string): CompactionEvent {
-    return this.add({
-      invocationId: `c${this.seq + 1}`,
-      author: 'user',
-      actions: {
-        compaction: {
-          startSeq,
-          endSeq,
-          startTimestamp: 0,
-          endTimestamp: 0,
-          compactedContent: { role: 'model', parts: [{ text }] },
-          trigger: 'manual',
-          tokensBefore: 0,
-          tokensAfter: 0,
-          summarizer: 'test',
-        },
-      },
-    }) as CompactionEvent;
-  }
-}
 
 function texts(view: { contents: { role: string; parts: Part[] }[] }) {
   return view.contents.map((content) => ({
@@ -82,11 +25,11 @@ function texts(view: { contents: { role: string; parts: Part[] }[] }) {
 
 describe('checkpoint selection', () => {
   it('accepts only well-formed ranges (startSeq <= endSeq < seq)', () => {
-    const history = new History();
-    history.user('i1', 'hello');
-    const good = history.compaction(1, 1, 'ok');
-    const ahead = history.compaction(1, 5, 'covers itself');
-    const inverted = history.compaction(2, 1, 'inverted');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'hello' });
+    const good = history.compaction({ startSeq: 1, endSeq: 1, text: 'ok' });
+    const ahead = history.compaction({ startSeq: 1, endSeq: 5, text: 'covers itself' });
+    const inverted = history.compaction({ startSeq: 2, endSeq: 1, text: 'inverted' });
     expect(isValidCompaction(good)).toBe(true);
     expect(isValidCompaction(ahead)).toBe(false);
     expect(isValidCompaction(inverted)).toBe(false);
@@ -94,23 +37,24 @@ describe('checkpoint selection', () => {
   });
 
   it('picks the largest endSeq, then the later seq', () => {
-    const history = new History();
-    for (let index = 0; index < 4; index++) history.user('i1', `m${index}`);
-    const wide = history.compaction(1, 3, 'wide');
-    history.compaction(1, 2, 'narrow, later');
+    const history = new HistoryBuilder();
+    for (let index = 0; index < 4; index++)
+      history.userText({ invocationId: 'i1', text: `m${index}` });
+    const wide = history.compaction({ startSeq: 1, endSeq: 3, text: 'wide' });
+    history.compaction({ startSeq: 1, endSeq: 2, text: 'narrow, later' });
     expect(selectCheckpoint(history.events)?.id).toBe(wide.id);
-    const tie = history.compaction(1, 3, 'same end, later');
+    const tie = history.compaction({ startSeq: 1, endSeq: 3, text: 'same end, later' });
     expect(selectCheckpoint(history.events)?.id).toBe(tie.id);
   });
 });
 
 describe('activeView', () => {
   it('puts the summary first as user text, then the tail after endSeq', () => {
-    const history = new History();
-    history.user('i1', 'first');
-    history.model('i1', 'answer');
-    history.compaction(1, 2, 'they said hi');
-    history.user('i2', 'second');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'first' });
+    history.modelText({ invocationId: 'i1', text: 'answer' });
+    history.compaction({ startSeq: 1, endSeq: 2, text: 'they said hi' });
+    history.userText({ invocationId: 'i2', text: 'second' });
     const view = activeView({ events: history.events });
     expect(texts(view)).toEqual([
       { role: 'user', parts: [`${SUMMARY_PREFIX}they said hi`, 'second'] },
@@ -119,12 +63,12 @@ describe('activeView', () => {
   });
 
   it('keeps events appended before a late compaction visible when they are after its range', () => {
-    const history = new History();
-    history.user('i1', 'one'); // 1
-    history.model('i1', 'two'); // 2
-    history.user('i2', 'three'); // 3
-    history.model('i2', 'four'); // 4
-    history.compaction(1, 2, 'S'); // 5: computed earlier, appended late
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'one' }); // 1
+    history.modelText({ invocationId: 'i1', text: 'two' }); // 2
+    history.userText({ invocationId: 'i2', text: 'three' }); // 3
+    history.modelText({ invocationId: 'i2', text: 'four' }); // 4
+    history.compaction({ startSeq: 1, endSeq: 2, text: 'S' }); // 5: computed earlier, appended late
     const view = activeView({ events: history.events });
     expect(view.events.map((event) => event.seq)).toEqual([3, 4]);
     expect(texts(view)).toEqual([
@@ -134,23 +78,23 @@ describe('activeView', () => {
   });
 
   it('decides by seq even when timestamps are equal or go backwards', () => {
-    const history = new History();
-    const first = history.user('i1', 'a');
-    const second = history.model('i1', 'b');
-    const third = history.user('i2', 'c');
+    const history = new HistoryBuilder();
+    const first = history.userText({ invocationId: 'i1', text: 'a' });
+    const second = history.modelText({ invocationId: 'i1', text: 'b' });
+    const third = history.userText({ invocationId: 'i2', text: 'c' });
     first.timestamp = 5;
     second.timestamp = 5;
     third.timestamp = 1;
-    history.compaction(1, 2, 'S');
+    history.compaction({ startSeq: 1, endSeq: 2, text: 'S' });
     expect(activeView({ events: history.events }).events.map((event) => event.seq)).toEqual([3]);
   });
 
   it('sorts an unsorted list by seq and merges adjacent same-role contents', () => {
-    const history = new History();
-    history.user('i1', 'a');
-    history.user('i1', 'b');
-    history.model('i1', 'c');
-    history.model('i1', 'd');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'a' });
+    history.userText({ invocationId: 'i1', text: 'b' });
+    history.modelText({ invocationId: 'i1', text: 'c' });
+    history.modelText({ invocationId: 'i1', text: 'd' });
     const view = activeView({ events: [...history.events].reverse() });
     expect(texts(view)).toEqual([
       { role: 'user', parts: ['a', 'b'] },
@@ -159,8 +103,8 @@ describe('activeView', () => {
   });
 
   it('opens with a user content when the tail starts with the model and there is no summary', () => {
-    const history = new History();
-    history.model('i1', 'hello from the model');
+    const history = new HistoryBuilder();
+    history.modelText({ invocationId: 'i1', text: 'hello from the model' });
     const view = activeView({ events: history.events });
     expect(texts(view)).toEqual([
       { role: 'user', parts: [CONTINUATION_TEXT] },
@@ -169,11 +113,11 @@ describe('activeView', () => {
   });
 
   it('drops a response whose call is not in the view, with a warning', () => {
-    const history = new History();
-    history.calls('i1', ['a']); // 1
-    history.compaction(1, 1, 'S'); // 2 (legacy data: split inside the pair)
-    const response = history.responses('i1', ['a']); // 3
-    history.model('i1', 'done'); // 4
+    const history = new HistoryBuilder();
+    history.functionCalls({ invocationId: 'i1', calls: ['a'] }); // 1
+    history.compaction({ startSeq: 1, endSeq: 1, text: 'S' }); // 2 (legacy data: split inside the pair)
+    const response = history.functionResponses({ invocationId: 'i1', responses: ['a'] }); // 3
+    history.modelText({ invocationId: 'i1', text: 'done' }); // 4
     const view = activeView({ events: history.events });
     expect(texts(view)).toEqual([
       { role: 'user', parts: [`${SUMMARY_PREFIX}S`] },
@@ -185,12 +129,12 @@ describe('activeView', () => {
   });
 
   it('answers a dangling call in the view only, and leaves the last model calls pending', () => {
-    const history = new History();
-    history.user('i1', 'go');
-    const dangling = history.calls('i1', ['a', 'b']);
-    history.responses('i1', ['a']);
-    history.user('i2', 'next');
-    history.calls('i2', ['c']);
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'go' });
+    const dangling = history.functionCalls({ invocationId: 'i1', calls: ['a', 'b'] });
+    history.functionResponses({ invocationId: 'i1', responses: ['a'] });
+    history.userText({ invocationId: 'i2', text: 'next' });
+    history.functionCalls({ invocationId: 'i2', calls: ['c'] });
     const before = structuredClone(history.events);
     const view = activeView({ events: history.events });
     expect(texts(view)).toEqual([
@@ -211,35 +155,35 @@ describe('activeView', () => {
   });
 
   it('keeps the pending calls of the last model event while some of its responses arrived', () => {
-    const history = new History();
-    history.user('i1', 'go');
-    history.calls('i1', ['a', 'b']);
-    history.responses('i1', ['a']);
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'go' });
+    history.functionCalls({ invocationId: 'i1', calls: ['a', 'b'] });
+    history.functionResponses({ invocationId: 'i1', responses: ['a'] });
     const view = activeView({ events: history.events });
     expect(view.warnings).toEqual([]);
     expect(texts(view).at(-1)).toEqual({ role: 'user', parts: ['response:a'] });
   });
 
   it('does not treat calls followed by a user message as pending', () => {
-    const history = new History();
-    history.user('i1', 'go');
-    history.calls('i1', ['a']);
-    history.user('i2', 'never mind');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'go' });
+    history.functionCalls({ invocationId: 'i1', calls: ['a'] });
+    history.userText({ invocationId: 'i2', text: 'never mind' });
     const view = activeView({ events: history.events });
     expect(view.warnings.map((warning) => warning.kind)).toEqual(['dangling_call_answered']);
   });
 
   it('leaves partial (streaming) events and empty contents out of the contents', () => {
-    const history = new History();
-    history.user('i1', 'go');
-    history.add({
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'go' });
+    history.append({
       invocationId: 'i1',
       author: 'agent',
       partial: true,
       content: { role: 'model', parts: [{ text: 'chunk' }] },
     });
-    history.add({ invocationId: 'i1', author: 'agent', content: { role: 'model', parts: [] } });
-    history.model('i1', 'full answer');
+    history.append({ invocationId: 'i1', author: 'agent', content: { role: 'model', parts: [] } });
+    history.modelText({ invocationId: 'i1', text: 'full answer' });
     expect(texts(activeView({ events: history.events }))).toEqual([
       { role: 'user', parts: ['go'] },
       { role: 'model', parts: ['full answer'] },
@@ -247,10 +191,10 @@ describe('activeView', () => {
   });
 
   it('assembleView ignores compaction events and covered events in a hand-built tail', () => {
-    const history = new History();
-    history.user('i1', 'a');
-    const checkpoint = history.compaction(1, 1, 'S');
-    history.user('i2', 'b');
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'a' });
+    const checkpoint = history.compaction({ startSeq: 1, endSeq: 1, text: 'S' });
+    history.userText({ invocationId: 'i2', text: 'b' });
     const view = assembleView({ checkpoint, tail: history.events });
     expect(view.events.map((event) => event.seq)).toEqual([3]);
     expect(view.contents).toHaveLength(1);

@@ -8,8 +8,14 @@ import type {
 } from '../compaction/types.js';
 import { activeView, SUMMARY_PREFIX } from '../compaction/view.js';
 import { getText } from '../events/event-helpers.js';
-import type { Event, NewEvent, Part } from '../events/types.js';
+import type { Event, NewEvent } from '../events/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
+import {
+  functionCallEvent,
+  functionResponseEvent,
+  modelTextEvent,
+  userTextEvent,
+} from '../testing/event-builders.js';
 import { type CompactionReport, Compactor, deadCallsNote } from './compactor.js';
 
 const key = { appName: 'app', userId: 'user', sessionId: 'session' };
@@ -41,35 +47,17 @@ async function setup() {
   const service = new InMemorySessionService();
   await service.createSession(key);
   let clock = 1000;
-  const append = (event: Omit<NewEvent, 'id' | 'timestamp' | 'actions'> & Partial<NewEvent>) =>
-    service.appendEvent({
-      ...key,
-      event: { id: crypto.randomUUID(), timestamp: ++clock, actions: {}, ...event },
-    });
-  const user = (invocationId: string, value: string) =>
-    append({ invocationId, author: 'user', content: { role: 'user', parts: [{ text: value }] } });
-  const model = (invocationId: string, value: string) =>
-    append({ invocationId, author: 'agent', content: { role: 'model', parts: [{ text: value }] } });
+  /** Appends with a clock that ticks once an event, so timestamps are predictable. */
+  const append = (event: NewEvent) =>
+    service.appendEvent({ ...key, event: { ...event, timestamp: ++clock } });
+  const user = (invocationId: string, text: string) =>
+    append(userTextEvent({ invocationId, text }));
+  const model = (invocationId: string, text: string) =>
+    append(modelTextEvent({ invocationId, text }));
   const calls = (invocationId: string, ids: string[]) =>
-    append({
-      invocationId,
-      author: 'agent',
-      content: {
-        role: 'model',
-        parts: ids.map((id): Part => ({ functionCall: { id, name: `tool_${id}`, args: {} } })),
-      },
-    });
+    append(functionCallEvent({ invocationId, calls: ids }));
   const responses = (invocationId: string, ids: string[]) =>
-    append({
-      invocationId,
-      author: 'agent',
-      content: {
-        role: 'user',
-        parts: ids.map(
-          (id): Part => ({ functionResponse: { id, name: `tool_${id}`, response: { ok: id } } }),
-        ),
-      },
-    });
+    append(functionResponseEvent({ invocationId, responses: ids }));
   const invocation = async (number: number) => {
     await user(`inv${number}`, `request ${number}`);
     await calls(`inv${number}`, [`c${number}`]);
@@ -241,25 +229,11 @@ describe('Compactor', () => {
     });
     await service.appendEvent({
       ...key,
-      event: {
-        id: 'late',
-        invocationId: 'i9',
-        author: 'user',
-        timestamp: 1,
-        actions: {},
-        content: { role: 'user', parts: [{ text: 'more' }] },
-      },
+      event: userTextEvent({ id: 'late', invocationId: 'i9', text: 'more', timestamp: 1 }),
     });
     await service.appendEvent({
       ...key,
-      event: {
-        id: 'late2',
-        invocationId: 'i9',
-        author: 'user',
-        timestamp: 1,
-        actions: {},
-        content: { role: 'user', parts: [{ text: 'more' }] },
-      },
+      event: userTextEvent({ id: 'late2', invocationId: 'i9', text: 'more', timestamp: 1 }),
     });
     const failed = await both.compact({ ...key, trigger: 'token_threshold' });
     expect(failed.outcome).toBe('failed');

@@ -1,2 +1,3 @@
+export * from './event-builders.js';
 export * from './scripted-model.js';
 export * from './session-service-conformance.js';

@@ -24,6 +24,12 @@ import type { Event, NewEvent, SessionKey } from '../events/types.js';
 import { CompactionConflictError, SessionNotFoundError } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { SessionAlreadyExistsError } from '../sessions/store-helpers.js';
+import {
+  compactionEvent,
+  type EventFields,
+  functionCallEvent,
+  userTextEvent,
+} from './event-builders.js';
 
 export interface SessionServiceConformanceOptions {
   /** Shown in the describe block. */
@@ -36,52 +42,37 @@ export interface SessionServiceConformanceOptions {
 
 let counter = 0;
 
-function base(author: string): NewEvent {
+/** Fresh ids and slowly growing timestamps, so events of one suite run never collide. */
+function fields(): EventFields {
   counter++;
   return {
     id: `event-${randomUUID()}`,
     invocationId: `invocation-${counter}`,
-    author,
     timestamp: 1_700_000_000 + counter / 1000,
-    actions: {},
   };
 }
 
 /** Small event builders for the suite (plain data, no store involved). */
 const make = {
   message(text: string): NewEvent {
-    return { ...base('user'), content: { role: 'user', parts: [{ text }] } };
+    return userTextEvent({ ...fields(), text });
   },
   withState(stateDelta: Record<string, unknown>): NewEvent {
-    return {
-      ...base('user'),
-      content: { role: 'user', parts: [{ text: 'state change' }] },
-      actions: { stateDelta },
-    };
+    return userTextEvent({ ...fields(), text: 'state change', actions: { stateDelta } });
   },
   functionCall(id: string, name: string, args: Record<string, unknown>): NewEvent {
-    return {
-      ...base('agent'),
-      content: { role: 'model', parts: [{ functionCall: { id, name, args } }] },
-    };
+    return functionCallEvent({ ...fields(), calls: [{ id, name, args }] });
   },
   compaction(options: { startSeq: number; endSeq: number; text?: string }): NewEvent {
-    return {
-      ...base('user'),
-      actions: {
-        compaction: {
-          startSeq: options.startSeq,
-          endSeq: options.endSeq,
-          startTimestamp: 1_700_000_000,
-          endTimestamp: 1_700_000_001,
-          compactedContent: { role: 'model', parts: [{ text: options.text ?? 'summary' }] },
-          trigger: 'manual',
-          tokensBefore: 100,
-          tokensAfter: 10,
-          summarizer: 'conformance',
-        },
-      },
-    };
+    return compactionEvent({
+      ...fields(),
+      ...options,
+      startTimestamp: 1_700_000_000,
+      endTimestamp: 1_700_000_001,
+      tokensBefore: 100,
+      tokensAfter: 10,
+      summarizer: 'conformance',
+    });
   },
 };
 

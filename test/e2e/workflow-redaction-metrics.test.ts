@@ -10,6 +10,7 @@ import { Runner } from '../../src/runtime/runner.js';
 import { FunctionTool } from '../../src/runtime/tools/function-tool.js';
 import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
+import { compactionEvent } from '../../src/testing/event-builders.js';
 import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/scripted-model.js';
 import {
   appName,
@@ -167,25 +168,19 @@ describe('metrics and logs', () => {
           await sessionService.appendCompaction({
             ...key,
             expectedCheckpointSeq: checkpoint?.seq ?? null,
-            event: {
+            event: compactionEvent({
               id: 'other-runner',
               invocationId: 'other',
-              author: 'user',
-              timestamp: Date.now() / 1000,
-              actions: {
-                compaction: {
-                  startSeq: first.seq,
-                  endSeq: last.seq,
-                  startTimestamp: first.timestamp,
-                  endTimestamp: last.timestamp,
-                  compactedContent: { role: 'model', parts: [{ text: 'other summary' }] },
-                  trigger: 'token_threshold',
-                  tokensBefore: 1,
-                  tokensAfter: 1,
-                  summarizer: 'other',
-                },
-              },
-            },
+              startSeq: first.seq,
+              endSeq: last.seq,
+              startTimestamp: first.timestamp,
+              endTimestamp: last.timestamp,
+              text: 'other summary',
+              trigger: 'token_threshold',
+              tokensBefore: 1,
+              tokensAfter: 1,
+              summarizer: 'other',
+            }),
           });
         }
         return summary;

@@ -1,7 +1,7 @@
 import { beforeAll, expect, it } from 'vitest';
+import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
 import { SessionStoreError } from '../errors.js';
 import { PostgresSessionService } from './postgres-session-service.js';
-import { compactionEvent, userMessage } from './test-helpers/events.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
 const app = 'app';
@@ -21,14 +21,14 @@ describePostgres('PostgreSQL corrupt rows', (url) => {
     const key = { appName: app, userId: user, sessionId };
     await service.createSession(key);
     for (let index = 1; index <= 6; index++) {
-      await service.appendEvent({ ...key, event: userMessage(`m${index}`) });
+      await service.appendEvent({ ...key, event: userTextEvent({ text: `m${index}` }) });
     }
     await service.appendCompaction({
       ...key,
-      event: compactionEvent(1, 4),
+      event: compactionEvent({ startSeq: 1, endSeq: 4 }),
       expectedCheckpointSeq: null,
     });
-    await service.appendEvent({ ...key, event: userMessage('m8') });
+    await service.appendEvent({ ...key, event: userTextEvent({ text: 'm8' }) });
     return key;
   }
 
@@ -92,7 +92,7 @@ describePostgres('PostgreSQL corrupt rows', (url) => {
     const key = await seed('checkpoint-row');
     await service.appendCompaction({
       ...key,
-      event: compactionEvent(1, 6, 'newer'),
+      event: compactionEvent({ startSeq: 1, endSeq: 6, text: 'newer' }),
       expectedCheckpointSeq: 7,
     });
     await corrupt('checkpoint-row', 9, '[1, 2, 3]');

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SessionKey } from '../../events/types.js';
+import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
 import { PostgresSessionService } from './postgres-session-service.js';
-import { compactionEvent, userMessage } from './test-helpers/events.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 import { spawnWorker, type Worker } from './test-helpers/spawn-worker.js';
 import type { WorkerConfig } from './test-helpers/worker.js';
@@ -30,7 +30,7 @@ describePostgres('PostgreSQL with several runner processes', (url) => {
     const key = { appName: 'app', userId: 'user', sessionId };
     await service.createSession(key);
     for (let index = 0; index < events; index++) {
-      await service.appendEvent({ ...key, event: userMessage(`seed ${index}`) });
+      await service.appendEvent({ ...key, event: userTextEvent({ text: `seed ${index}` }) });
     }
     return key;
   }
@@ -117,7 +117,10 @@ describePostgres('PostgreSQL with several runner processes', (url) => {
       worker.kill();
       expect((await worker.exited).signal).toBe('SIGKILL');
       // The killed backend's row lock is released: the next append is not blocked.
-      const next = await service.appendEvent({ ...key, event: userMessage('after the crash') });
+      const next = await service.appendEvent({
+        ...key,
+        event: userTextEvent({ text: 'after the crash' }),
+      });
       expect(next.seq).toBe(6);
       expect(await storedSeqs(key)).toEqual(range(1, 6));
       const texts = (await service.getSession({ ...key, events: 'full' }))?.events.map(
@@ -134,7 +137,7 @@ describePostgres('PostgreSQL with several runner processes', (url) => {
       const key = await newSession('crash-compaction', 6);
       await service.appendCompaction({
         ...key,
-        event: compactionEvent(1, 3, 'old'),
+        event: compactionEvent({ startSeq: 1, endSeq: 3, text: 'old' }),
         expectedCheckpointSeq: null,
       });
       const worker = start(
@@ -154,7 +157,7 @@ describePostgres('PostgreSQL with several runner processes', (url) => {
       expect(view.lastSeq).toBe(7);
       const retry = await service.appendCompaction({
         ...key,
-        event: compactionEvent(1, 6, 'new'),
+        event: compactionEvent({ startSeq: 1, endSeq: 6, text: 'new' }),
         expectedCheckpointSeq: 7,
       });
       expect(retry.seq).toBe(8);
@@ -183,7 +186,7 @@ describePostgres('PostgreSQL with several runner processes', (url) => {
       expect(seqs.length).toBeGreaterThanOrEqual(acknowledged);
       expect(seqs.length).toBeLessThanOrEqual(acknowledged + 1);
       expect(seqs).toEqual(range(1, seqs.length));
-      const next = await service.appendEvent({ ...key, event: userMessage('after') });
+      const next = await service.appendEvent({ ...key, event: userTextEvent({ text: 'after' }) });
       expect(next.seq).toBe(seqs.length + 1);
     },
     timeout,

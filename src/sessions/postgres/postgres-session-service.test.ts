@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { InvalidEventError } from '../../events/errors.js';
+import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
 import { CompactionConflictError, SessionNotFoundError, SessionStoreError } from '../errors.js';
 import { SessionAlreadyExistsError } from '../store-helpers.js';
 import { PostgresSessionService } from './postgres-session-service.js';
-import { compactionEvent, userMessage } from './test-helpers/events.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
 const app = 'app';
@@ -23,7 +23,10 @@ describePostgres('PostgresSessionService', (url) => {
   async function sessionWith(count: number, sessionId?: string) {
     const session = await service.createSession({ appName: app, userId: user, sessionId });
     for (let index = 1; index <= count; index++) {
-      await service.appendEvent({ ...key(session.sessionId), event: userMessage(`m${index}`) });
+      await service.appendEvent({
+        ...key(session.sessionId),
+        event: userTextEvent({ text: `m${index}` }),
+      });
     }
     return session.sessionId;
   }
@@ -71,7 +74,7 @@ describePostgres('PostgresSessionService', (url) => {
     const first = await service.appendEvent({
       ...key(sessionId),
       event: {
-        ...userMessage('hi'),
+        ...userTextEvent({ text: 'hi' }),
         actions: {
           stateDelta: { step: 1, 'app:theme': 'dark', 'user:name': 'Alice', 'temp:scratch': 9 },
         },
@@ -85,7 +88,7 @@ describePostgres('PostgresSessionService', (url) => {
     });
     const second = await service.appendEvent({
       ...key(sessionId),
-      event: { ...userMessage('again'), actions: { stateDelta: { step: 2 } } },
+      event: { ...userTextEvent({ text: 'again' }), actions: { stateDelta: { step: 2 } } },
     });
     expect(second.seq).toBe(2);
     const session = await service.getSession(key(sessionId));
@@ -109,13 +112,13 @@ describePostgres('PostgresSessionService', (url) => {
       expect(await service.getSession(wrong)).toBe(undefined);
       await expect(service.loadView(wrong)).rejects.toSatisfy(SessionNotFoundError.isInstance);
       await expect(service.listEvents(wrong)).rejects.toSatisfy(SessionNotFoundError.isInstance);
-      await expect(service.appendEvent({ ...wrong, event: userMessage('x') })).rejects.toSatisfy(
-        SessionNotFoundError.isInstance,
-      );
+      await expect(
+        service.appendEvent({ ...wrong, event: userTextEvent({ text: 'x' }) }),
+      ).rejects.toSatisfy(SessionNotFoundError.isInstance);
       await expect(
         service.appendCompaction({
           ...wrong,
-          event: compactionEvent(1, 1),
+          event: compactionEvent({ startSeq: 1, endSeq: 1 }),
           expectedCheckpointSeq: null,
         }),
       ).rejects.toSatisfy(SessionNotFoundError.isInstance);
@@ -131,11 +134,11 @@ describePostgres('PostgresSessionService', (url) => {
     const sessionId = await sessionWith(5, 'view');
     const first = await service.appendCompaction({
       ...key(sessionId),
-      event: compactionEvent(1, 3, 'A'),
+      event: compactionEvent({ startSeq: 1, endSeq: 3, text: 'A' }),
       expectedCheckpointSeq: null,
     });
     expect(first.seq).toBe(6);
-    await service.appendEvent({ ...key(sessionId), event: userMessage('m7') });
+    await service.appendEvent({ ...key(sessionId), event: userTextEvent({ text: 'm7' }) });
     let view = await service.loadView(key(sessionId));
     expect(view.checkpoint?.seq).toBe(6);
     expect(view.tail.map((event) => event.seq)).toEqual([4, 5, 7]);
@@ -143,7 +146,7 @@ describePostgres('PostgresSessionService', (url) => {
 
     const second = await service.appendCompaction({
       ...key(sessionId),
-      event: compactionEvent(1, 5, 'B'),
+      event: compactionEvent({ startSeq: 1, endSeq: 5, text: 'B' }),
       expectedCheckpointSeq: 6,
     });
     view = await service.loadView(key(sessionId));
@@ -161,12 +164,12 @@ describePostgres('PostgresSessionService', (url) => {
     const sessionId = await sessionWith(4, 'ties');
     await service.appendCompaction({
       ...key(sessionId),
-      event: compactionEvent(1, 2, 'first'),
+      event: compactionEvent({ startSeq: 1, endSeq: 2, text: 'first' }),
       expectedCheckpointSeq: null,
     });
     await service.appendCompaction({
       ...key(sessionId),
-      event: compactionEvent(1, 2, 'second'),
+      event: compactionEvent({ startSeq: 1, endSeq: 2, text: 'second' }),
       expectedCheckpointSeq: 5,
     });
     let view = await service.loadView(key(sessionId));
@@ -187,13 +190,13 @@ describePostgres('PostgresSessionService', (url) => {
     const sessionId = await sessionWith(4, 'conflict');
     await service.appendCompaction({
       ...key(sessionId),
-      event: compactionEvent(1, 2),
+      event: compactionEvent({ startSeq: 1, endSeq: 2 }),
       expectedCheckpointSeq: null,
     });
     const error = await service
       .appendCompaction({
         ...key(sessionId),
-        event: compactionEvent(1, 3),
+        event: compactionEvent({ startSeq: 1, endSeq: 3 }),
         expectedCheckpointSeq: null,
       })
       .catch((caught: unknown) => caught);
@@ -201,7 +204,10 @@ describePostgres('PostgresSessionService', (url) => {
     expect(error).toMatchObject({ expectedCheckpointSeq: null, actualCheckpointSeq: 5 });
     const page = await service.listEvents(key(sessionId));
     expect(page.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
-    const next = await service.appendEvent({ ...key(sessionId), event: userMessage('after') });
+    const next = await service.appendEvent({
+      ...key(sessionId),
+      event: userTextEvent({ text: 'after' }),
+    });
     expect(next.seq).toBe(6); // no seq was consumed by the rejected compaction
   });
 
@@ -212,7 +218,7 @@ describePostgres('PostgresSessionService', (url) => {
         () =>
           service.appendCompaction({
             ...key(sessionId),
-            event: compactionEvent(1, 3),
+            event: compactionEvent({ startSeq: 1, endSeq: 3 }),
             expectedCheckpointSeq: null,
           }),
         'event.actions.compaction.endSeq',
@@ -221,7 +227,7 @@ describePostgres('PostgresSessionService', (url) => {
         () =>
           service.appendCompaction({
             ...key(sessionId),
-            event: compactionEvent(2, 1),
+            event: compactionEvent({ startSeq: 2, endSeq: 1 }),
             expectedCheckpointSeq: null,
           }),
         'event.actions.compaction.startSeq',
@@ -230,20 +236,24 @@ describePostgres('PostgresSessionService', (url) => {
         () =>
           service.appendCompaction({
             ...key(sessionId),
-            event: userMessage('not a compaction'),
+            event: userTextEvent({ text: 'not a compaction' }),
             expectedCheckpointSeq: null,
           }),
-        'event.actions.compaction',
-      ],
-      [
-        () => service.appendEvent({ ...key(sessionId), event: compactionEvent(1, 1) }),
         'event.actions.compaction',
       ],
       [
         () =>
           service.appendEvent({
             ...key(sessionId),
-            event: { ...userMessage('x'), timestamp: Number.NaN },
+            event: compactionEvent({ startSeq: 1, endSeq: 1 }),
+          }),
+        'event.actions.compaction',
+      ],
+      [
+        () =>
+          service.appendEvent({
+            ...key(sessionId),
+            event: { ...userTextEvent({ text: 'x' }), timestamp: Number.NaN },
           }),
         'event.timestamp',
       ],
@@ -287,7 +297,7 @@ describePostgres('PostgresSessionService', (url) => {
   it('round-trips the event JSON and reports event counts', async () => {
     const sessionId = await sessionWith(0, 'json');
     const event = {
-      ...userMessage('ünïcode ✓'),
+      ...userTextEvent({ text: 'ünïcode ✓' }),
       branch: 'root.sub',
       usageMetadata: { promptTokenCount: 12, totalTokenCount: 20 },
       longRunningToolIds: ['call-1'],

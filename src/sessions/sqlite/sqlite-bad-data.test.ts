@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidEventError } from '../../events/errors.js';
-import type { NewEvent } from '../../events/types.js';
+import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
 import { SessionNotFoundError, SessionStoreError } from '../errors.js';
 import { loadSqliteDriver } from './load-driver.js';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
@@ -21,43 +21,10 @@ function open(options: ConstructorParameters<typeof SqliteSessionService>[0] = {
   return service;
 }
 
-function message(text: string): NewEvent {
-  return {
-    id: crypto.randomUUID(),
-    invocationId: 'invocation',
-    author: 'user',
-    timestamp: 1,
-    content: { role: 'user', parts: [{ text }] },
-    actions: {},
-  };
-}
-
-function compaction(startSeq: number, endSeq: number): NewEvent {
-  return {
-    id: crypto.randomUUID(),
-    invocationId: 'compaction',
-    author: 'user',
-    timestamp: 2,
-    actions: {
-      compaction: {
-        startSeq,
-        endSeq,
-        startTimestamp: 1,
-        endTimestamp: 1,
-        compactedContent: { role: 'model', parts: [{ text: `summary ${startSeq}-${endSeq}` }] },
-        trigger: 'manual',
-        tokensBefore: 10,
-        tokensAfter: 1,
-        summarizer: 'test',
-      },
-    },
-  };
-}
-
 async function seed(service: SqliteSessionService, count: number): Promise<void> {
   await service.createSession(key);
   for (let index = 1; index <= count; index++) {
-    await service.appendEvent({ ...key, event: message(`m${index}`) });
+    await service.appendEvent({ ...key, event: userTextEvent({ text: `m${index}` }) });
   }
 }
 
@@ -135,7 +102,7 @@ describe('SqliteSessionService storage', () => {
     await seed(service, 4);
     const good = await service.appendCompaction({
       ...key,
-      event: compaction(1, 2),
+      event: compactionEvent({ startSeq: 1, endSeq: 2 }),
       expectedCheckpointSeq: null,
     });
     const database = await service.getDatabase();
@@ -144,8 +111,8 @@ describe('SqliteSessionService storage', () => {
       `INSERT INTO events (app_name, user_id, session_id, seq, id, invocation_id, author, timestamp, is_compaction,
          compaction_start_seq, compaction_end_seq, event) VALUES ('app', 'user', 'session', ?, ?, 'i', 'user', 1, 1, ?, ?, ?)`,
     );
-    insert.run(6, 'bad-end', 1, 9, JSON.stringify(compaction(1, 9)));
-    insert.run(7, 'bad-start', 4, 3, JSON.stringify(compaction(4, 3)));
+    insert.run(6, 'bad-end', 1, 9, JSON.stringify(compactionEvent({ startSeq: 1, endSeq: 9 })));
+    insert.run(7, 'bad-start', 4, 3, JSON.stringify(compactionEvent({ startSeq: 4, endSeq: 3 })));
     database.prepare("UPDATE sessions SET last_seq = 7 WHERE id = 'session'").run();
     const view = await service.loadView(key);
     expect(view.checkpoint?.seq).toBe(good.seq);
@@ -153,7 +120,7 @@ describe('SqliteSessionService storage', () => {
     await expect(
       service.appendCompaction({
         ...key,
-        event: compaction(1, 4),
+        event: compactionEvent({ startSeq: 1, endSeq: 4 }),
         expectedCheckpointSeq: good.seq,
       }),
     ).resolves.toMatchObject({ seq: 8 });
@@ -214,12 +181,12 @@ describe('SqliteSessionService bad data', () => {
     await seed(service, 4);
     const first = await service.appendCompaction({
       ...key,
-      event: compaction(1, 2),
+      event: compactionEvent({ startSeq: 1, endSeq: 2 }),
       expectedCheckpointSeq: null,
     });
     const second = await service.appendCompaction({
       ...key,
-      event: compaction(1, 4),
+      event: compactionEvent({ startSeq: 1, endSeq: 4 }),
       expectedCheckpointSeq: first.seq,
     });
     await corrupt(service, second.seq);
@@ -264,7 +231,7 @@ describe('SqliteSessionService bad data', () => {
   it('rejects an event that JSON cannot hold and stores nothing', async () => {
     const service = open();
     await seed(service, 1);
-    const event = message('big');
+    const event = userTextEvent({ text: 'big' });
     event.customMetadata = { count: 10n };
     const error = await service.appendEvent({ ...key, event }).catch((caught: unknown) => caught);
     expect(InvalidEventError.isInstance(error)).toBe(true);

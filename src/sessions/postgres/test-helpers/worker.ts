@@ -6,9 +6,9 @@
  */
 import { createInterface } from 'node:readline';
 import pg from 'pg';
+import { compactionEvent, userTextEvent } from '../../../testing/event-builders.js';
 import { CompactionConflictError } from '../../errors.js';
 import { PostgresSessionService } from '../postgres-session-service.js';
-import { compactionEvent, userMessage } from './events.js';
 
 export interface WorkerConfig {
   url: string;
@@ -68,7 +68,7 @@ if (job.kind === 'append') {
   const seqs: number[] = [];
   const ids: string[] = [];
   for (let index = 0; index < job.count; index++) {
-    const event = userMessage(`${job.tag} #${index}`);
+    const event = userTextEvent({ text: `${job.tag} #${index}` });
     const stored = await service.appendEvent({ ...key, event });
     seqs.push(stored.seq);
     ids.push(stored.id);
@@ -79,7 +79,11 @@ if (job.kind === 'append') {
   try {
     const stored = await service.appendCompaction({
       ...key,
-      event: compactionEvent(job.startSeq, job.endSeq, `by ${process.pid}`),
+      event: compactionEvent({
+        startSeq: job.startSeq,
+        endSeq: job.endSeq,
+        text: `by ${process.pid}`,
+      }),
       expectedCheckpointSeq: job.expectedCheckpointSeq,
     });
     result = { kind: 'compact', outcome: 'stored', seq: stored.seq };

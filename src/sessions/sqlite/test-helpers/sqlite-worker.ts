@@ -3,6 +3,7 @@
  * as told (argv[2] is a JSON `WorkerTask`), reporting over IPC. Not part of the library.
  */
 import type { NewEvent } from '../../../events/types.js';
+import { compactionEvent, userTextEvent } from '../../../testing/event-builders.js';
 import { CompactionConflictError } from '../../errors.js';
 import { SqliteSessionService } from '../sqlite-session-service.js';
 
@@ -43,41 +44,24 @@ function send(message: WorkerMessage): Promise<void> {
 }
 
 function message(index: number): NewEvent {
-  return {
+  return userTextEvent({
     id: `worker-${task.worker}-${index}`,
     invocationId: `worker-${task.worker}`,
-    author: 'user',
-    timestamp: Date.now() / 1000,
-    content: {
-      role: 'user',
-      parts: [
-        { text: `worker ${task.worker} event ${index} ${'x'.repeat(task.textBytes ?? 200)}` },
-      ],
-    },
-    actions: {},
-  };
+    text: `worker ${task.worker} event ${index} ${'x'.repeat(task.textBytes ?? 200)}`,
+  });
 }
 
 function compaction(endSeq: number, text: string): NewEvent {
-  return {
+  return compactionEvent({
     id: `compaction-${task.worker}-${endSeq}-${Math.random()}`,
     invocationId: `compaction-${task.worker}`,
-    author: 'user',
-    timestamp: Date.now() / 1000,
-    actions: {
-      compaction: {
-        startSeq: 1,
-        endSeq,
-        startTimestamp: 0,
-        endTimestamp: 0,
-        compactedContent: { role: 'model', parts: [{ text }] },
-        trigger: 'manual',
-        tokensBefore: 1,
-        tokensAfter: 1,
-        summarizer: `worker-${task.worker}`,
-      },
-    },
-  };
+    startSeq: 1,
+    endSeq,
+    text,
+    tokensBefore: 1,
+    tokensAfter: 1,
+    summarizer: `worker-${task.worker}`,
+  });
 }
 
 function waitForGo(): Promise<void> {
