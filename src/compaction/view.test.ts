@@ -5,6 +5,7 @@ import {
   activeView,
   assembleView,
   CONTINUATION_TEXT,
+  isBetterCheckpoint,
   isValidCompaction,
   MISSING_RESULT_RESPONSE,
   SUMMARY_PREFIX,
@@ -24,16 +25,36 @@ function texts(view: { contents: { role: string; parts: Part[] }[] }) {
 }
 
 describe('checkpoint selection', () => {
-  it('accepts only well-formed ranges (startSeq <= endSeq < seq)', () => {
+  it('accepts only well-formed ranges (1 <= startSeq <= endSeq < seq)', () => {
     const history = new HistoryBuilder();
     history.userText({ invocationId: 'i1', text: 'hello' });
     const good = history.compaction({ startSeq: 1, endSeq: 1, text: 'ok' });
     const ahead = history.compaction({ startSeq: 1, endSeq: 5, text: 'covers itself' });
     const inverted = history.compaction({ startSeq: 2, endSeq: 1, text: 'inverted' });
+    const fromZero = history.compaction({ startSeq: 0, endSeq: 1, text: 'starts at 0' });
+    const fractional = history.compaction({ startSeq: 1, endSeq: 1.5, text: 'not an integer' });
     expect(isValidCompaction(good)).toBe(true);
     expect(isValidCompaction(ahead)).toBe(false);
     expect(isValidCompaction(inverted)).toBe(false);
+    expect(isValidCompaction(fromZero)).toBe(false);
+    expect(isValidCompaction(fractional)).toBe(false);
     expect(isValidCompaction(history.events[0]!)).toBe(false);
+    expect(selectCheckpoint(history.events)).toBe(good);
+  });
+
+  it('orders checkpoints by endSeq, then seq', () => {
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'a' });
+    history.userText({ invocationId: 'i1', text: 'b' });
+    const narrow = history.compaction({ startSeq: 1, endSeq: 1 });
+    const wide = history.compaction({ startSeq: 1, endSeq: 2 });
+    const wideLater = history.compaction({ startSeq: 1, endSeq: 2 });
+    expect(isBetterCheckpoint(narrow, undefined)).toBe(true);
+    expect(isBetterCheckpoint(wide, narrow)).toBe(true);
+    expect(isBetterCheckpoint(narrow, wide)).toBe(false);
+    expect(isBetterCheckpoint(wideLater, wide)).toBe(true);
+    expect(isBetterCheckpoint(wide, wideLater)).toBe(false);
+    expect(isBetterCheckpoint(wide, wide)).toBe(false);
   });
 
   it('picks the largest endSeq, then the later seq', () => {

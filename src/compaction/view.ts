@@ -41,7 +41,11 @@ export interface AssembleViewOptions {
   allowPendingCalls?: boolean;
 }
 
-/** A compaction event whose range is well formed (`startSeq <= endSeq < seq`). */
+/**
+ * The one validity rule of a stored compaction (SPEC §2): integer bounds with
+ * `1 <= startSeq <= endSeq < seq` and a summary to show. Anything else (imports, legacy rows) is
+ * ignored by the view and by every store; the SQL stores repeat the range part as a predicate.
+ */
 export function isValidCompaction(event: Event): event is CompactionEvent {
   const compaction = event.actions?.compaction;
   if (!compaction) return false;
@@ -49,6 +53,7 @@ export function isValidCompaction(event: Event): event is CompactionEvent {
   return (
     Number.isInteger(startSeq) &&
     Number.isInteger(endSeq) &&
+    startSeq >= 1 &&
     startSeq <= endSeq &&
     endSeq < event.seq &&
     compaction.compactedContent !== undefined &&
@@ -56,18 +61,22 @@ export function isValidCompaction(event: Event): event is CompactionEvent {
   );
 }
 
+/** True when `candidate` beats `current` as checkpoint: larger `endSeq`, ties the later `seq`. */
+export function isBetterCheckpoint(
+  candidate: CompactionEvent,
+  current: CompactionEvent | undefined,
+): boolean {
+  if (!current) return true;
+  const candidateEnd = candidate.actions.compaction.endSeq;
+  const currentEnd = current.actions.compaction.endSeq;
+  return candidateEnd > currentEnd || (candidateEnd === currentEnd && candidate.seq > current.seq);
+}
+
 /** The valid compaction with the largest `endSeq`; ties: the later `seq`. */
 export function selectCheckpoint(events: Event[]): CompactionEvent | undefined {
   let best: CompactionEvent | undefined;
   for (const event of events) {
-    if (!isValidCompaction(event)) continue;
-    if (
-      best === undefined ||
-      event.actions.compaction.endSeq > best.actions.compaction.endSeq ||
-      (event.actions.compaction.endSeq === best.actions.compaction.endSeq && event.seq > best.seq)
-    ) {
-      best = event;
-    }
+    if (isValidCompaction(event) && isBetterCheckpoint(event, best)) best = event;
   }
   return best;
 }

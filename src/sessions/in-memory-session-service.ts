@@ -3,6 +3,7 @@
  * write is a deep copy (`structuredClone`), so callers never share objects with the store.
  * The checkpoint pointer is kept current on append, so `loadView` costs O(tail).
  */
+import { isBetterCheckpoint, isValidCompaction } from '../compaction/view.js';
 import type { CompactionEvent, Event, Session, SessionKey } from '../events/types.js';
 import { CompactionConflictError, SessionNotFoundError } from './errors.js';
 import type {
@@ -20,8 +21,6 @@ import type {
 import {
   assertCompactionFits,
   assertValidNewEvent,
-  isBetterCheckpoint,
-  isValidStoredCompaction,
   mergeState,
   resolvePageSize,
   SessionAlreadyExistsError,
@@ -148,7 +147,7 @@ export class InMemorySessionService implements SessionService {
     this.mergeShared(stored.key, structuredClone(parts.app), structuredClone(parts.user));
     stored.events.push(event);
     stored.lastUpdateTime = Math.max(now(), stored.lastUpdateTime);
-    if (isValidStoredCompaction(event) && isBetterCheckpoint(event, stored.checkpoint)) {
+    if (isValidCompaction(event) && isBetterCheckpoint(event, stored.checkpoint)) {
       stored.checkpoint = event;
     }
   }

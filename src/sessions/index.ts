@@ -4,8 +4,6 @@ export type * from './session-service.js';
 export {
   assertCompactionFits,
   assertValidNewEvent,
-  isBetterCheckpoint,
-  isValidStoredCompaction,
   mergeState,
   SessionAlreadyExistsError,
   splitState,

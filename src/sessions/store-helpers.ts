@@ -1,9 +1,10 @@
 /**
  * Pure helpers shared by the session stores (memory, SQLite, PostgreSQL, users' own): event
- * validation, ADK state prefixes, compaction validity and checkpoint order. No I/O.
+ * validation and ADK state prefixes. No I/O. Which compaction is the checkpoint is decided by
+ * `isValidCompaction` and `isBetterCheckpoint` in `compaction/view.ts`.
  */
 import { InvalidEventError } from '../events/errors.js';
-import type { CompactionEvent, Event, NewEvent } from '../events/types.js';
+import type { Event, NewEvent } from '../events/types.js';
 import { SessionStoreError } from './errors.js';
 
 /** ADK state prefixes: `app:` keys are shared by an app, `user:` keys by a user, `temp:` never stored. */
@@ -166,31 +167,6 @@ export function assertCompactionFits(event: NewEvent, seq: number, path = 'event
       endSeq,
     );
   }
-}
-
-/** A compaction event whose range is well formed (`1 <= startSeq <= endSeq < seq`). */
-export function isValidStoredCompaction(event: Event): event is CompactionEvent {
-  const compaction = event.actions?.compaction;
-  if (!compaction) return false;
-  const { startSeq, endSeq } = compaction;
-  return (
-    Number.isInteger(startSeq) &&
-    Number.isInteger(endSeq) &&
-    startSeq >= 1 &&
-    startSeq <= endSeq &&
-    endSeq < event.seq
-  );
-}
-
-/** True when `candidate` beats `current` as checkpoint: larger `endSeq`, ties the later `seq`. */
-export function isBetterCheckpoint(
-  candidate: CompactionEvent,
-  current: CompactionEvent | undefined,
-): boolean {
-  if (!current) return true;
-  const a = candidate.actions.compaction.endSeq;
-  const b = current.actions.compaction.endSeq;
-  return a > b || (a === b && candidate.seq > current.seq);
 }
 
 export interface StateDeltaParts {

@@ -7,7 +7,11 @@ import { quoteIdentifier } from './migrations.js';
 /** Columns an event row is read with (see `EventRow`). */
 const eventColumns = 'seq, is_compaction, compaction_start_seq, compaction_end_seq, event';
 
-/** The validity rule of a checkpoint (1 <= startSeq <= endSeq < seq); matches the partial index. */
+/**
+ * The range part of `isValidCompaction` (compaction/view.ts: `1 <= startSeq <= endSeq < seq`) as
+ * SQL; matches the partial index. `ORDER BY compaction_end_seq DESC, seq DESC` below is
+ * `isBetterCheckpoint`. Change them together (and the index in migrations.ts).
+ */
 const validCompaction =
   'is_compaction AND compaction_start_seq >= 1 AND compaction_start_seq <= compaction_end_seq AND compaction_end_seq < seq';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isValidStoredCompaction } from '../store-helpers.js';
+import { isValidCompaction } from '../../compaction/view.js';
 import { SqliteSessionService } from './sqlite-session-service.js';
 import { spawnWorker, type Worker } from './test-helpers/spawn-worker.js';
 import type { WorkerTask } from './test-helpers/sqlite-worker.js';
@@ -129,7 +129,7 @@ describe('SqliteSessionService across processes', () => {
     await worker!.exited;
     await checkWhole();
     const events = (await service.getSession({ ...key, events: 'full' }))!.events;
-    const compactions = events.filter(isValidStoredCompaction);
+    const compactions = events.filter(isValidCompaction);
     expect(compactions.length).toBeGreaterThanOrEqual(5);
     for (const compaction of compactions) {
       const text = compaction.actions.compaction.compactedContent.parts[0]?.text ?? '';

@@ -22,7 +22,11 @@ export interface EventRow {
   event: string;
 }
 
-/** The terms that make a stored compaction valid (`1 <= start <= end < seq`). */
+/**
+ * The range part of `isValidCompaction` (compaction/view.ts: `1 <= start <= end < seq`) as SQL,
+ * so the checkpoint is one index probe; `ORDER BY compaction_end_seq DESC, seq DESC` below is
+ * `isBetterCheckpoint`. Change them together.
+ */
 const validCompaction =
   'is_compaction = 1 AND compaction_start_seq >= 1 AND compaction_start_seq <= compaction_end_seq AND compaction_end_seq < seq';
 
