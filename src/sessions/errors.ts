@@ -75,3 +75,28 @@ export class SessionStoreError extends OrreryError {
     return OrreryError.hasMarker(error, storeMarker);
   }
 }
+
+const existsMarker = 'orrery.error.SessionAlreadyExistsError';
+const existsSymbol = Symbol.for(existsMarker);
+
+/** `createSession` with a `sessionId` that already exists for that app and user. */
+export class SessionAlreadyExistsError extends SessionStoreError {
+  private readonly [existsSymbol] = true;
+  readonly appName: string;
+  readonly userId: string;
+
+  constructor(options: { appName: string; userId: string; sessionId: string; cause?: unknown }) {
+    super({
+      message: `Session '${options.sessionId}' already exists for app '${options.appName}' and user '${options.userId}'`,
+      sessionId: options.sessionId,
+      cause: options.cause,
+    });
+    this.name = 'SessionAlreadyExistsError';
+    this.appName = options.appName;
+    this.userId = options.userId;
+  }
+
+  static override isInstance(error: unknown): error is SessionAlreadyExistsError {
+    return OrreryError.hasMarker(error, existsMarker);
+  }
+}

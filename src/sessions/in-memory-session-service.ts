@@ -5,7 +5,11 @@
  */
 import { isBetterCheckpoint, isValidCompaction } from '../compaction/view.js';
 import type { CompactionEvent, Event, Session, SessionKey } from '../events/types.js';
-import { CompactionConflictError, SessionNotFoundError } from './errors.js';
+import {
+  CompactionConflictError,
+  SessionAlreadyExistsError,
+  SessionNotFoundError,
+} from './errors.js';
 import type {
   AppendCompactionOptions,
   AppendEventOptions,
@@ -23,7 +27,6 @@ import {
   assertValidNewEvent,
   mergeState,
   resolvePageSize,
-  SessionAlreadyExistsError,
   splitState,
   toStoredEvent,
 } from './store-helpers.js';

@@ -5,7 +5,6 @@ export {
   assertCompactionFits,
   assertValidNewEvent,
   mergeState,
-  SessionAlreadyExistsError,
   splitState,
   toStoredEvent,
 } from './store-helpers.js';

@@ -5,7 +5,6 @@
  */
 import { InvalidEventError } from '../events/errors.js';
 import type { Event, NewEvent } from '../events/types.js';
-import { SessionStoreError } from './errors.js';
 
 /** ADK state prefixes: `app:` keys are shared by an app, `user:` keys by a user, `temp:` never stored. */
 export const APP_PREFIX = 'app:';
@@ -14,31 +13,6 @@ export const TEMP_PREFIX = 'temp:';
 
 /** Default page size of `listEvents`. */
 export const DEFAULT_PAGE_SIZE = 1000;
-
-const existsMarker = 'orrery.error.SessionAlreadyExistsError';
-const existsSymbol = Symbol.for(existsMarker);
-
-/** `createSession` with a `sessionId` that already exists for that app and user. */
-export class SessionAlreadyExistsError extends SessionStoreError {
-  private readonly [existsSymbol] = true;
-  readonly appName: string;
-  readonly userId: string;
-
-  constructor(options: { appName: string; userId: string; sessionId: string; cause?: unknown }) {
-    super({
-      message: `Session '${options.sessionId}' already exists for app '${options.appName}' and user '${options.userId}'`,
-      sessionId: options.sessionId,
-      cause: options.cause,
-    });
-    this.name = 'SessionAlreadyExistsError';
-    this.appName = options.appName;
-    this.userId = options.userId;
-  }
-
-  static override isInstance(error: unknown): error is SessionAlreadyExistsError {
-    return SessionStoreError.hasMarker(error, existsMarker);
-  }
-}
 
 const triggers = new Set(['token_threshold', 'sliding_window', 'overflow', 'manual']);
 

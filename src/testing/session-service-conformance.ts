@@ -21,9 +21,12 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidEventError } from '../events/errors.js';
 import type { Event, NewEvent, SessionKey } from '../events/types.js';
-import { CompactionConflictError, SessionNotFoundError } from '../sessions/errors.js';
+import {
+  CompactionConflictError,
+  SessionAlreadyExistsError,
+  SessionNotFoundError,
+} from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
-import { SessionAlreadyExistsError } from '../sessions/store-helpers.js';
 import {
   compactionEvent,
   type EventFields,

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { InvalidEventError } from '../../events/errors.js';
 import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
-import { CompactionConflictError, SessionNotFoundError, SessionStoreError } from '../errors.js';
-import { SessionAlreadyExistsError } from '../store-helpers.js';
+import {
+  CompactionConflictError,
+  SessionAlreadyExistsError,
+  SessionNotFoundError,
+  SessionStoreError,
+} from '../errors.js';
 import { PostgresSessionService } from './postgres-session-service.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 

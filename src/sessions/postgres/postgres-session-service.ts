@@ -6,7 +6,12 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
-import { CompactionConflictError, SessionNotFoundError, SessionStoreError } from '../errors.js';
+import {
+  CompactionConflictError,
+  SessionAlreadyExistsError,
+  SessionNotFoundError,
+  SessionStoreError,
+} from '../errors.js';
 import type {
   AppendCompactionOptions,
   AppendEventOptions,
@@ -24,7 +29,6 @@ import {
   assertValidNewEvent,
   mergeState,
   resolvePageSize,
-  SessionAlreadyExistsError,
   splitState,
 } from '../store-helpers.js';
 import { keyParams, pickKey, validateKey, wrapError } from './key-and-errors.js';

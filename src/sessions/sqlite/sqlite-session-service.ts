@@ -14,7 +14,12 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { InvalidEventError } from '../../events/errors.js';
 import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
-import { CompactionConflictError, SessionNotFoundError, SessionStoreError } from '../errors.js';
+import {
+  CompactionConflictError,
+  SessionAlreadyExistsError,
+  SessionNotFoundError,
+  SessionStoreError,
+} from '../errors.js';
 import type {
   AppendCompactionOptions,
   AppendEventOptions,
@@ -32,7 +37,6 @@ import {
   assertValidNewEvent,
   mergeState,
   resolvePageSize,
-  SessionAlreadyExistsError,
   splitState,
   toStoredEvent,
 } from '../store-helpers.js';
