@@ -2,14 +2,16 @@
  * When to compact and what (SPEC §3): the next request's estimate, the sliding window's
  * invocation count and the pure plan the Compactor executes. No I/O.
  */
-import type { CompactionEvent, CompactionTrigger, Event } from '../events/types.js';
+import type { CompactionEvent, Event } from '../events/types.js';
 import { findSafeSplit } from './safe-split.js';
 import { estimateEventTokens } from './token-estimate.js';
 import type {
   CompactionDecision,
+  CompactionRequest,
   CompactionSkip,
   DeadCall,
   EventsCompactionConfig,
+  RetentionOverride,
 } from './types.js';
 
 /** Anti-thrash: after an ineffective compaction, wait for this share of the threshold in new tokens. */
@@ -89,8 +91,7 @@ export function countCompletedInvocations(options: {
   return seen.size;
 }
 
-export interface PlanCompactionOptions {
-  trigger: CompactionTrigger;
+export interface PlanCompactionOptions extends CompactionRequest {
   config: EventsCompactionConfig;
   checkpoint?: CompactionEvent;
   tail: Event[];
@@ -99,15 +100,6 @@ export interface PlanCompactionOptions {
    * invocations to re-read (the Compactor reads them from storage). Ignored otherwise.
    */
   overlapEvents?: Event[];
-  agentName?: string;
-  branch?: string;
-  overheadTokens?: number;
-  /** The invocation still running: its open calls are not dead. */
-  currentInvocationId?: string;
-  /** Overflow and ceilings: keep fewer events / tokens than the config asks. */
-  retention?: { events?: number; tokens?: number };
-  /** Compact regardless of thresholds (manual, overflow). */
-  force?: boolean;
 }
 
 /** How many tail events to keep: the last `events`, but no more than `tokens` of them. */
@@ -125,11 +117,9 @@ export function retainedCount(options: { tail: Event[]; events: number; tokens: 
 }
 
 /** The retention a plan uses: explicit override, else the config (overflow halves it). */
-export function resolveRetention(options: {
-  trigger: CompactionTrigger;
-  config: EventsCompactionConfig;
-  retention?: { events?: number; tokens?: number };
-}): { events: number; tokens: number } {
+export function resolveRetention(
+  options: Pick<PlanCompactionOptions, 'trigger' | 'config' | 'retention'>,
+): Required<RetentionOverride> {
   const { config, trigger } = options;
   const threshold = config.tokenThreshold;
   let events = config.eventRetentionSize ?? 0;

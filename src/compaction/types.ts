@@ -62,6 +62,31 @@ export interface EventsCompactionConfig {
   retentionTokenBudget?: number;
 }
 
+/** Overflow and ceilings: keep fewer events / tokens than the config asks. */
+export interface RetentionOverride {
+  events?: number;
+  tokens?: number;
+}
+
+/**
+ * What a caller asks of one compaction attempt. The planner (`PlanCompactionOptions`), the
+ * `Compactor` (`CompactOptions`) and the Runner's guard (`GuardCompactOptions`) all extend it,
+ * so a new option is declared here once and passed through.
+ */
+export interface CompactionRequest {
+  trigger: CompactionTrigger;
+  /** The agent whose reported `promptTokenCount` anchors the estimate. */
+  agentName?: string;
+  branch?: string;
+  /** System instruction + tool declarations of the next request. */
+  overheadTokens?: number;
+  /** The invocation still running: its open calls are not dead. */
+  currentInvocationId?: string;
+  retention?: RetentionOverride;
+  /** Compact regardless of thresholds (manual, overflow). */
+  force?: boolean;
+}
+
 export interface DeadCall {
   callId: string;
   name: string;

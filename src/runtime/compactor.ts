@@ -8,6 +8,7 @@ import { estimateContentTokens, estimateEventTokens } from '../compaction/token-
 import { planCompaction } from '../compaction/triggers.js';
 import type {
   CompactionPlan,
+  CompactionRequest,
   DeadCall,
   EventsCompactionConfig,
   EventsSummarizer,
@@ -67,14 +68,7 @@ export interface CompactorOptions {
   hooks?: CompactorHooks;
 }
 
-export interface CompactOptions extends SessionKey {
-  trigger: CompactionTrigger;
-  agentName?: string;
-  branch?: string;
-  overheadTokens?: number;
-  currentInvocationId?: string;
-  retention?: { events?: number; tokens?: number };
-  force?: boolean;
+export interface CompactOptions extends SessionKey, CompactionRequest {
   signal?: AbortSignal;
 }
 
@@ -122,7 +116,8 @@ export class Compactor {
 
   async compact(options: CompactOptions): Promise<CompactionReport> {
     const started = performance.now();
-    const { appName, userId, sessionId, signal, trigger } = options;
+    const { appName, userId, sessionId, signal, ...request } = options;
+    const { trigger } = request;
     const key = { appName, userId, sessionId };
     const finish = async (
       report: Omit<CompactionReport, 'durationMs' | 'sessionId' | 'trigger'>,
@@ -144,17 +139,11 @@ export class Compactor {
         ? await this.readOverlap(key, stored.checkpoint, signal)
         : undefined;
     const decision = planCompaction({
-      trigger,
+      ...request,
       config: this.config,
       checkpoint: stored.checkpoint,
       tail,
       overlapEvents,
-      agentName: options.agentName,
-      branch: options.branch,
-      overheadTokens: options.overheadTokens,
-      currentInvocationId: options.currentInvocationId,
-      retention: options.retention,
-      force: options.force,
     });
     if (decision.kind === 'skip') {
       return finish({

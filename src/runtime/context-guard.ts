@@ -6,9 +6,9 @@
 import { fitViewToCeilings } from '../compaction/ceilings.js';
 import { estimateContentBytes, estimateContentTokens } from '../compaction/token-estimate.js';
 import { estimateNextRequest } from '../compaction/triggers.js';
-import type { EventsCompactionConfig } from '../compaction/types.js';
+import type { CompactionRequest, EventsCompactionConfig } from '../compaction/types.js';
 import { type ActiveView, assembleView } from '../compaction/view.js';
-import type { CompactionTrigger, SessionKey } from '../events/types.js';
+import type { SessionKey } from '../events/types.js';
 import type { FunctionDeclaration, Model } from '../models/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import type { CompactionReport } from './compactor.js';
@@ -32,15 +32,8 @@ export function estimateRequestOverhead(options: {
   };
 }
 
-export interface GuardCompactOptions {
+export interface GuardCompactOptions extends CompactionRequest {
   key: SessionKey;
-  trigger: CompactionTrigger;
-  agentName?: string;
-  branch?: string;
-  overheadTokens?: number;
-  currentInvocationId?: string;
-  retention?: { events?: number; tokens?: number };
-  force?: boolean;
   signal?: AbortSignal;
 }
 
