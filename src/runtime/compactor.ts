@@ -52,8 +52,13 @@ export interface CompactionReport {
 }
 
 export interface CompactorHooks {
-  /** Called before the summarizer runs; return `false` to skip this compaction. */
-  beforeCompaction?(plan: CompactionPlan): void | boolean | Promise<void | boolean>;
+  /**
+   * Called before the summarizer runs; return `false` to skip this compaction. Returning
+   * nothing (a `() => { ... }` hook) or `undefined` lets it run.
+   */
+  beforeCompaction?(
+    plan: CompactionPlan,
+  ): boolean | undefined | Promise<boolean | undefined> | void | Promise<void>;
   /** Called once per attempt with its outcome (metrics and logs hang here). */
   afterCompaction?(report: CompactionReport): void | Promise<void>;
 }

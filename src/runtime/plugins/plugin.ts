@@ -69,18 +69,19 @@ export interface AfterCompactionContext extends CompactionContext {
   report: CompactionReport;
 }
 
-type Maybe<T> = T | undefined | void;
 type MaybeAsync<T> = T | Promise<T>;
+/** A value, `undefined`, or nothing at all, so a hook written as `() => { ... }` type-checks. */
+type HookResult<T> = MaybeAsync<T | undefined> | MaybeAsync<void>;
 
 export interface Plugin {
   readonly name: string;
-  beforeRun?(context: BeforeRunContext): MaybeAsync<Maybe<Content>>;
+  beforeRun?(context: BeforeRunContext): HookResult<Content>;
   afterRun?(context: PluginRunContext): MaybeAsync<void>;
-  beforeModel?(context: ModelCallContext): MaybeAsync<Maybe<ModelResponse>>;
-  afterModel?(context: AfterModelContext): MaybeAsync<Maybe<ModelResponse>>;
+  beforeModel?(context: ModelCallContext): HookResult<ModelResponse>;
+  afterModel?(context: AfterModelContext): HookResult<ModelResponse>;
   beforeTool?(context: ToolCallContext): MaybeAsync<unknown>;
   afterTool?(context: AfterToolContext): MaybeAsync<unknown>;
-  onEvent?(context: EventContext): MaybeAsync<Maybe<NewEvent>>;
-  beforeCompaction?(context: BeforeCompactionContext): MaybeAsync<Maybe<boolean>>;
+  onEvent?(context: EventContext): HookResult<NewEvent>;
+  beforeCompaction?(context: BeforeCompactionContext): HookResult<boolean>;
   afterCompaction?(context: AfterCompactionContext): MaybeAsync<void>;
 }
