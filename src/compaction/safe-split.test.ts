@@ -49,13 +49,9 @@ describe('findSafeSplit', () => {
     const history = new HistoryBuilder();
     history.userText({ invocationId: 'i1', text: 'delete it' }); // 0
     history.functionCalls({ invocationId: 'i1', calls: ['x'] }); // 1
-    history.append({
+    history.functionResponses({
       invocationId: 'i1',
-      author: 'agent',
-      content: {
-        role: 'user',
-        parts: [{ functionResponse: { id: 'x', name: 'tool_x', response: { pending: true } } }],
-      },
+      responses: [{ id: 'x', response: { pending: true } }],
       actions: { requestedToolConfirmations: { x: { hint: 'sure?' } } },
     }); // 2: the tool's answer requests a confirmation
     history.userText({ invocationId: 'i2', text: 'unrelated' }); // 3: a later invocation, still unanswered
@@ -63,13 +59,10 @@ describe('findSafeSplit', () => {
     expect(openObligations({ events: history.events })).toEqual([
       expect.objectContaining({ kind: 'tool_confirmation', id: 'x', seq: 3 }),
     ]);
-    history.append({
+    history.functionResponses({
       invocationId: 'i3',
       author: 'user',
-      content: {
-        role: 'user',
-        parts: [{ functionResponse: { id: 'x', name: 'tool_x', response: { confirmed: true } } }],
-      },
+      responses: [{ id: 'x', response: { confirmed: true } }],
     }); // 4: the user's answer closes it
     expect(split(history, 4).endIndex).toBe(4);
   });
@@ -77,10 +70,9 @@ describe('findSafeSplit', () => {
   it('treats auth requests like confirmations: never dead', () => {
     const history = new HistoryBuilder();
     history.userText({ invocationId: 'i1', text: 'read mail' }); // 0
-    history.append({
+    history.modelText({
       invocationId: 'i1',
-      author: 'agent',
-      content: { role: 'model', parts: [{ text: 'need auth' }] },
+      text: 'need auth',
       actions: { requestedAuthConfigs: { auth1: {} } },
     }); // 1
     history.userText({ invocationId: 'i2', text: 'hello?' }); // 2

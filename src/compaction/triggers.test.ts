@@ -111,11 +111,11 @@ describe('estimateNextRequest', () => {
     const history = new HistoryBuilder();
     const mine = history.modelText({ invocationId: 'i1', text: 'mine' });
     mine.usageMetadata = { promptTokenCount: 1000 };
-    const other = history.append({
+    const other = history.modelText({
       invocationId: 'i1',
       author: 'helper',
       branch: 'root.helper',
-      content: { role: 'model', parts: [{ text: 'theirs' }] },
+      text: 'theirs',
       usageMetadata: { promptTokenCount: 7 },
     });
     expect(estimateNextRequest({ tail: history.events, agentName: 'agent' }).usageSeq).toBe(
@@ -256,13 +256,9 @@ describe('planCompaction: token threshold', () => {
     const history = new HistoryBuilder();
     history.userText({ invocationId: 'i1', text: 'delete prod' }); // 1
     history.functionCalls({ invocationId: 'i1', calls: ['x'] }); // 2
-    history.append({
+    history.functionResponses({
       invocationId: 'i1',
-      author: 'agent',
-      content: {
-        role: 'user',
-        parts: [{ functionResponse: { id: 'x', name: 'tool_x', response: { pending: true } } }],
-      },
+      responses: [{ id: 'x', response: { pending: true } }],
       actions: { requestedToolConfirmations: { x: { hint: 'sure?' } } },
     }); // 3
     for (let index = 2; index < 6; index++)

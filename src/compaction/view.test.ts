@@ -197,12 +197,7 @@ describe('activeView', () => {
   it('leaves partial (streaming) events and empty contents out of the contents', () => {
     const history = new HistoryBuilder();
     history.userText({ invocationId: 'i1', text: 'go' });
-    history.append({
-      invocationId: 'i1',
-      author: 'agent',
-      partial: true,
-      content: { role: 'model', parts: [{ text: 'chunk' }] },
-    });
+    history.modelText({ invocationId: 'i1', text: 'chunk', partial: true });
     history.append({ invocationId: 'i1', author: 'agent', content: { role: 'model', parts: [] } });
     history.modelText({ invocationId: 'i1', text: 'full answer' });
     expect(texts(activeView({ events: history.events }))).toEqual([
