@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CompactionEvent, Content, Event, NewEvent, Part } from '../events/types.js';
 import { estimateEventTokens } from './token-estimate.js';
-import { planCompaction } from './triggers.js';
+import { currentStepStart, planCompaction } from './triggers.js';
 import type { CompactionPlan, EventsCompactionConfig } from './types.js';
 import { activeView, SUMMARY_PREFIX, selectCheckpoint } from './view.js';
 
@@ -221,10 +221,20 @@ class Simulation {
       currentInvocationId: running,
       force: op.trigger !== 'sliding_window',
     });
-    // Nothing open (dead calls aside) and nothing to keep: the whole tail must be summarized.
+    // The step in progress (calls whose responses the model has not read) is never summarized.
+    const stepStart = currentStepStart(view.events);
+    if (decision.kind === 'compact' && op.trigger !== 'sliding_window') {
+      const retainedSeqs = new Set(decision.retained.map((event) => event.seq));
+      for (const event of view.events.slice(stepStart)) {
+        expect(retainedSeqs.has(event.seq)).toBe(true);
+      }
+    }
+    // Nothing open (dead calls aside), no step in progress and nothing to keep: the whole tail
+    // must be summarized.
     const idle = this.openCalls.length === 0 && this.pendingConfirmations.size === 0;
     if (
       idle &&
+      stepStart === view.events.length &&
       op.trigger !== 'sliding_window' &&
       op.retentionEvents === 0 &&
       view.events.length > 0

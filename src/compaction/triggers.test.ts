@@ -5,6 +5,7 @@ import { HistoryBuilder } from '../testing/event-builders.js';
 import { estimateEventTokens } from './token-estimate.js';
 import {
   countCompletedInvocations,
+  currentStepStart,
   estimateNextRequest,
   type PlanCompactionOptions,
   planCompaction,
@@ -252,6 +253,32 @@ describe('planCompaction: token threshold', () => {
     expect(seqs(decision.retained)).toEqual([3, 4]);
   });
 
+  it('never summarizes the step in progress: the model reads its tools results itself', () => {
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'go' }); // 1
+    history.functionCalls({ invocationId: 'i1', calls: ['a'] }); // 2
+    history.functionResponses({ invocationId: 'i1', responses: ['a'] }); // 3
+    history.functionCalls({ invocationId: 'i1', calls: ['b', 'c'] }); // 4
+    history.functionResponses({ invocationId: 'i1', responses: ['b'] }); // 5
+    history.functionResponses({ invocationId: 'i1', responses: ['c'] }); // 6
+    const midStep = expectPlan(
+      plan(history, { trigger: 'token_threshold', config: tiny(0), currentInvocationId: 'i1' }),
+    );
+    expect(seqs(midStep.events)).toEqual([1, 2, 3]);
+    expect(seqs(midStep.retained)).toEqual([4, 5, 6]);
+    const overflow = expectPlan(
+      plan(history, { trigger: 'overflow', config: tiny(0), currentInvocationId: 'i1' }),
+    );
+    expect(seqs(overflow.retained)).toEqual([4, 5, 6]);
+
+    // Once the model has answered, the step is over and nothing is protected.
+    history.modelText({ invocationId: 'i1', text: 'done' }); // 7
+    const answered = expectPlan(plan(history, { trigger: 'token_threshold', config: tiny(0) }));
+    expect(seqs(answered.events)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(answered.retained).toEqual([]);
+    expect(currentStepStart(history.events)).toBe(history.events.length);
+  });
+
   it('never summarizes a pending tool confirmation', () => {
     const history = new HistoryBuilder();
     history.userText({ invocationId: 'i1', text: 'delete prod' }); // 1
@@ -295,10 +322,11 @@ describe('planCompaction: token threshold', () => {
     const history = new HistoryBuilder();
     history.functionCalls({ invocationId: 'i1', calls: ['a'] });
     history.functionResponses({ invocationId: 'i1', responses: ['a'] });
+    history.userText({ invocationId: 'i2', text: 'next' });
     expect(
       plan(history, {
         trigger: 'token_threshold',
-        config: tiny(1),
+        config: tiny(2),
       }),
     ).toEqual(expect.objectContaining({ kind: 'skip', reason: 'no_safe_split' }));
     expect(

@@ -136,6 +136,25 @@ export function resolveRetention(
   };
 }
 
+/**
+ * Where the step in progress begins: the last model turn when it made calls and only their
+ * responses follow it (a tool loop about to call the model again); `tail.length` otherwise.
+ * Token, overflow and manual compactions never summarize that step: a model must read its
+ * tools' results itself, not a summary of them; an oversized result is truncated in the view
+ * by the ceilings instead.
+ */
+export function currentStepStart(tail: Event[]): number {
+  for (let index = tail.length - 1; index >= 0; index--) {
+    const content = tail[index]!.content;
+    if (!content || tail[index]!.partial) continue;
+    if (content.role === 'model') {
+      return content.parts.some((part) => part.functionCall) ? index : tail.length;
+    }
+    if (content.parts.some((part) => part.functionResponse === undefined)) return tail.length;
+  }
+  return tail.length;
+}
+
 function skip(reason: CompactionSkip['reason'], tokensBefore: number): CompactionSkip {
   return { kind: 'skip', reason, tokensBefore };
 }
@@ -183,7 +202,10 @@ export function planCompaction(options: PlanCompactionOptions): CompactionDecisi
       }
     }
     const retention = resolveRetention({ trigger, config, retention: options.retention });
-    desiredEndIndex = tail.length - 1 - retainedCount({ tail, ...retention });
+    desiredEndIndex = Math.min(
+      tail.length - 1 - retainedCount({ tail, ...retention }),
+      currentStepStart(tail) - 1,
+    );
   }
 
   if (desiredEndIndex < 0) return skip('nothing_to_compact', tokensBefore);

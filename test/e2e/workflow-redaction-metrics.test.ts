@@ -105,7 +105,9 @@ describe('PII redaction before storage', () => {
     const model = new ScriptedModel({
       script: [
         toolCallResponse([{ id: 'c1', name: 'lookup_customer', args: { id: 'cust-42' } }]),
-        textResponse('customer found'),
+        // A second step: the first one (no longer the step in progress) is then summarized.
+        toolCallResponse([{ id: 'c2', name: 'lookup_customer', args: { id: 'cust-43' } }]),
+        textResponse('customers found'),
       ],
     });
     const summarizer = new RecordingSummarizer();
