@@ -363,14 +363,18 @@ export class Runner {
       overheadTokens: options.overheadTokens,
       signal,
     };
-    if (config.compactionInterval) {
-      const stored = await this.sessionService.loadView({ ...key, signal });
-      if (countCompletedInvocations({ tail: stored.tail }) >= config.compactionInterval) {
-        await this.compact({ ...common, trigger: 'sliding_window' });
+    // One view read serves both checks unless the window compacted in between.
+    let stored = await this.sessionService.loadView({ ...key, signal });
+    if (
+      config.compactionInterval &&
+      countCompletedInvocations({ tail: stored.tail }) >= config.compactionInterval
+    ) {
+      const report = await this.compact({ ...common, trigger: 'sliding_window' });
+      if (report.outcome === 'compacted') {
+        stored = await this.sessionService.loadView({ ...key, signal });
       }
     }
     if (config.tokenThreshold) {
-      const stored = await this.sessionService.loadView({ ...key, signal });
       const estimate = estimateNextRequest({
         checkpoint: stored.checkpoint,
         tail: stored.tail,
