@@ -14,7 +14,7 @@ import type { NewEvent, SessionKey } from '../src/events/types.js';
 import { PostgresSessionService } from '../src/sessions/postgres/index.js';
 import { quoteIdentifier } from '../src/sessions/postgres/migrations.js';
 import { toEventRowValues } from '../src/sessions/postgres/rows.js';
-import { compactionEvent, median, time, turnEvent } from './workload.js';
+import { compactionEvent, time, turnEvent } from './workload.js';
 
 const sizes = [1_000, 10_000, 100_000];
 const compactionEvery = 1_000;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { SessionKey } from '../src/events/types.js';
 import { SqliteSessionService } from '../src/sessions/sqlite/index.js';
 import { spawnWorker } from '../src/sessions/sqlite/test-helpers/spawn-worker.js';
-import { compactionEvent, median, time, turnEvent } from './workload.js';
+import { compactionEvent, time, turnEvent } from './workload.js';
 
 const sizes = [1_000, 10_000, 100_000];
 const compactionEvery = 1_000;

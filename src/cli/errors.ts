@@ -5,8 +5,7 @@ const usageSymbol = Symbol.for(usageMarker);
 
 /** A command line that cannot run as given (bad flag value, missing setting): exit code 2. */
 export class CliUsageError extends OrreryError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker is read by `hasMarker`
-  private readonly [usageSymbol] = true;
+  protected readonly [usageSymbol] = true;
   readonly field?: string;
 
   constructor(options: { message: string; field?: string; cause?: unknown }) {

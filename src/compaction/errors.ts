@@ -5,7 +5,7 @@ const configSymbol = Symbol.for(configMarker);
 
 /** A configuration value (code option, environment variable or CLI flag) that is not valid. */
 export class InvalidConfigError extends OrreryError {
-  private readonly [configSymbol] = true;
+  protected readonly [configSymbol] = true;
   /** The option or environment variable, e.g. `ORRERY_COMPACTION_TOKEN_THRESHOLD`. */
   readonly field: string;
   readonly value: unknown;

@@ -7,8 +7,7 @@ const marker = 'orrery.error';
 const symbol = Symbol.for(marker);
 
 export class OrreryError extends Error {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker is read by `hasMarker`
-  private readonly [symbol] = true;
+  protected readonly [symbol] = true;
 
   constructor(options: { name: string; message: string; cause?: unknown }) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -35,8 +34,7 @@ const invalidEventSymbol = Symbol.for(invalidEventMarker);
 
 /** An event (or a list of them) that does not match the event model. Names the bad field. */
 export class InvalidEventError extends OrreryError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker is read by `hasMarker`
-  private readonly [invalidEventSymbol] = true;
+  protected readonly [invalidEventSymbol] = true;
   /** Path of the bad field, e.g. `events[12].content.parts[0]`. */
   readonly path: string;
   readonly value: unknown;

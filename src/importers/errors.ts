@@ -8,8 +8,7 @@ const importSymbol = Symbol.for(importMarker);
  * without a field the format requires. Names the line (JSONL) or the message index and field.
  */
 export class ImportError extends OrreryError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker is read by `hasMarker`
-  private readonly [importSymbol] = true;
+  protected readonly [importSymbol] = true;
   /** 1-based line of a JSONL file, when the problem is on one line. */
   readonly line?: number;
   /** Where in the document, e.g. `messages[12].tool_calls[0].function.arguments`. */

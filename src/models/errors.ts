@@ -10,7 +10,7 @@ export type ModelErrorKind = 'context_overflow' | 'retryable' | 'fatal';
  * `context_overflow`, back off on `retryable` (honouring `retryAfterMs`), give up on `fatal`.
  */
 export class ModelError extends OrreryError {
-  private readonly [modelSymbol] = true;
+  protected readonly [modelSymbol] = true;
   readonly kind: ModelErrorKind;
   readonly statusCode?: number;
   readonly retryAfterMs?: number;
@@ -44,7 +44,7 @@ const modelConfigSymbol = Symbol.for(modelConfigMarker);
  * missing or invalid environment variable. `variable` names what to fix, `value` what was seen.
  */
 export class ModelConfigError extends OrreryError {
-  private readonly [modelConfigSymbol] = true;
+  protected readonly [modelConfigSymbol] = true;
   /** The setting or environment variable to fix, e.g. `OPENAI_API_KEY` or `modelId`. */
   readonly variable: string;
   readonly value?: string;

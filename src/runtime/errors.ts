@@ -8,7 +8,7 @@ const overflowSymbol = Symbol.for(overflowMarker);
  * once (or compaction is disabled). `cause` is the provider's `ModelError`.
  */
 export class ContextOverflowError extends OrreryError {
-  private readonly [overflowSymbol] = true;
+  protected readonly [overflowSymbol] = true;
   readonly sessionId: string;
   readonly agentName: string;
   /** Whether a compaction was attempted before giving up. */
@@ -37,7 +37,7 @@ const configSymbol = Symbol.for(configMarker);
 
 /** The Runner (or an agent or tool) was built with options that cannot work. Names the field. */
 export class RunnerConfigError extends OrreryError {
-  private readonly [configSymbol] = true;
+  protected readonly [configSymbol] = true;
   readonly field: string;
   readonly value: unknown;
 
@@ -57,7 +57,7 @@ const maxStepsSymbol = Symbol.for(maxStepsMarker);
 
 /** An agent's tool loop ran `maxSteps` model calls and the model still asked for tools. */
 export class MaxStepsExceededError extends OrreryError {
-  private readonly [maxStepsSymbol] = true;
+  protected readonly [maxStepsSymbol] = true;
   readonly agentName: string;
   readonly maxSteps: number;
 

@@ -4,7 +4,7 @@ const notFoundMarker = 'orrery.error.SessionNotFoundError';
 const notFoundSymbol = Symbol.for(notFoundMarker);
 
 export class SessionNotFoundError extends OrreryError {
-  private readonly [notFoundSymbol] = true;
+  protected readonly [notFoundSymbol] = true;
   readonly appName: string;
   readonly userId: string;
   readonly sessionId: string;
@@ -29,7 +29,7 @@ const conflictSymbol = Symbol.for(conflictMarker);
 
 /** Another runner compacted first: the checkpoint moved since this compaction was planned. */
 export class CompactionConflictError extends OrreryError {
-  private readonly [conflictSymbol] = true;
+  protected readonly [conflictSymbol] = true;
   readonly sessionId: string;
   readonly expectedCheckpointSeq: number | null;
   readonly actualCheckpointSeq: number | null;
@@ -61,7 +61,7 @@ const storeSymbol = Symbol.for(storeMarker);
  * reached. Names the session and `seq` where it applies.
  */
 export class SessionStoreError extends OrreryError {
-  private readonly [storeSymbol] = true;
+  protected readonly [storeSymbol] = true;
   readonly sessionId?: string;
   readonly seq?: number;
 
@@ -81,7 +81,7 @@ const existsSymbol = Symbol.for(existsMarker);
 
 /** `createSession` with a `sessionId` that already exists for that app and user. */
 export class SessionAlreadyExistsError extends SessionStoreError {
-  private readonly [existsSymbol] = true;
+  protected readonly [existsSymbol] = true;
   readonly appName: string;
   readonly userId: string;
 

@@ -10,7 +10,7 @@ const summarizerSymbol = Symbol.for(summarizerMarker);
  * trigger: a failed, empty or blocked answer is never written in as a summary.
  */
 export class SummarizerError extends OrreryError {
-  private readonly [summarizerSymbol] = true;
+  protected readonly [summarizerSymbol] = true;
   readonly reason: SummarizerErrorReason;
   /** The summarizer's name (model id or `digest`). */
   readonly summarizer: string;
