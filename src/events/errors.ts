@@ -53,3 +53,28 @@ export class InvalidEventError extends OrreryError {
     return OrreryError.hasMarker(error, invalidEventMarker);
   }
 }
+
+const invalidArgumentMarker = 'orrery.error.InvalidArgumentError';
+const invalidArgumentSymbol = Symbol.for(invalidArgumentMarker);
+
+/** An option a function cannot use (a page size, a cursor, a session key). Names it. */
+export class InvalidArgumentError extends OrreryError {
+  protected readonly [invalidArgumentSymbol] = true;
+  /** The option's name, e.g. `limit` or `sessionId`. */
+  readonly argument: string;
+  readonly value: unknown;
+
+  constructor(options: { argument: string; message: string; value?: unknown; cause?: unknown }) {
+    super({
+      name: 'InvalidArgumentError',
+      message: `${options.argument}: ${options.message}`,
+      cause: options.cause,
+    });
+    this.argument = options.argument;
+    this.value = options.value;
+  }
+
+  static override isInstance(error: unknown): error is InvalidArgumentError {
+    return OrreryError.hasMarker(error, invalidArgumentMarker);
+  }
+}

@@ -25,8 +25,11 @@ import type {
 import {
   assertCompactionFits,
   assertValidNewEvent,
+  assertValidSessionKey,
+  assertValidState,
   mergeState,
   resolvePageSize,
+  resolveSeqBounds,
   splitState,
   toStoredEvent,
 } from './store-helpers.js';
@@ -53,9 +56,11 @@ export class InMemorySessionService implements SessionService {
     options.signal?.throwIfAborted();
     const sessionId = options.sessionId ?? crypto.randomUUID();
     const key = { appName: options.appName, userId: options.userId, sessionId };
+    assertValidSessionKey(key);
+    assertValidState(options.state);
     const id = sessionMapKey(key);
     if (this.sessions.has(id)) throw new SessionAlreadyExistsError(key);
-    const parts = splitState(structuredClone(options.state ?? {}));
+    const parts = splitState(JSON.parse(JSON.stringify(options.state ?? {})));
     this.mergeShared(key, parts.app, parts.user);
     const stored: StoredSession = { key, state: parts.session, lastUpdateTime: now(), events: [] };
     this.sessions.set(id, stored);
@@ -64,6 +69,7 @@ export class InMemorySessionService implements SessionService {
 
   async getSession(options: GetSessionOptions): Promise<Session | undefined> {
     options.signal?.throwIfAborted();
+    assertValidSessionKey(options);
     const stored = this.sessions.get(sessionMapKey(options));
     if (!stored) return undefined;
     if (options.events === 'full') return this.toSession(stored, stored.events);
@@ -81,8 +87,7 @@ export class InMemorySessionService implements SessionService {
     options.signal?.throwIfAborted();
     const stored = this.require(options);
     const limit = resolvePageSize(options.limit);
-    const after = options.afterSeq ?? 0;
-    const before = options.beforeSeq ?? Number.POSITIVE_INFINITY;
+    const { afterSeq: after, beforeSeq: before } = resolveSeqBounds(options);
     // Array index = seq - 1, so the bounds are slice positions.
     const inRange = stored.events.slice(
       Math.max(0, after),
@@ -127,6 +132,7 @@ export class InMemorySessionService implements SessionService {
 
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
     options.signal?.throwIfAborted();
+    assertValidSessionKey({ ...options, sessionId: '-' });
     const summaries: SessionSummary[] = [];
     for (const stored of this.sessions.values()) {
       if (stored.key.appName !== options.appName || stored.key.userId !== options.userId) continue;
@@ -141,6 +147,7 @@ export class InMemorySessionService implements SessionService {
 
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
     options.signal?.throwIfAborted();
+    assertValidSessionKey(options);
     this.sessions.delete(sessionMapKey(options));
   }
 
@@ -164,6 +171,7 @@ export class InMemorySessionService implements SessionService {
   }
 
   private require(key: SessionKey): StoredSession {
+    assertValidSessionKey(key);
     const stored = this.sessions.get(sessionMapKey(key));
     if (!stored) throw new SessionNotFoundError(key);
     return stored;

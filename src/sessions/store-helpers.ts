@@ -3,8 +3,9 @@
  * validation and ADK state prefixes. No I/O. Which compaction is the checkpoint is decided by
  * `isValidCompaction` and `isBetterCheckpoint` in `compaction/view.ts`.
  */
-import { InvalidEventError } from '../events/errors.js';
-import type { Event, NewEvent } from '../events/types.js';
+import { InvalidArgumentError, InvalidEventError } from '../events/errors.js';
+import { assertJsonValue } from '../events/json-value.js';
+import type { Event, NewEvent, SessionKey } from '../events/types.js';
 
 /** ADK state prefixes: `app:` keys are shared by an app, `user:` keys by a user, `temp:` never stored. */
 export const APP_PREFIX = 'app:';
@@ -13,6 +14,13 @@ export const TEMP_PREFIX = 'temp:';
 
 /** Default page size of `listEvents`. */
 export const DEFAULT_PAGE_SIZE = 1000;
+
+/**
+ * Longest `appName`, `userId` or `sessionId`, in UTF-8 bytes. The three form the primary key of
+ * the SQL stores; PostgreSQL refuses index entries over about 2.7 kB, so every store holds keys to
+ * this one limit rather than let a long id work in one store and fail in another.
+ */
+export const MAX_KEY_BYTES = 512;
 
 const triggers = new Set(['token_threshold', 'sliding_window', 'overflow', 'manual']);
 
@@ -112,6 +120,7 @@ export function assertValidNewEvent(
         compaction,
       );
     }
+    assertJsonValue(event, path);
     return;
   }
   if (compaction === undefined) {
@@ -129,6 +138,7 @@ export function assertValidNewEvent(
       event.content,
     );
   }
+  assertJsonValue(event, path);
 }
 
 /** A compaction at `seq` may only cover events before it. */
@@ -168,10 +178,12 @@ export function mergeState(parts: StateDeltaParts): Record<string, unknown> {
 
 /**
  * The event as stored: a deep copy with the assigned `seq` and `temp:` keys removed from its
- * `stateDelta` (ADK does the same: temporary state never reaches storage).
+ * `stateDelta` (ADK does the same: temporary state never reaches storage). The copy goes through
+ * JSON, as every SQL store's does, so what an append returns is what any store reads back
+ * (properties set to `undefined` are absent, `-0` is `0`).
  */
 export function toStoredEvent(event: NewEvent, seq: number): Event {
-  const copy = structuredClone(event) as Event;
+  const copy = JSON.parse(JSON.stringify(event)) as Event;
   copy.seq = seq;
   const delta = copy.actions.stateDelta;
   if (delta) {
@@ -182,11 +194,77 @@ export function toStoredEvent(event: NewEvent, seq: number): Event {
   return copy;
 }
 
-/** Checks a `listEvents` page size. */
+/**
+ * Checks a `listEvents` page size: an integer >= 1 (`InvalidArgumentError` naming `limit`
+ * otherwise). There is no upper bound: a page never holds more than the session's events.
+ */
 export function resolvePageSize(limit: number | undefined): number {
   const size = limit ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(size) || size < 1) {
-    throw new RangeError(`listEvents: limit must be an integer >= 1, got ${limit}`);
+  if (!Number.isSafeInteger(size) || size < 1) {
+    throw new InvalidArgumentError({
+      argument: 'limit',
+      message: `listEvents page size must be an integer >= 1, got ${limit}`,
+      value: limit,
+    });
   }
   return size;
+}
+
+/**
+ * The `listEvents` bounds as integers: `afterSeq` defaults to 0, `beforeSeq` to the largest safe
+ * integer. A bound that is not an integer is an `InvalidArgumentError` naming it (a seq is never
+ * fractional; one store would round it and another reject it). Out-of-range bounds are fine: they
+ * select nothing or everything.
+ */
+export function resolveSeqBounds(options: { afterSeq?: number; beforeSeq?: number }): {
+  afterSeq: number;
+  beforeSeq: number;
+} {
+  for (const argument of ['afterSeq', 'beforeSeq'] as const) {
+    const value = options[argument];
+    if (value !== undefined && !Number.isSafeInteger(value)) {
+      throw new InvalidArgumentError({
+        argument,
+        message: `listEvents cursor must be an integer seq, got ${value}`,
+        value,
+      });
+    }
+  }
+  return {
+    afterSeq: options.afterSeq ?? 0,
+    beforeSeq: options.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+  };
+}
+
+/**
+ * Checks `appName`, `userId` and `sessionId` (`InvalidArgumentError` naming the field): non-empty
+ * strings of at most `MAX_KEY_BYTES` UTF-8 bytes without NUL characters (PostgreSQL text cannot
+ * hold them).
+ */
+export function assertValidSessionKey(key: Partial<SessionKey>): asserts key is SessionKey {
+  for (const argument of ['appName', 'userId', 'sessionId'] as const) {
+    const value: unknown = key[argument];
+    let problem: string | undefined;
+    if (typeof value !== 'string' || value.length === 0) {
+      problem = `must be a non-empty string, got ${JSON.stringify(value)}`;
+    } else if (value.includes('\u0000')) {
+      problem = `must not contain NUL characters, got ${JSON.stringify(value)}`;
+    } else if (utf8Length(value) > MAX_KEY_BYTES) {
+      problem = `must be at most ${MAX_KEY_BYTES} bytes in UTF-8, got ${utf8Length(value)} bytes ('${value.slice(0, 40)}...')`;
+    }
+    if (problem) throw new InvalidArgumentError({ argument, message: problem, value });
+  }
+}
+
+function utf8Length(value: string): number {
+  return new TextEncoder().encode(value).length;
+}
+
+/** Checks a state given to `createSession` (`InvalidEventError` naming `state.<key>`). */
+export function assertValidState(state: unknown): void {
+  if (state === undefined) return;
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) {
+    throw new InvalidEventError({ path: 'state', message: 'must be an object', value: state });
+  }
+  assertJsonValue(state, 'state');
 }

@@ -2,6 +2,7 @@
 import { InvalidEventError, OrreryError } from '../../events/errors.js';
 import type { SessionKey } from '../../events/types.js';
 import { SessionStoreError } from '../errors.js';
+import { assertValidSessionKey } from '../store-helpers.js';
 
 export function pickKey(options: SessionKey): SessionKey {
   const key = { appName: options.appName, userId: options.userId, sessionId: options.sessionId };
@@ -10,13 +11,7 @@ export function pickKey(options: SessionKey): SessionKey {
 }
 
 export function validateKey(key: SessionKey): void {
-  for (const field of ['appName', 'userId', 'sessionId'] as const) {
-    if (typeof key[field] !== 'string' || key[field].length === 0) {
-      throw new TypeError(
-        `'${field}' must be a non-empty string, got ${JSON.stringify(key[field])}`,
-      );
-    }
-  }
+  assertValidSessionKey(key);
 }
 
 export function keyParams(key: SessionKey): [string, string, string] {

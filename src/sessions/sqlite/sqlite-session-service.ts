@@ -35,8 +35,11 @@ import type {
 import {
   assertCompactionFits,
   assertValidNewEvent,
+  assertValidSessionKey,
+  assertValidState,
   mergeState,
   resolvePageSize,
+  resolveSeqBounds,
   splitState,
   toStoredEvent,
 } from '../store-helpers.js';
@@ -92,9 +95,11 @@ export class SqliteSessionService implements SessionService {
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
-    const { database, statements } = await this.open(options.signal);
     const sessionId = options.sessionId ?? crypto.randomUUID();
     const key = { appName: options.appName, userId: options.userId, sessionId };
+    assertValidSessionKey(key);
+    assertValidState(options.state);
+    const { database, statements } = await this.open(options.signal);
     const parts = splitState(options.state);
     const time = now();
     return database
@@ -118,6 +123,7 @@ export class SqliteSessionService implements SessionService {
   }
 
   async getSession(options: GetSessionOptions): Promise<Session | undefined> {
+    assertValidSessionKey(options);
     const { database, statements } = await this.open(options.signal);
     return database
       .transaction(() => {
@@ -148,6 +154,7 @@ export class SqliteSessionService implements SessionService {
   }
 
   async loadView(options: SessionKey & { signal?: AbortSignal }): Promise<StoredView> {
+    assertValidSessionKey(options);
     const { database, statements } = await this.open(options.signal);
     return database
       .transaction(() => {
@@ -158,8 +165,10 @@ export class SqliteSessionService implements SessionService {
   }
 
   async listEvents(options: ListEventsOptions): Promise<EventPage> {
-    const { database, statements } = await this.open(options.signal);
+    assertValidSessionKey(options);
     const limit = resolvePageSize(options.limit);
+    const { afterSeq, beforeSeq } = resolveSeqBounds(options);
+    const { database, statements } = await this.open(options.signal);
     return database
       .transaction(() => {
         this.requireSession(statements, options);
@@ -168,8 +177,8 @@ export class SqliteSessionService implements SessionService {
           options.appName,
           options.userId,
           options.sessionId,
-          options.afterSeq ?? 0,
-          options.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+          afterSeq,
+          beforeSeq,
           limit + 1,
         );
         const page = rows.slice(0, limit);
@@ -183,6 +192,7 @@ export class SqliteSessionService implements SessionService {
   }
 
   async appendEvent(options: AppendEventOptions): Promise<Event> {
+    assertValidSessionKey(options);
     assertValidNewEvent(options.event, { kind: 'event' });
     const { database, statements } = await this.open(options.signal);
     return database
@@ -194,6 +204,7 @@ export class SqliteSessionService implements SessionService {
   }
 
   async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
+    assertValidSessionKey(options);
     assertValidNewEvent(options.event, { kind: 'compaction' });
     const { database, statements } = await this.open(options.signal);
     return database
@@ -216,6 +227,7 @@ export class SqliteSessionService implements SessionService {
   }
 
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
+    assertValidSessionKey({ ...options, sessionId: '-' });
     const { statements } = await this.open(options.signal);
     return statements.listSessions.all(options.appName, options.userId).map((row) => ({
       appName: row.app_name,
@@ -227,6 +239,7 @@ export class SqliteSessionService implements SessionService {
   }
 
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
+    assertValidSessionKey(options);
     const { database, statements } = await this.open(options.signal);
     database
       .transaction(() => {
