@@ -16,10 +16,23 @@
  *   keys by every session of the app.
  * - Another app or user sees no session: `getSession` gives `undefined`, the others throw
  *   `SessionNotFoundError`, `deleteSession` is a no-op and removes nothing.
+ * - Events are JSON: what a read returns deep-equals (strictly) what `appendEvent` returned,
+ *   and equals the appended event with `undefined` properties left out. A value JSON cannot
+ *   hold (NaN, Infinity, bigint, Date, Map, a cycle, `undefined` in an array, nesting deeper
+ *   than `MAX_JSON_DEPTH`) is an `InvalidEventError` naming its path; nothing is stored. Any
+ *   string, NUL characters and lone surrogates included, is stored as it is.
+ * - State deltas replace top-level keys (no deep merge); `null` is a value, not a deletion
+ *   (ADK for Python does the same: `state.update(delta)`).
+ * - Keys (`appName`, `userId`, `sessionId`) are non-empty, at most `MAX_KEY_BYTES` UTF-8 bytes,
+ *   without NUL; anything else is an `InvalidArgumentError` naming the field. Quotes and SQL
+ *   wildcards are ordinary characters.
+ * - `listEvents`: `limit` is an integer >= 1 and cursors are integers, else
+ *   `InvalidArgumentError` naming the option; a cursor past either end selects nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidEventError } from '../events/errors.js';
+import { InvalidArgumentError, InvalidEventError } from '../events/errors.js';
+import { MAX_JSON_DEPTH } from '../events/json-value.js';
 import type { Event, NewEvent, SessionKey } from '../events/types.js';
 import {
   CompactionConflictError,
@@ -27,6 +40,7 @@ import {
   SessionNotFoundError,
 } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { MAX_KEY_BYTES } from '../sessions/store-helpers.js';
 import {
   compactionEvent,
   type EventFields,
@@ -696,6 +710,413 @@ export function runSessionServiceConformance(options: SessionServiceConformanceO
         await expect(
           service.deleteSession({ appName, userId, sessionId: 'never' }),
         ).resolves.toBeUndefined();
+      });
+    });
+
+    describe('event data', () => {
+      async function roundTrip(event: NewEvent): Promise<Event> {
+        const key = await newSession();
+        const stored = await service.appendEvent({ ...key, event });
+        const [read] = await listAll(key);
+        expect(read).toStrictEqual(stored);
+        const view = await service.loadView(key);
+        expect(view.tail[0]).toStrictEqual(stored);
+        return stored;
+      }
+
+      it('stores any text as it is: emoji, right-to-left, NUL, lone surrogates', async () => {
+        const text = 'emoji 😀👩🏽‍💻 RTL שלום مرحبا NUL[\u0000] lone[\ud800] tab\tnew\nline \u2028';
+        const event = make.functionCall('call-1', 'read_file', { path: 'bin\u0000ary', text });
+        event.content!.parts.push({ text });
+        event.customMetadata = { [`key\u0000${text}`]: text };
+        const stored = await roundTrip(event);
+        expect(stored).toEqual({ ...event, seq: 1 });
+        expect(stored.content?.parts[1]?.text).toBe(text);
+      });
+
+      it('round-trips numbers exactly: microsecond timestamps, float edges, large integers', async () => {
+        const args = {
+          micro: 1_732_912_345.123456,
+          third: 1 / 3,
+          big: Number.MAX_SAFE_INTEGER,
+          negative: -Number.MAX_SAFE_INTEGER,
+          huge: 1.7976931348623157e308,
+          tiny: 5e-324,
+          exponent: 1e21,
+          small: 1e-7,
+          list: [0.1 + 0.2, -1.5, 0],
+        };
+        const event = {
+          ...make.functionCall('call-1', 'numbers', args),
+          timestamp: 1_732_912_345.123456,
+        };
+        const stored = await roundTrip(event);
+        expect(stored.timestamp).toBe(1_732_912_345.123456);
+        expect(stored.content?.parts[0]?.functionCall?.args).toStrictEqual(args);
+      });
+
+      it('leaves undefined properties out, the same on every read', async () => {
+        const event = {
+          ...make.functionCall('call-1', 'tool', { kept: 1, dropped: undefined }),
+          branch: undefined,
+          customMetadata: { note: undefined, other: null },
+        } as NewEvent;
+        const stored = await roundTrip(event);
+        expect(stored).toEqual({ ...event, seq: 1 });
+        expect('branch' in stored).toBe(false);
+        expect(stored.content?.parts[0]?.functionCall?.args).toStrictEqual({ kept: 1 });
+        expect(stored.customMetadata).toStrictEqual({ other: null });
+      });
+
+      it('stores a 5 MB function response and nested arguments', async () => {
+        const big = 'x'.repeat(5 * 1024 * 1024);
+        let nested: Record<string, unknown> = { leaf: [1, 'two', null] };
+        for (let level = 0; level < MAX_JSON_DEPTH - 10; level++) nested = { level, nested };
+        const key = await newSession();
+        await service.appendEvent({ ...key, event: make.functionCall('call-1', 'dump', nested) });
+        const response: NewEvent = {
+          ...make.message('unused'),
+          author: 'agent',
+          content: {
+            role: 'user',
+            parts: [
+              { functionResponse: { id: 'call-1', name: 'dump', response: { output: big } } },
+            ],
+          },
+        };
+        await service.appendEvent({ ...key, event: response });
+        const [call, read] = await listAll(key);
+        expect(call?.content?.parts[0]?.functionCall?.args).toStrictEqual(nested);
+        expect(read?.content?.parts[0]?.functionResponse?.response.output).toBe(big);
+      });
+
+      const deep = (): Record<string, unknown> => {
+        let value: Record<string, unknown> = {};
+        for (let level = 0; level < MAX_JSON_DEPTH + 5; level++) value = { value };
+        return value;
+      };
+      const cyclic = (): Record<string, unknown> => {
+        const value: Record<string, unknown> = { name: 'loop' };
+        value.self = value;
+        return value;
+      };
+      it.each([
+        ['NaN', () => ({ score: Number.NaN }), 'score'],
+        ['Infinity', () => ({ score: Number.POSITIVE_INFINITY }), 'score'],
+        ['undefined in an array', () => ({ list: [1, undefined] }), 'list[1]'],
+        ['a Date', () => ({ when: new Date(0) }), 'when'],
+        ['a Map', () => ({ map: new Map([[1, 2]]) }), 'map'],
+        ['a bigint', () => ({ count: 10n }), 'count'],
+        ['a function', () => ({ callback: () => 1 }), 'callback'],
+        ['a cycle', () => ({ loop: cyclic() }), 'loop.self'],
+        ['nesting too deep', deep, ''],
+      ])(
+        'rejects %s in an event with InvalidEventError naming it; stores nothing',
+        async (_, args, path) => {
+          const key = await newSession();
+          const event = make.functionCall('call-1', 'tool', args());
+          const error = await rejection(service.appendEvent({ ...key, event }));
+          expect(InvalidEventError.isInstance(error)).toBe(true);
+          expect((error as InvalidEventError).path).toContain(
+            `event.content.parts[0].functionCall.args${path ? `.${path}` : ''}`,
+          );
+          expect(await listAll(key)).toEqual([]);
+          expect((await appendMany(key, 1))[0]?.seq).toBe(1);
+        },
+      );
+
+      it('rejects a state that JSON cannot hold in createSession, naming the key', async () => {
+        const error = await rejection(
+          service.createSession({
+            appName,
+            userId,
+            sessionId: 'bad-state',
+            state: { x: Number.NaN },
+          }),
+        );
+        expect(InvalidEventError.isInstance(error)).toBe(true);
+        expect((error as InvalidEventError).path).toBe('state.x');
+        expect(
+          await service.getSession({ appName, userId, sessionId: 'bad-state' }),
+        ).toBeUndefined();
+      });
+
+      it('replaces top-level state keys, keeps null as a value, never stores temp:', async () => {
+        const key = await newSession();
+        await service.appendEvent({
+          ...key,
+          event: make.withState({ nested: { a: 1, b: 2 }, gone: 'x', 'app:shared': { a: 1 } }),
+        });
+        await service.appendEvent({
+          ...key,
+          event: make.withState({
+            nested: { b: 3 },
+            gone: null,
+            'user:pref': null,
+            'app:shared': { c: 3 },
+            'temp:scratch': { big: true },
+          }),
+        });
+        expect((await service.getSession(key))?.state).toStrictEqual({
+          nested: { b: 3 },
+          gone: null,
+          'user:pref': null,
+          'app:shared': { c: 3 },
+        });
+      });
+
+      it('stores NUL in state values, or refuses the event with InvalidEventError', async () => {
+        const key = await newSession();
+        const outcome = await service
+          .appendEvent({ ...key, event: make.withState({ raw: 'a\u0000b' }) })
+          .then(
+            () => 'stored',
+            (error: unknown) => error,
+          );
+        if (outcome === 'stored') {
+          expect((await service.getSession(key))?.state).toStrictEqual({ raw: 'a\u0000b' });
+          expect((await listAll(key))[0]?.actions.stateDelta).toStrictEqual({ raw: 'a\u0000b' });
+        } else {
+          expect(InvalidEventError.isInstance(outcome)).toBe(true);
+          expect(await listAll(key)).toEqual([]);
+          expect((await service.getSession(key))?.state).toStrictEqual({});
+        }
+      });
+    });
+
+    describe('arguments', () => {
+      it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+        'rejects limit %s with InvalidArgumentError naming limit',
+        async (limit) => {
+          const key = await newSession();
+          const error = await rejection(service.listEvents({ ...key, limit }));
+          expect(InvalidArgumentError.isInstance(error)).toBe(true);
+          expect(error).toMatchObject({ argument: 'limit' });
+        },
+      );
+
+      it.each([
+        ['afterSeq', 1.5],
+        ['afterSeq', Number.NaN],
+        ['beforeSeq', 2.5],
+        ['beforeSeq', Number.POSITIVE_INFINITY],
+      ])('rejects %s %s with InvalidArgumentError naming it', async (argument, value) => {
+        const key = await newSession();
+        await appendMany(key, 3);
+        const error = await rejection(service.listEvents({ ...key, [argument]: value }));
+        expect(InvalidArgumentError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ argument });
+      });
+
+      it('takes a huge limit, negative and past-the-end cursors', async () => {
+        const key = await newSession();
+        await appendMany(key, 3);
+        const all = await service.listEvents({ ...key, limit: 1_000_000_000 });
+        expect(all.events.map((event) => event.seq)).toEqual([1, 2, 3]);
+        expect(all.nextCursor).toBeUndefined();
+        expect((await service.listEvents({ ...key, afterSeq: -5 })).events).toHaveLength(3);
+        expect(await service.listEvents({ ...key, afterSeq: 3 })).toEqual({ events: [] });
+        expect(await service.listEvents({ ...key, afterSeq: 99 })).toEqual({ events: [] });
+        expect(await service.listEvents({ ...key, beforeSeq: 1, order: 'desc' })).toEqual({
+          events: [],
+        });
+        const last = await service.listEvents({ ...key, order: 'desc', beforeSeq: 99, limit: 1 });
+        expect(last.events.map((event) => event.seq)).toEqual([3]);
+        expect(last.nextCursor).toBe(3);
+      });
+
+      it('pages across compaction events in both directions', async () => {
+        const key = await newSession();
+        await appendMany(key, 3);
+        await service.appendCompaction({
+          ...key,
+          event: make.compaction({ startSeq: 1, endSeq: 2 }),
+          expectedCheckpointSeq: null,
+        });
+        await appendMany(key, 2);
+        await service.appendCompaction({
+          ...key,
+          event: make.compaction({ startSeq: 1, endSeq: 5 }),
+          expectedCheckpointSeq: 4,
+        });
+        for (const order of ['asc', 'desc'] as const) {
+          const seen: number[] = [];
+          let cursor: number | undefined;
+          do {
+            const page = await service.listEvents({
+              ...key,
+              limit: 2,
+              order,
+              ...(order === 'asc' ? { afterSeq: cursor } : { beforeSeq: cursor }),
+            });
+            seen.push(...page.events.map((event) => event.seq));
+            cursor = page.nextCursor;
+          } while (cursor !== undefined && seen.length < 20);
+          const expected = [1, 2, 3, 4, 5, 6, 7];
+          expect(seen).toEqual(order === 'asc' ? expected : expected.reverse());
+        }
+      });
+
+      it('takes quotes, percent signs and SQL wildcards in keys as plain characters', async () => {
+        const ids = [
+          `it's "quoted"`,
+          '100%',
+          'a_c',
+          'back\\slash',
+          '😀',
+          'x'.repeat(MAX_KEY_BYTES),
+        ];
+        for (const sessionId of ids) {
+          await service.createSession({ appName, userId, sessionId });
+          await service.appendEvent({ appName, userId, sessionId, event: make.message(sessionId) });
+        }
+        expect(await service.getSession({ appName, userId, sessionId: 'abc' })).toBeUndefined();
+        expect(await service.getSession({ appName, userId, sessionId: '100' })).toBeUndefined();
+        expect(await service.getSession({ appName, userId, sessionId: '100%%' })).toBeUndefined();
+        const listed = await service.listSessions({ appName, userId });
+        expect(listed.map((session) => session.sessionId).sort()).toEqual([...ids].sort());
+        const wildApp = `${appName.slice(0, -1)}_`;
+        expect(await service.listSessions({ appName: wildApp, userId })).toEqual([]);
+        expect(await service.listSessions({ appName: `${appName.slice(0, 12)}%`, userId })).toEqual(
+          [],
+        );
+        await service.deleteSession({ appName, userId, sessionId: 'a%' });
+        await service.deleteSession({ appName, userId, sessionId: '_' });
+        for (const sessionId of ids) {
+          const [event] = await listAll({ appName, userId, sessionId });
+          expect(event?.content?.parts[0]?.text).toBe(sessionId);
+        }
+      });
+
+      it.each([
+        ['sessionId', ''],
+        ['sessionId', 'nul\u0000id'],
+        ['sessionId', 'x'.repeat(MAX_KEY_BYTES + 1)],
+        ['sessionId', '😀'.repeat(MAX_KEY_BYTES / 4 + 1)],
+        ['userId', ''],
+        ['appName', 'app\u0000'],
+      ])(
+        'rejects %s %j with InvalidArgumentError naming it, in every method',
+        async (field, value) => {
+          const key = { appName, userId, sessionId: 'valid', [field]: value };
+          const calls: Promise<unknown>[] = [
+            service.createSession(key),
+            service.getSession(key),
+            service.loadView(key),
+            service.listEvents(key),
+            service.appendEvent({ ...key, event: make.message('x') }),
+            service.appendCompaction({
+              ...key,
+              event: make.compaction({ startSeq: 1, endSeq: 1 }),
+              expectedCheckpointSeq: null,
+            }),
+            service.deleteSession(key),
+          ];
+          if (field !== 'sessionId') calls.push(service.listSessions(key));
+          for (const call of calls) {
+            const error = await rejection(call);
+            expect(InvalidArgumentError.isInstance(error)).toBe(true);
+            expect(error).toMatchObject({ argument: field });
+          }
+        },
+      );
+    });
+
+    describe('races', () => {
+      it('keeps events appended while a compaction was planned visible after it', async () => {
+        const key = await newSession();
+        await appendMany(key, 4);
+        const planned = await service.loadView(key);
+        const late = await Promise.all(
+          Array.from({ length: 5 }, (_, index) =>
+            service.appendEvent({ ...key, event: make.message(`late ${index}`) }),
+          ),
+        );
+        const compaction = await service.appendCompaction({
+          ...key,
+          event: make.compaction({ startSeq: 1, endSeq: planned.lastSeq }),
+          expectedCheckpointSeq: planned.checkpoint?.seq ?? null,
+        });
+        expect(compaction.seq).toBe(10);
+        const view = await service.loadView(key);
+        expect(view.checkpoint?.seq).toBe(10);
+        expect(view.tail.map((event) => event.seq)).toEqual(late.map((event) => event.seq).sort());
+      });
+
+      it('lets one of two racing compactions win while appends go on; nothing is lost', async () => {
+        const key = await newSession();
+        await appendMany(key, 6);
+        const appends = Array.from({ length: 12 }, (_, index) =>
+          service.appendEvent({ ...key, event: make.message(`during ${index}`) }),
+        );
+        const compactions = [4, 6].map((endSeq) =>
+          service.appendCompaction({
+            ...key,
+            event: make.compaction({ startSeq: 1, endSeq, text: `to ${endSeq}` }),
+            expectedCheckpointSeq: null,
+          }),
+        );
+        const settled = await Promise.allSettled(compactions);
+        const appended = await Promise.all(appends);
+        const won = settled.filter((result) => result.status === 'fulfilled');
+        expect(won).toHaveLength(1);
+        const lost = settled.find((result) => result.status === 'rejected');
+        expect(CompactionConflictError.isInstance(lost?.reason)).toBe(true);
+        const winner = (won[0] as PromiseFulfilledResult<Event>).value;
+        const all = await listAll(key);
+        expect(all.map((event) => event.seq)).toEqual(
+          Array.from({ length: 19 }, (_, index) => index + 1),
+        );
+        const view = await service.loadView(key);
+        expect(view.checkpoint).toStrictEqual(winner);
+        const endSeq = winner.actions.compaction!.endSeq;
+        expect(view.tail.map((event) => event.seq)).toEqual(
+          all
+            .filter((event) => event.seq > endSeq && !event.actions.compaction)
+            .map((event) => event.seq),
+        );
+        expect(view.tail.length).toBe(6 - endSeq + appended.length);
+      });
+
+      it('never resurrects a session deleted while appends were in flight', async () => {
+        const key = await newSession();
+        await appendMany(key, 3);
+        const appends = Array.from({ length: 10 }, (_, index) =>
+          service.appendEvent({ ...key, event: make.message(`racing ${index}`) }),
+        );
+        const deletion = service.deleteSession(key);
+        const results = await Promise.allSettled(appends);
+        await deletion;
+        for (const result of results) {
+          if (result.status === 'rejected') {
+            expect(SessionNotFoundError.isInstance(result.reason)).toBe(true);
+          }
+        }
+        expect(await service.getSession(key)).toBeUndefined();
+        expect(await service.listSessions({ appName, userId })).toEqual([]);
+        const after = await rejection(service.appendEvent({ ...key, event: make.message('late') }));
+        expect(SessionNotFoundError.isInstance(after)).toBe(true);
+        expect(await service.getSession(key)).toBeUndefined();
+        await service.createSession(key);
+        expect(await listAll(key)).toEqual([]);
+      });
+
+      it('lets exactly one of two racing createSession calls with one id win', async () => {
+        const results = await Promise.allSettled(
+          Array.from({ length: 4 }, (_, index) =>
+            service.createSession({ appName, userId, sessionId: 'contested', state: { index } }),
+          ),
+        );
+        const won = results.filter((result) => result.status === 'fulfilled');
+        expect(won).toHaveLength(1);
+        for (const result of results) {
+          if (result.status === 'rejected') {
+            expect(SessionAlreadyExistsError.isInstance(result.reason)).toBe(true);
+          }
+        }
+        const winner = (won[0] as PromiseFulfilledResult<{ state: Record<string, unknown> }>).value;
+        const loaded = await service.getSession({ appName, userId, sessionId: 'contested' });
+        expect(loaded?.state).toStrictEqual(winner.state);
       });
     });
 

@@ -120,7 +120,7 @@ describePostgres('PostgreSQL corrupt rows', (url) => {
     const key = await seed('range-row');
     await fixture.pool.query(
       `UPDATE "${fixture.schema}".orrery_events
-       SET event = jsonb_set(event, '{actions,compaction,endSeq}', '2')
+       SET event = jsonb_set(event::jsonb, '{actions,compaction,endSeq}', '2')
        WHERE app_name = $1 AND session_id = $2 AND seq = 7`,
       [app, 'range-row'],
     );

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import type { NewEvent } from '../../events/types.js';
 import { SessionStoreError } from '../errors.js';
 import { latestSchemaVersion, type Migration, migrate, migrations } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
@@ -44,6 +45,64 @@ describePostgres('PostgreSQL migrations', (url) => {
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
+  });
+
+  it('starts at once on several fresh schemas of one database', async () => {
+    const schemas = [fixture.newSchema(), fixture.newSchema(), fixture.newSchema()];
+    const pools = Array.from({ length: 6 }, () => new pg.Pool({ connectionString: url, max: 1 }));
+    try {
+      const services = pools.map(
+        (pool, index) => new PostgresSessionService({ pool, schema: schemas[index % 3]! }),
+      );
+      await Promise.all(services.map((service) => service.migrate()));
+      for (const schema of schemas) expect(await versions(schema)).toHaveLength(migrations.length);
+      await Promise.all(
+        services.map((service, index) =>
+          service.createSession({ appName: 'a', userId: 'u', sessionId: `s${index}` }),
+        ),
+      );
+      const listed = await services[0]!.listSessions({ appName: 'a', userId: 'u' });
+      expect(listed.map((session) => session.sessionId).sort()).toEqual(['s0', 's3']);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+
+  it('upgrades a version 1 schema (jsonb events) without losing events or key order', async () => {
+    const schema = fixture.newSchema();
+    await migrate({ pool: fixture.pool, schema, migrations: migrations.slice(0, 1) });
+    const event: NewEvent = {
+      id: 'e1',
+      invocationId: 'i1',
+      author: 'user',
+      timestamp: 1_700_000_000.25,
+      actions: {},
+      content: { role: 'user', parts: [{ text: 'from version 1' }] },
+    };
+    await fixture.pool.query(
+      `INSERT INTO "${schema}".orrery_sessions (app_name, user_id, id, last_seq, event_count, created_at, updated_at)
+       VALUES ('a', 'u', 's', 1, 1, 0, 0)`,
+    );
+    await fixture.pool.query(
+      `INSERT INTO "${schema}".orrery_events (app_name, user_id, session_id, seq, event_id,
+         invocation_id, author, timestamp, is_compaction, event)
+       VALUES ('a', 'u', 's', 1, 'e1', 'i1', 'user', 1700000000.25, false, $1::jsonb)`,
+      [JSON.stringify(event)],
+    );
+    const service = new PostgresSessionService({ pool: fixture.pool, schema });
+    const key = { appName: 'a', userId: 'u', sessionId: 's' };
+    expect((await service.getSession({ ...key, events: 'full' }))?.events).toEqual([
+      { ...event, seq: 1 },
+    ]);
+    expect(await versions(schema)).toHaveLength(migrations.length);
+    // From version 2 on, the stored text is kept: NUL characters and key order survive.
+    const stored = await service.appendEvent({
+      ...key,
+      event: { ...event, id: 'e2', customMetadata: { zeta: 1, alpha: 'a\u0000b' } },
+    });
+    const [read] = (await service.listEvents({ ...key, afterSeq: 1 })).events;
+    expect(read).toStrictEqual(stored);
+    expect(Object.keys(read?.customMetadata ?? {})).toEqual(['zeta', 'alpha']);
   });
 
   it('refuses a database newer than the code, naming both versions', async () => {

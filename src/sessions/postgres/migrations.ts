@@ -70,6 +70,15 @@ export const migrations: Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'events as json text: NUL characters and key order kept',
+    statements: [
+      // jsonb cannot hold \u0000 (tool output read from a binary file has it) and reorders keys;
+      // json keeps the exact text. Nothing queries inside the event, so nothing is lost.
+      'ALTER TABLE {schema}.orrery_events ALTER COLUMN event TYPE json USING event::json',
+    ],
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

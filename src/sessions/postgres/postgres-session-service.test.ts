@@ -181,7 +181,7 @@ describePostgres('PostgresSessionService', (url) => {
     // A row whose range is not startSeq <= endSeq < seq (imported or damaged) is never a checkpoint.
     await fixture.pool.query(
       `UPDATE "${fixture.schema}".orrery_events SET compaction_start_seq = 9, compaction_end_seq = 9,
-         event = jsonb_set(jsonb_set(event, '{actions,compaction,startSeq}', '9'), '{actions,compaction,endSeq}', '9')
+         event = jsonb_set(jsonb_set(event::jsonb, '{actions,compaction,startSeq}', '9'), '{actions,compaction,endSeq}', '9')
        WHERE session_id = $1 AND seq = 6`,
       [sessionId],
     );

@@ -5,6 +5,7 @@
  * statement whose cost does not grow with the history. `pg` is loaded lazily.
  */
 import type { Pool, PoolClient } from 'pg';
+import { InvalidEventError } from '../../events/errors.js';
 import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
 import {
   CompactionConflictError,
@@ -27,8 +28,11 @@ import type {
 import {
   assertCompactionFits,
   assertValidNewEvent,
+  assertValidSessionKey,
+  assertValidState,
   mergeState,
   resolvePageSize,
+  resolveSeqBounds,
   splitState,
 } from '../store-helpers.js';
 import { keyParams, pickKey, validateKey, wrapError } from './key-and-errors.js';
@@ -56,6 +60,31 @@ export interface PostgresSessionServiceOptions {
 /** pino-compatible: `logger.warn({ ...fields }, message)`. */
 export interface PostgresSessionLogger {
   warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/**
+ * State is merged with jsonb `||`, and jsonb cannot hold NUL characters: such a value is an
+ * `InvalidEventError` naming the key (events themselves are stored as json text and keep them).
+ */
+function assertJsonbStorable(scoped: ReturnType<typeof splitState>, path: string): void {
+  for (const part of [scoped.session, scoped.user, scoped.app]) {
+    for (const [key, value] of Object.entries(part)) {
+      if (containsNul(key) || containsNul(value)) {
+        throw new InvalidEventError({
+          path: `${path}[${JSON.stringify(key)}]`,
+          message: 'holds a NUL character (\\u0000), which PostgreSQL state (jsonb) cannot store',
+          value,
+        });
+      }
+    }
+  }
+}
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(containsNul);
+  return Object.entries(value).some(([key, child]) => containsNul(key) || containsNul(child));
 }
 
 interface ViewRow extends EventRow {
@@ -91,7 +120,9 @@ export class PostgresSessionService implements SessionService {
     const sessionId = options.sessionId ?? crypto.randomUUID();
     const key = { appName: options.appName, userId: options.userId, sessionId };
     validateKey(key);
+    assertValidState(options.state);
     const scoped = splitState(options.state);
+    assertJsonbStorable(scoped, 'state');
     const now = Date.now() / 1000;
     return this.transaction(key, options.signal, async (client) => {
       const inserted = await client.query(this.queries.createSession, [
@@ -137,17 +168,13 @@ export class PostgresSessionService implements SessionService {
   async listEvents(options: ListEventsOptions): Promise<EventPage> {
     const key = pickKey(options);
     const limit = resolvePageSize(options.limit);
+    const { afterSeq, beforeSeq } = resolveSeqBounds(options);
     const descending = options.order === 'desc';
     const rows = await this.query<EventRow>(
       key,
       options.signal,
       descending ? this.queries.listEventsDesc : this.queries.listEventsAsc,
-      [
-        ...keyParams(key),
-        options.afterSeq ?? 0,
-        options.beforeSeq ?? Number.MAX_SAFE_INTEGER,
-        limit + 1,
-      ],
+      [...keyParams(key), afterSeq, beforeSeq, limit + 1],
     );
     if (rows.length === 0) {
       const exists = await this.query(key, options.signal, this.queries.sessionExists, [
@@ -198,6 +225,7 @@ export class PostgresSessionService implements SessionService {
 
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
     const key = { appName: options.appName, userId: options.userId, sessionId: '' };
+    assertValidSessionKey({ ...key, sessionId: '-' });
     const rows = await this.query<{ id: string; updated_at: number; event_count: string }>(
       key,
       options.signal,
@@ -257,6 +285,7 @@ export class PostgresSessionService implements SessionService {
     const values = toEventRowValues(event);
     const stored = values.stored;
     const scoped = splitState(stored.actions.stateDelta);
+    assertJsonbStorable(scoped, 'event.actions.stateDelta');
     const now = Date.now() / 1000;
     const inserted = await client.query<{ seq: string }>(this.queries.appendEvent, [
       ...keyParams(key),

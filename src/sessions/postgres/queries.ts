@@ -47,7 +47,7 @@ export function buildQueries(schemaName: string): Queries {
   // Part 0 carries the session header in the `event` column so one statement reads everything.
   const header = `SELECT 0 AS part, s.last_seq AS seq, false AS is_compaction,
       NULL::bigint AS compaction_start_seq, NULL::bigint AS compaction_end_seq,
-      jsonb_build_object('state', s.state, 'app', coalesce(a.state, '{}'::jsonb),
+      json_build_object('state', s.state, 'app', coalesce(a.state, '{}'::jsonb),
         'user', coalesce(u.state, '{}'::jsonb), 'updatedAt', s.updated_at) AS event
     FROM ${sessions} s
     LEFT JOIN ${appState} a ON a.app_name = s.app_name
@@ -99,7 +99,7 @@ export function buildQueries(schemaName: string): Queries {
         RETURNING last_seq)
       INSERT INTO ${events} (app_name, user_id, session_id, seq, event_id, invocation_id, author,
         timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event)
-      SELECT $1, $2, $3, s.last_seq, $6, $7, $8, $9, $10, $11, $12, $13::jsonb FROM s
+      SELECT $1, $2, $3, s.last_seq, $6, $7, $8, $9, $10, $11, $12, $13::json FROM s
       RETURNING seq`,
     listSessions: `SELECT id, updated_at, event_count FROM ${sessions}
       WHERE app_name = $1 AND user_id = $2 ORDER BY updated_at DESC, id`,

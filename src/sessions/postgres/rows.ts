@@ -73,7 +73,7 @@ export interface EventRowValues {
   isCompaction: boolean;
   compactionStartSeq: number | null;
   compactionEndSeq: number | null;
-  /** The `event` jsonb column's text. */
+  /** The `event` json column's text. */
   json: string;
 }
 
