@@ -63,6 +63,28 @@ async function checkWhole(): Promise<{ seqs: number[]; lastSeq: number }> {
 }
 
 describe('SqliteSessionService across processes', () => {
+  it('6 processes opening a fresh file at once all come up and migrate it once', async () => {
+    path = join(folder, 'fresh.db');
+    const started = await startAll(6, { mode: 'fresh-start', count: 5 });
+    const results = await Promise.all(
+      started.map((worker) =>
+        worker.waitFor((message) => message.type === 'done' || message.type === 'error'),
+      ),
+    );
+    expect(results.map((message) => message.type)).toEqual(Array(6).fill('done'));
+    const fresh = new SqliteSessionService({ path });
+    try {
+      const database = await fresh.getDatabase();
+      expect(database.prepare('SELECT version FROM schema_migrations').all()).toEqual([
+        { version: 1 },
+      ]);
+      const sessions = await fresh.listSessions({ appName: key.appName, userId: key.userId });
+      expect(sessions.map((session) => session.eventCount)).toEqual(Array(6).fill(5));
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('8 processes appending to one session store every event with unique gapless seqs', async () => {
     const perWorker = 60;
     const started = await startAll(8, { mode: 'append', count: perWorker });

@@ -13,8 +13,10 @@ export interface WorkerTask {
   userId: string;
   sessionId: string;
   /** `append`: `count` events. `compact`: one compaction of [1, endSeq] after 'go'.
-   * `append-forever` / `compact-forever`: loop until killed. */
-  mode: 'append' | 'compact' | 'append-forever' | 'compact-forever';
+   * `append-forever` / `compact-forever`: loop until killed. `fresh-start`: open the file only
+   * after 'go' (so every worker opens and migrates at once), then create session
+   * `<sessionId>-<worker>` and append `count` events to it. */
+  mode: 'append' | 'compact' | 'append-forever' | 'compact-forever' | 'fresh-start';
   count?: number;
   endSeq?: number;
   worker: number;
@@ -69,10 +71,18 @@ function waitForGo(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  await service.getDatabase();
+  if (task.mode !== 'fresh-start') await service.getDatabase();
   await send({ type: 'ready' });
   await waitForGo();
-  if (task.mode === 'append') {
+  if (task.mode === 'fresh-start') {
+    const own = { ...key, sessionId: `${key.sessionId}-${task.worker}` };
+    await service.createSession(own);
+    const seqs: number[] = [];
+    for (let index = 0; index < (task.count ?? 0); index++) {
+      seqs.push((await service.appendEvent({ ...own, event: message(index) })).seq);
+    }
+    await send({ type: 'done', seqs });
+  } else if (task.mode === 'append') {
     const seqs: number[] = [];
     for (let index = 0; index < (task.count ?? 0); index++) {
       seqs.push((await service.appendEvent({ ...key, event: message(index) })).seq);
