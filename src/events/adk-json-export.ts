@@ -13,7 +13,11 @@ const ADK_FIELDS_KEY = 'adkFields';
 export interface ToAdkSessionJsonOptions {
   /** The session's key, state and time; `events` is used when `options.events` is absent. */
   session: Partial<Omit<Session, 'events'>> & { events?: readonly NewEvent[] };
-  /** The events to write (e.g. the full history). Default: `session.events`. */
+  /**
+   * The events to write (e.g. the full history). Default: `session.events`. Stored events (all
+   * with `seq`) are written in `seq` order, ADK's append order: an active view (checkpoint first,
+   * then the tail) is written chronologically, so `fromAdkSessionJson` reads it back.
+   */
   events?: readonly NewEvent[];
   /** `camel` (ADK's API and JS form, the default) or `snake` (ADK for Python's field names). */
   casing?: AdkCasing;
@@ -24,7 +28,7 @@ export function toAdkSessionJson(options: ToAdkSessionJsonOptions): Record<strin
   const casing = options.casing ?? 'camel';
   const key = (name: string) => casedKey(name, casing);
   const session = options.session;
-  const events = options.events ?? session.events ?? [];
+  const events = inSeqOrder(options.events ?? session.events ?? []);
   const output: Record<string, unknown> = {};
   setDefined(output, 'id', session.sessionId);
   setDefined(output, key('appName'), session.appName);
@@ -40,6 +44,12 @@ export function toAdkSessionJson(options: ToAdkSessionJsonOptions): Record<strin
   });
   setDefined(output, key('lastUpdateTime'), session.lastUpdateTime);
   return output;
+}
+
+function inSeqOrder(events: readonly NewEvent[]): readonly NewEvent[] {
+  const seqs = events.map((event) => (event as { seq?: unknown }).seq);
+  if (!seqs.every((seq) => typeof seq === 'number')) return events;
+  return [...events].sort((a, b) => (a as { seq: number }).seq - (b as { seq: number }).seq);
 }
 
 /** One event in ADK's form. The event must already be valid (see `parseNewEvent`). */

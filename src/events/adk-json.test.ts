@@ -183,6 +183,35 @@ describe.each<AdkCasing>(['camel', 'snake'])('round trip in %s case', (casing) =
     });
   });
 
+  it('exports, imports and exports again byte for byte (compactions, customMetadata)', () => {
+    const first = JSON.stringify(toAdkSessionJson({ session: session(history()), casing }));
+    const imported = fromAdkSessionJson(first);
+    const second = JSON.stringify(
+      toAdkSessionJson({ session: { ...session(imported.events as Event[]) }, casing }),
+    );
+    expect(second).toBe(first);
+  });
+
+  it('writes an active view (checkpoint first) in seq order; it reads back with seqs and range', () => {
+    const events = history();
+    const checkpoint = events.find((event) => event.actions.compaction)!;
+    const endSeq = checkpoint.actions.compaction!.endSeq;
+    const tail = events.filter((event) => event.seq > endSeq && !event.actions.compaction);
+    expect(tail.length).toBeGreaterThan(0);
+    const view = [checkpoint, ...tail];
+    const exported = JSON.stringify(toAdkSessionJson({ session: session(view), casing }));
+    const imported = fromAdkSessionJson(exported);
+    const inOrder = [...view].sort((a, b) => a.seq - b.seq);
+    expect(imported.events).toEqual(inOrder);
+    expect(imported.events.find((event) => event.actions.compaction)?.actions.compaction).toEqual(
+      checkpoint.actions.compaction,
+    );
+    const again = JSON.stringify(
+      toAdkSessionJson({ session: session(imported.events as Event[]), casing }),
+    );
+    expect(again).toBe(exported);
+  });
+
   it('writes only ADK fields in the compaction and orrery fields in customMetadata', () => {
     const exported = toAdkSessionJson({ session: session(history()), casing });
     const key = (camel: string, snake: string) => (casing === 'camel' ? camel : snake);
