@@ -149,6 +149,50 @@ describe('activeView', () => {
     ]);
   });
 
+  it('puts a restored call (just the call part) back right before its orphan response', () => {
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'go' }); // 1
+    const callEvent = history.functionCalls({ invocationId: 'i1', calls: ['a', 'b'] }); // 2
+    history.compaction({ startSeq: 1, endSeq: 2, text: 'S' }); // 3 (legacy: split inside pairs)
+    const response = history.functionResponses({ invocationId: 'i1', responses: ['a', 'b'] }); // 4
+    history.modelText({ invocationId: 'i1', text: 'done' }); // 5
+    const before = structuredClone(history.events);
+    const checkpoint = selectCheckpoint(history.events)!;
+    const tail = history.events.filter((event) => event.seq > 3);
+    // Only 'a' was found in storage: 'b' is still dropped.
+    const view = assembleView({
+      checkpoint,
+      tail,
+      restoredCalls: new Map([['a', callEvent]]),
+    });
+    expect(texts(view)).toEqual([
+      { role: 'user', parts: [`${SUMMARY_PREFIX}S`] },
+      { role: 'model', parts: ['call:a'] },
+      { role: 'user', parts: ['response:a'] },
+      { role: 'model', parts: ['done'] },
+    ]);
+    expect(view.contents[1]!.parts[0]).toEqual(callEvent.content!.parts[0]);
+    expect(view.warnings).toEqual([
+      expect.objectContaining({ kind: 'orphan_call_restored', seq: response.seq, callId: 'a' }),
+      expect.objectContaining({ kind: 'orphan_response_dropped', seq: response.seq, callId: 'b' }),
+    ]);
+    expect(history.events).toEqual(before);
+  });
+
+  it('drops the orphan when the restored event does not hold that call', () => {
+    const history = new HistoryBuilder();
+    const other = history.functionCalls({ invocationId: 'i1', calls: ['x'] }); // 1
+    history.compaction({ startSeq: 1, endSeq: 1, text: 'S' }); // 2
+    history.functionResponses({ invocationId: 'i1', responses: ['a'] }); // 3
+    const view = assembleView({
+      checkpoint: selectCheckpoint(history.events),
+      tail: history.events.slice(2),
+      restoredCalls: new Map([['a', other]]),
+    });
+    expect(texts(view)).toEqual([{ role: 'user', parts: [`${SUMMARY_PREFIX}S`] }]);
+    expect(view.warnings.map((warning) => warning.kind)).toEqual(['orphan_response_dropped']);
+  });
+
   it('answers a dangling call in the view only, and leaves the last model calls pending', () => {
     const history = new HistoryBuilder();
     history.userText({ invocationId: 'i1', text: 'go' });

@@ -16,7 +16,11 @@ export const CONTINUATION_TEXT = '(continuing the conversation)';
 export const MISSING_RESULT_RESPONSE = { error: 'No result was recorded for this call.' };
 
 export interface ViewWarning {
-  kind: 'orphan_response_dropped' | 'dangling_call_answered' | 'tool_output_truncated';
+  kind:
+    | 'orphan_response_dropped'
+    | 'orphan_call_restored'
+    | 'dangling_call_answered'
+    | 'tool_output_truncated';
   seq: number;
   callId?: string;
   message: string;
@@ -39,6 +43,18 @@ export interface AssembleViewOptions {
    * Default true. Other calls without a response get a synthetic error response in the view.
    */
   allowPendingCalls?: boolean;
+  /**
+   * Stored events holding the calls of orphan responses (their call is not in the view: imported
+   * or legacy data), by call id, looked up by the caller (the view does no I/O). The call part
+   * is put back right before its response as a model content; an orphan without an entry here
+   * is dropped with an `orphan_response_dropped` warning.
+   */
+  restoredCalls?: ReadonlyMap<string, Event>;
+}
+
+/** The call part with `callId` in a stored event, if it holds one. */
+function findCallPart(event: Event | undefined, callId: string): Part | undefined {
+  return event?.content?.parts.find((part) => part.functionCall?.id === callId);
 }
 
 /**
@@ -153,9 +169,23 @@ export function assembleView(options: AssembleViewOptions): ActiveView {
     if (!content || content.parts.length === 0) return;
     let parts: Part[] = content.parts;
     let synthetic: Part[] | undefined;
+    let restored: Part[] | undefined;
     for (const part of content.parts) {
       const response = part.functionResponse;
-      if (response && !callsBefore.has(response.id)) {
+      if (!response || callsBefore.has(response.id)) continue;
+      const callPart = findCallPart(options.restoredCalls?.get(response.id), response.id);
+      if (callPart && content.role === 'user') {
+        const callEvent = options.restoredCalls!.get(response.id)!;
+        restored ??= [];
+        restored.push(callPart);
+        callsBefore.add(response.id);
+        warnings.push({
+          kind: 'orphan_call_restored',
+          seq: event.seq,
+          callId: response.id,
+          message: `Restored call '${response.id}' (${response.name}) from seq ${callEvent.seq} before its response at seq ${event.seq}: the call is not in the view`,
+        });
+      } else {
         if (parts === content.parts) parts = [...content.parts];
         parts = parts.filter((candidate) => candidate !== part);
         warnings.push({
@@ -166,6 +196,7 @@ export function assembleView(options: AssembleViewOptions): ActiveView {
         });
       }
     }
+    if (restored) push({ role: 'model', parts: restored });
     for (const part of parts) {
       const call = part.functionCall;
       if (!call) continue;

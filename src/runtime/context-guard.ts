@@ -7,11 +7,12 @@ import { fitViewToCeilings } from '../compaction/ceilings.js';
 import { estimateContentBytes, estimateContentTokens } from '../compaction/token-estimate.js';
 import { estimateNextRequest } from '../compaction/triggers.js';
 import type { CompactionRequest, EventsCompactionConfig } from '../compaction/types.js';
-import { type ActiveView, assembleView } from '../compaction/view.js';
+import type { ActiveView, ViewWarning } from '../compaction/view.js';
 import type { SessionKey } from '../events/types.js';
 import type { FunctionDeclaration, Model } from '../models/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import type { CompactionReport } from './compactor.js';
+import { OrphanCallRestorer } from './restore-calls.js';
 
 export interface RequestOverhead {
   /** System instruction + tool declarations. */
@@ -96,15 +97,21 @@ export class ContextGuard {
   private readonly sessionService: SessionService;
   private readonly config: EventsCompactionConfig;
   private readonly compact: GuardCompact;
+  private readonly restorer: OrphanCallRestorer;
+  private readonly onViewWarnings?: (options: { key: SessionKey; warnings: ViewWarning[] }) => void;
 
   constructor(options: {
     sessionService: SessionService;
     config: EventsCompactionConfig;
     compact: GuardCompact;
+    /** Called with the warnings of each view sent to a model (orphans, dangling calls, cuts). */
+    onViewWarnings?: (options: { key: SessionKey; warnings: ViewWarning[] }) => void;
   }) {
     this.sessionService = options.sessionService;
     this.config = options.config;
     this.compact = options.compact;
+    this.restorer = new OrphanCallRestorer({ sessionService: options.sessionService });
+    this.onViewWarnings = options.onViewWarnings;
   }
 
   private load(options: { key: SessionKey; signal?: AbortSignal }): Promise<StoredView> {
@@ -143,7 +150,7 @@ export class ContextGuard {
         if (report.outcome === 'compacted') stored = await this.load(options);
       }
     }
-    let view = assembleView({ checkpoint: stored.checkpoint, tail: stored.tail });
+    let view = await this.restorer.assemble({ key, stored, signal });
     let size = measureView(view, overhead);
     if (this.overCeilings(size, model)) {
       // The retained tail alone is over a ceiling: compact again keeping less.
@@ -159,7 +166,7 @@ export class ContextGuard {
       });
       if (report.outcome === 'compacted') {
         stored = await this.load(options);
-        view = assembleView({ checkpoint: stored.checkpoint, tail: stored.tail });
+        view = await this.restorer.assemble({ key, stored, signal });
         size = measureView(view, overhead);
       }
     }
@@ -177,6 +184,7 @@ export class ContextGuard {
         overheadTokens: overhead.tokens,
       });
     }
+    if (view.warnings.length > 0) this.onViewWarnings?.({ key, warnings: view.warnings });
     return view;
   }
 

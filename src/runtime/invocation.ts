@@ -1,5 +1,4 @@
 /** One invocation's context: the bridge between agents and the Runner's store, plugins and guard. */
-import { assembleView } from '../compaction/view.js';
 import { createEvent } from '../events/event-helpers.js';
 import type { Event, FunctionCall, NewEvent, Part, SessionKey } from '../events/types.js';
 import { ModelError } from '../models/errors.js';
@@ -15,6 +14,7 @@ import {
 import { ContextOverflowError } from './errors.js';
 import type { PluginRunContext } from './plugins/plugin.js';
 import type { PluginManager } from './plugins/plugin-manager.js';
+import { OrphanCallRestorer } from './restore-calls.js';
 import { type InvocationState, ToolStateDelta } from './state.js';
 import type { Tool } from './tools/tool.js';
 
@@ -180,9 +180,11 @@ export class Invocation implements InvocationContext {
           shrinkTo,
           signal: this.signal,
         })
-      : assembleView(
-          await this.options.sessionService.loadView({ ...this.key, signal: this.signal }),
-        );
+      : await new OrphanCallRestorer({ sessionService: this.options.sessionService }).assemble({
+          key: this.key,
+          stored: await this.options.sessionService.loadView({ ...this.key, signal: this.signal }),
+          signal: this.signal,
+        });
     const request: ModelRequest = { contents: view.contents, signal: this.signal };
     if (options.systemInstruction) request.systemInstruction = options.systemInstruction;
     if (options.tools && options.tools.length > 0) request.tools = options.tools;

@@ -19,6 +19,7 @@ import type {
   SummarizeOptions,
   Summary,
 } from '../compaction/types.js';
+import type { ViewWarning } from '../compaction/view.js';
 import { createEvent, newId } from '../events/event-helpers.js';
 import type { Content, Event, SessionKey } from '../events/types.js';
 import { parseModelId, type ResolveModelOptions, resolveModel } from '../models/resolve-model.js';
@@ -37,6 +38,9 @@ import { Invocation } from './invocation.js';
 import type { Plugin } from './plugins/plugin.js';
 import { PluginManager } from './plugins/plugin-manager.js';
 import { InvocationState } from './state.js';
+
+/** View warnings remembered as logged (the set starts over past this). */
+const LOGGED_WARNINGS_LIMIT = 10_000;
 
 export interface RunnerOptions {
   appName: string;
@@ -134,6 +138,7 @@ export class Runner {
   /** The session a compaction hook runs for (hooks only receive the plan or the report). */
   private readonly compactionScope = new AsyncLocalStorage<SessionKey>();
   private readonly pending = new Map<string, Promise<void>>();
+  private readonly loggedWarnings = new Set<string>();
 
   constructor(options: RunnerOptions) {
     if (!options.appName) {
@@ -195,7 +200,30 @@ export class Runner {
       sessionService: options.sessionService,
       config,
       compact: (compactOptions) => this.compact(compactOptions),
+      onViewWarnings: ({ key, warnings }) => this.logViewWarnings(key, warnings),
     });
+  }
+
+  /** Each view warning once (the same orphan shows in every request until it is compacted). */
+  private logViewWarnings(key: SessionKey, warnings: ViewWarning[]): void {
+    for (const warning of warnings) {
+      const id = JSON.stringify([key.sessionId, warning.kind, warning.seq, warning.callId]);
+      if (this.loggedWarnings.has(id)) continue;
+      if (this.loggedWarnings.size >= LOGGED_WARNINGS_LIMIT) this.loggedWarnings.clear();
+      this.loggedWarnings.add(id);
+      this.logger.warn(
+        {
+          msgType: 'view_warning',
+          appName: this.appName,
+          userId: key.userId,
+          sessionId: key.sessionId,
+          kind: warning.kind,
+          seq: warning.seq,
+          callId: warning.callId,
+        },
+        warning.message,
+      );
+    }
   }
 
   /**
