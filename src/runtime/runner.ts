@@ -102,6 +102,20 @@ function sessionKeyString(key: SessionKey): string {
   return JSON.stringify([key.appName, key.userId, key.sessionId]);
 }
 
+/** Waits for `promise` (which never rejects) or until `signal` aborts, whichever comes first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const onAbort = () => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
 /** Counts a summarizer's failures (the Compactor's fallback may still compact). */
 function countingFailures(
   summarizer: EventsSummarizer,
@@ -318,8 +332,10 @@ export class Runner {
       userId: options.userId,
       sessionId: options.sessionId,
     };
-    // A background compaction of the previous turn lands before this turn reads the view.
-    await this.pending.get(sessionKeyString(key));
+    // A background compaction of the previous turn lands before this turn reads the view; the
+    // caller may give up waiting (the compaction goes on without this turn).
+    const pending = this.pending.get(sessionKeyString(key));
+    if (pending) await untilAborted(pending, signal);
     signal?.throwIfAborted();
     const session = await this.sessionService.getSession({ ...key, signal });
     if (!session) throw new SessionNotFoundError(key);
