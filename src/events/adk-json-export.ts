@@ -5,7 +5,7 @@
  */
 import { type AdkCasing, casedKey, isPlainObject, setDefined } from './adk-casing.js';
 import { parseEvent, parseNewEvent } from './schema.js';
-import type { Content, NewEvent, Part, Session } from './types.js';
+import type { Content, Event, NewEvent, Part, Session } from './types.js';
 
 const ORRERY_METADATA_KEY = 'orrery';
 const ADK_FIELDS_KEY = 'adkFields';
@@ -47,9 +47,9 @@ export function toAdkSessionJson(options: ToAdkSessionJsonOptions): Record<strin
 }
 
 function inSeqOrder(events: readonly NewEvent[]): readonly NewEvent[] {
-  const seqs = events.map((event) => (event as { seq?: unknown }).seq);
-  if (!seqs.every((seq) => typeof seq === 'number')) return events;
-  return [...events].sort((a, b) => (a as { seq: number }).seq - (b as { seq: number }).seq);
+  const hasSeq = (event: NewEvent): event is Event => typeof (event as Event).seq === 'number';
+  if (!events.every(hasSeq)) return events;
+  return [...events].sort((a, b) => a.seq - b.seq);
 }
 
 /** One event in ADK's form. The event must already be valid (see `parseNewEvent`). */
