@@ -12,6 +12,7 @@ import {
   type RequestOverhead,
 } from './context-guard.js';
 import { ContextOverflowError } from './errors.js';
+import { generateWithRetry } from './model-retry.js';
 import type { PluginRunContext } from './plugins/plugin.js';
 import type { PluginManager } from './plugins/plugin-manager.js';
 import { OrphanCallRestorer } from './restore-calls.js';
@@ -201,7 +202,9 @@ export class Invocation implements InvocationContext {
       modelId: options.model.modelId,
     };
     const shortCircuit = await this.options.plugins.beforeModel(context);
-    const response = shortCircuit ?? (await options.model.generate(request));
+    const response =
+      shortCircuit ??
+      (await generateWithRetry({ model: options.model, request, retry: options.retry }));
     return this.options.plugins.afterModel({ ...context, response });
   }
 

@@ -1,5 +1,6 @@
 import type { Event, FunctionCall, NewEvent } from '../../events/types.js';
 import type { FunctionDeclaration, Model, ModelResponse } from '../../models/types.js';
+import type { ModelRetryOptions } from '../model-retry.js';
 import type { Tool, ToolState } from '../tools/tool.js';
 
 export interface GenerateOptions {
@@ -9,6 +10,8 @@ export interface GenerateOptions {
   tools?: FunctionDeclaration[];
   temperature?: number;
   maxOutputTokens?: number;
+  /** Backoff on retryable provider errors (resolved: every field set). */
+  retry?: Required<ModelRetryOptions>;
 }
 
 export interface RunToolsOptions {

@@ -2,6 +2,7 @@ import { createEvent, getFunctionCalls, newId } from '../../events/event-helpers
 import type { Content, Event, Part } from '../../events/types.js';
 import type { Model } from '../../models/types.js';
 import { MaxStepsExceededError, RunnerConfigError } from '../errors.js';
+import { type ModelRetryOptions, resolveModelRetry } from '../model-retry.js';
 import type { Tool } from '../tools/tool.js';
 import type { Agent, InvocationContext } from './agent.js';
 
@@ -14,6 +15,11 @@ export interface LlmAgentOptions {
   maxSteps?: number;
   temperature?: number;
   maxOutputTokens?: number;
+  /**
+   * Backoff on retryable provider errors (429, 5xx): `maxRetries` 2, `baseDelayMs` 1000
+   * (doubling), `maxDelayMs` 30000; a `retry-after` past `maxDelayMs` fails at once.
+   */
+  modelRetry?: ModelRetryOptions;
 }
 
 const agentNamePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -38,6 +44,7 @@ export class LlmAgent implements Agent {
   readonly maxSteps: number;
   readonly temperature?: number;
   readonly maxOutputTokens?: number;
+  readonly modelRetry: Required<ModelRetryOptions>;
 
   constructor(options: LlmAgentOptions) {
     validateAgentName(options.name);
@@ -74,6 +81,7 @@ export class LlmAgent implements Agent {
     this.maxSteps = maxSteps;
     this.temperature = options.temperature;
     this.maxOutputTokens = options.maxOutputTokens;
+    this.modelRetry = resolveModelRetry(options.modelRetry);
   }
 
   async *runAsync(context: InvocationContext): AsyncGenerator<Event, void, undefined> {
@@ -87,6 +95,7 @@ export class LlmAgent implements Agent {
         tools: declarations.length > 0 ? declarations : undefined,
         temperature: this.temperature,
         maxOutputTokens: this.maxOutputTokens,
+        retry: this.modelRetry,
       });
       const content = withCallIds(response.content);
       const modelEvent = createEvent({
