@@ -44,11 +44,13 @@ export function toAiSdkPrompt(options: ToAiSdkPromptOptions): LanguageModelV3Pro
   if (options.systemInstruction !== undefined && options.systemInstruction !== '') {
     prompt.push({ role: 'system', content: options.systemInstruction });
   }
+  // Call ids whose result was already sent: a long-running call's later responses go as text.
+  const answered = new Set<string>();
   options.contents.forEach((content, contentIndex) => {
     content.parts.forEach((part, partIndex) => {
       const path = `contents[${contentIndex}].parts[${partIndex}]`;
       if (content.role === 'user') {
-        appendUserPart(prompt, part, path);
+        appendUserPart(prompt, part, path, answered);
       } else if (content.role === 'model') {
         appendModelPart(prompt, part, path, options.signatureFamily);
       } else {
@@ -73,9 +75,24 @@ export function toAiSdkTools(declarations: FunctionDeclaration[]): LanguageModel
   }));
 }
 
-function appendUserPart(prompt: LanguageModelV3Prompt, part: Part, path: string): void {
+function appendUserPart(
+  prompt: LanguageModelV3Prompt,
+  part: Part,
+  path: string,
+  answered: Set<string>,
+): void {
   if (part.functionResponse !== undefined) {
     const response = part.functionResponse;
+    if (answered.has(response.id)) {
+      // A second result for one call (a long-running tool's final answer after its intermediate
+      // one): providers accept one tool result per call, right after it, so this one is text.
+      push(prompt, 'user', {
+        type: 'text',
+        text: `Function response (${response.name}, call ${response.id}): ${JSON.stringify(response.response)}`,
+      });
+      return;
+    }
+    answered.add(response.id);
     push(prompt, 'tool', {
       type: 'tool-result',
       toolCallId: response.id,
