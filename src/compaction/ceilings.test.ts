@@ -73,6 +73,23 @@ describe('fitViewToCeilings', () => {
     expect(tail).toEqual(before);
   });
 
+  it('truncates an assembled view as given, keeping a call restored from storage', () => {
+    // The call (seq 2) was summarized; its response (seq 3) is an orphan in the tail.
+    const [, call, response, answer] = toolTail(200_000) as [Event, Event, Event, Event];
+    const tail = [response, answer];
+    const view = assembleView({ tail, restoredCalls: new Map([['c1', call]]) });
+    const fitted = fitViewToCeilings({ tail, view, maxRequestBytes: 20_000 });
+    const parts = fitted.contents.flatMap((content) => content.parts);
+    expect(parts.some((part) => part.functionCall?.id === 'c1')).toBe(true);
+    expect(fitted.truncated).toBe(1);
+    expect(fitted.bytes).toBeLessThanOrEqual(20_000);
+    // Without the assembled view the orphan is dropped: the option is what keeps the call.
+    const plain = fitViewToCeilings({ tail, maxRequestBytes: 20_000 });
+    expect(
+      plain.contents.flatMap((content) => content.parts).some((part) => part.functionCall),
+    ).toBe(false);
+  });
+
   it('fits a token ceiling too (overhead included)', () => {
     const tail = toolTail(100_000);
     const fitted = fitViewToCeilings({ tail, maxTokens: 3000, overheadTokens: 500 });

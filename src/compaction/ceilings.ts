@@ -21,6 +21,8 @@ export interface FitViewOptions {
   /** System instruction + tool declarations. */
   overheadTokens?: number;
   allowPendingCalls?: boolean;
+  /** The view already assembled from `checkpoint` + `tail` (e.g. with restored calls). */
+  view?: ActiveView;
 }
 
 export interface FittedView extends ActiveView {
@@ -88,11 +90,13 @@ function measurePart(part: Part): { bytes: number; tokens: number } {
 
 /** The view, fitted under the ceilings when it can be; reports what it did and whether it fits. */
 export function fitViewToCeilings(options: FitViewOptions): FittedView {
-  const view = assembleView({
-    checkpoint: options.checkpoint,
-    tail: options.tail,
-    allowPendingCalls: options.allowPendingCalls,
-  });
+  const view =
+    options.view ??
+    assembleView({
+      checkpoint: options.checkpoint,
+      tail: options.tail,
+      allowPendingCalls: options.allowPendingCalls,
+    });
   const overhead = options.overheadTokens ?? 0;
   const maxBytes = options.maxRequestBytes ?? Number.POSITIVE_INFINITY;
   const maxTokens = options.maxTokens ?? Number.POSITIVE_INFINITY;

@@ -179,6 +179,7 @@ export class ContextGuard {
       view = fitViewToCeilings({
         checkpoint: stored.checkpoint,
         tail: stored.tail,
+        view,
         maxRequestBytes: limits.bytes,
         maxTokens: limits.tokens,
         overheadTokens: overhead.tokens,
