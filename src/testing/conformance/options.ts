@@ -1,0 +1,10 @@
+import type { SessionService } from '../../sessions/session-service.js';
+
+export interface SessionServiceConformanceOptions {
+  /** Shown in the describe block. */
+  name: string;
+  /** A fresh (or at least isolated) service for each test. */
+  createService: () => Promise<SessionService>;
+  /** Runs after each test, after `service.close()`: drop files, databases, pools. */
+  cleanup?: (service: SessionService) => Promise<void>;
+}
