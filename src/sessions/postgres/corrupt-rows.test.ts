@@ -56,12 +56,13 @@ describePostgres('PostgreSQL corrupt rows', (url) => {
     const view = await service.loadView(key);
     expect(view.tail.map((event) => event.seq)).toEqual([5, 6, 8]);
     expect((await service.listEvents({ ...key, afterSeq: 2 })).events).toHaveLength(6);
+    // Thunks: each read starts only when awaited, so no rejection waits unhandled.
     for (const read of [
-      service.getSession({ ...key, events: 'full' }),
-      service.listEvents(key),
-      service.listEvents({ ...key, order: 'desc' }),
+      () => service.getSession({ ...key, events: 'full' }),
+      () => service.listEvents(key),
+      () => service.listEvents({ ...key, order: 'desc' }),
     ]) {
-      const error = await failure(read);
+      const error = await failure(read());
       expect(error).toMatchObject({ sessionId: 'old-row', seq: 2 });
       expect(error.message).toContain("at seq 2 in session 'old-row'");
       expect(error.message).toContain("'id'");
