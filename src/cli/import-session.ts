@@ -1,5 +1,4 @@
 /** Writes an imported transcript into a store: a new session holding every event in order. */
-import { isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, SessionKey } from '../events/types.js';
 import type { ImportResult, Repair } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -25,7 +24,11 @@ export function importedState(result: ImportResult, file: string): Record<string
   return state;
 }
 
-/** Appends events in order; compaction events (ADK imports) go through `appendCompaction`. */
+/**
+ * Appends events in order; compaction events (ADK imports) go through `appendCompaction`. An
+ * imported compaction's range counts positions in `result.events` (1-based): it is moved to the
+ * seqs the store gave those events, so it summarizes the same events whatever the store numbers.
+ */
 export async function appendImported(options: {
   service: SessionService;
   key: SessionKey;
@@ -34,20 +37,33 @@ export async function appendImported(options: {
   onEvent?: (event: Event, index: number) => void;
 }): Promise<void> {
   const { service, key, signal } = options;
+  const storedSeqs: number[] = [];
   let index = 0;
   for (const event of options.result.events) {
     let stored: Event;
-    if (isCompactionEvent(event)) {
+    const compaction = event.actions.compaction;
+    if (compaction) {
       const view = await service.loadView({ ...key, signal });
       stored = await service.appendCompaction({
         ...key,
-        event,
+        event: {
+          ...event,
+          actions: {
+            ...event.actions,
+            compaction: {
+              ...compaction,
+              startSeq: storedSeqs[compaction.startSeq - 1] ?? compaction.startSeq,
+              endSeq: storedSeqs[compaction.endSeq - 1] ?? compaction.endSeq,
+            },
+          },
+        },
         expectedCheckpointSeq: view.checkpoint?.seq ?? null,
         signal,
       });
     } else {
       stored = await service.appendEvent({ ...key, event, signal });
     }
+    storedSeqs.push(stored.seq);
     options.onEvent?.(stored, index++);
   }
 }
@@ -64,6 +80,7 @@ export function summarizeRepairs(repairs: Repair[]): string {
     system_message_moved: 'system messages moved to the instruction',
     records_merged: 'streamed records merged',
     timestamp_adjusted: 'timestamp adjustments',
+    compaction_range_renumbered: 'compaction ranges renumbered',
   };
   const counts = new Map<Repair['kind'], number>();
   for (const repair of repairs) counts.set(repair.kind, (counts.get(repair.kind) ?? 0) + 1);

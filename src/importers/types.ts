@@ -27,7 +27,9 @@ export interface Repair {
     /** Assistant records sharing one message id were merged into one event (Claude Code). */
     | 'records_merged'
     /** A timestamp that went backwards was moved forward to keep time increasing. */
-    | 'timestamp_adjusted';
+    | 'timestamp_adjusted'
+    /** A compaction's range was renumbered to where its events are stored (ADK files with seq gaps). */
+    | 'compaction_range_renumbered';
   message: string;
   /** Where in the source: `messages[12]`, `line 40`, ... */
   location?: string;
