@@ -128,4 +128,50 @@ describe('importClaudeCode', () => {
     const badContent = `\n${line({ type: 'assistant', message: { content: 42 } })}`;
     expect(() => importClaudeCode(badContent)).toThrow('line 2, message.content:');
   });
+
+  it('keeps images a tool returned as images, not their base64 as result text', () => {
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const text = [
+      line({ type: 'user', timestamp: at(0), message: { role: 'user', content: 'Look at it' } }),
+      line({
+        type: 'assistant',
+        timestamp: at(1),
+        message: {
+          id: 'm1',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'a.png' } }],
+        },
+      }),
+      line({
+        type: 'user',
+        timestamp: at(2),
+        message: {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 't1',
+              content: [
+                { type: 'text', text: 'Read image' },
+                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+              ],
+            },
+          ],
+        },
+      }),
+    ].join('\n');
+    const result = importClaudeCode(text);
+    expect(partsOf(result.events[2])).toEqual([
+      {
+        functionResponse: {
+          id: 't1',
+          name: 'Read',
+          response: { result: 'Read image\n[image: image/png]' },
+        },
+      },
+      { inlineData: { mimeType: 'image/png', data: png } },
+    ]);
+    expect(pairingProblems(result.events)).toEqual([]);
+  });
 });

@@ -194,11 +194,13 @@ export function importClaudeCode(
             format: FORMAT,
           });
         }
-        const text = resultText(block.content);
+        const { text, images } = resultContent(block.content);
         results.push({
           callId: block.tool_use_id,
           response: block.is_error === true ? { error: text } : { result: text },
         });
+        // Images a tool returned (a screenshot, a read PNG) stay images, beside the result.
+        parts.push(...images);
       } else {
         parts.push(userBlock(block, first.line, path));
       }
@@ -276,30 +278,42 @@ function userBlock(block: Record<string, unknown>, line: number, path: string): 
     }
     return { text: block.text };
   }
-  if (block.type === 'image' && isRecord(block.source) && block.source.type === 'base64') {
-    return {
-      inlineData: {
-        mimeType: String(block.source.media_type ?? 'image/png'),
-        data: String(block.source.data ?? ''),
-      },
-    };
-  }
-  return { text: JSON.stringify(block) };
+  return imagePart(block) ?? { text: JSON.stringify(block) };
 }
 
-/** A tool_result's content: a string, or blocks (text kept, images noted by type). */
-function resultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (content === undefined || content === null) return '';
-  if (Array.isArray(content)) {
-    return content
-      .map((block) => {
-        if (isRecord(block) && block.type === 'text') return String(block.text ?? '');
-        return JSON.stringify(block);
-      })
-      .join('\n');
+/**
+ * A tool_result's content: a string, or blocks. Text blocks are joined; an image block becomes
+ * an `inlineData` part (noted in the text as `[image: type]`), never its base64 as text, which
+ * would count as tens of thousands of tokens; other blocks are kept as their JSON.
+ */
+function resultContent(content: unknown): { text: string; images: Part[] } {
+  if (typeof content === 'string') return { text: content, images: [] };
+  if (content === undefined || content === null) return { text: '', images: [] };
+  if (!Array.isArray(content)) return { text: JSON.stringify(content), images: [] };
+  const images: Part[] = [];
+  const texts = content.map((block) => {
+    if (isRecord(block) && block.type === 'text') return String(block.text ?? '');
+    const image = isRecord(block) ? imagePart(block) : undefined;
+    if (image?.inlineData) {
+      images.push(image);
+      return `[image: ${image.inlineData.mimeType}]`;
+    }
+    return JSON.stringify(block);
+  });
+  return { text: texts.join('\n'), images };
+}
+
+/** An Anthropic base64 image block as an `inlineData` part; other images stay undefined. */
+function imagePart(block: Record<string, unknown>): Part | undefined {
+  if (block.type !== 'image' || !isRecord(block.source) || block.source.type !== 'base64') {
+    return undefined;
   }
-  return JSON.stringify(content);
+  return {
+    inlineData: {
+      mimeType: String(block.source.media_type ?? 'image/png'),
+      data: String(block.source.data ?? ''),
+    },
+  };
 }
 
 function usage(value: unknown): UsageMetadata | undefined {
