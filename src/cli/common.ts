@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type Command, Option } from 'commander';
 import { ImportError } from '../importers/errors.js';
+import type { ImportResult } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -67,8 +68,26 @@ export async function readTranscriptFile(
       message:
         code === 'ENOENT'
           ? `file not found: ${file}`
-          : `cannot read ${file}: ${(error as Error).message}`,
-      cause: error,
+          : code === 'EISDIR'
+            ? `${file} is a directory: pass a transcript file`
+            : `cannot read ${file}: ${(error as Error).message}`,
+      // The system's own words only where the message does not already say it all.
+      cause: code === 'ENOENT' || code === 'EISDIR' ? undefined : error,
+    });
+  }
+}
+
+/** An import with no event would be an empty session or replay: almost surely the wrong file. */
+export function requireEvents(results: ImportResult[], fileName: string): void {
+  for (const result of results) {
+    if (result.events.length > 0) continue;
+    const run = result.meta.run === undefined ? '' : ` run ${result.meta.run}`;
+    const skipped = result.meta.skipped
+      ? ` (${result.meta.skipped} record(s) that are not messages were skipped)`
+      : '';
+    throw new ImportError({
+      message: `${fileName}${run} holds no conversation to import${skipped}`,
+      format: result.meta.format,
     });
   }
 }

@@ -8,6 +8,7 @@ import {
   addStoreOptions,
   integerOption,
   readTranscriptFile,
+  requireEvents,
   type StoreFlags,
   withStore,
   writeJson,
@@ -69,6 +70,7 @@ reported, nothing is dropped.`,
         run: flags.run,
         agentName: flags.agent,
       });
+      requireEvents(results, fileName);
       const base = flags.session ?? crypto.randomUUID();
       const ids = results.map((result) =>
         results.length > 1 ? `${base}-run-${result.meta.run ?? 0}` : base,

@@ -8,7 +8,7 @@ import type { ImportResult } from '../importers/types.js';
 import type { ReplayReport } from '../runtime/replay.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
-import { integerOption, readTranscriptFile, writeJson } from './common.js';
+import { integerOption, readTranscriptFile, requireEvents, writeJson } from './common.js';
 import { summarizeRepairs } from './import-session.js';
 import type { CliIo } from './io.js';
 import { replayTranscript } from './replay-engine.js';
@@ -106,6 +106,7 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
       for (const file of files) {
         const { text, fileName } = await readTranscriptFile(file);
         const results = importTranscripts({ text, fileName, format, run: flags.run });
+        requireEvents(results, fileName);
         for (const result of results) {
           const label =
             result.meta.run === undefined ? fileName : `${fileName} run ${result.meta.run}`;

@@ -35,6 +35,11 @@ export function parseImportFormat(value: string): ImportFormat | 'auto' {
 
 /** Every run of the transcript (`run` set: only that one). */
 export function importTranscripts(options: ImportTranscriptOptions): ImportResult[] {
+  if (options.text.trim() === '') {
+    throw new ImportError({
+      message: `${options.fileName ?? 'the input'} is empty: there is no transcript to import`,
+    });
+  }
   const format =
     options.format === undefined || options.format === 'auto'
       ? sniffFormat(options.text, options.fileName)
