@@ -3,7 +3,7 @@
  * retried, honouring the provider's `retryAfterMs`; other errors pass through. The AI SDK
  * adapter calls `doGenerate` without retries, so this is the only retry layer.
  */
-import { ModelError } from '../models/errors.js';
+import { withModelRetry } from '../models/retry.js';
 import type { Model, ModelRequest, ModelResponse } from '../models/types.js';
 import { RunnerConfigError } from './errors.js';
 
@@ -42,46 +42,14 @@ export function resolveModelRetry(options: ModelRetryOptions = {}): Required<Mod
   return resolved;
 }
 
-function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-export async function generateWithRetry(options: {
+export function generateWithRetry(options: {
   model: Model;
   request: ModelRequest;
   retry?: Required<ModelRetryOptions>;
 }): Promise<ModelResponse> {
-  const retry = options.retry ?? DEFAULT_MODEL_RETRY;
-  const signal = options.request.signal;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await options.model.generate(options.request);
-    } catch (error) {
-      if (
-        signal?.aborted ||
-        !ModelError.isInstance(error) ||
-        error.kind !== 'retryable' ||
-        attempt >= retry.maxRetries
-      ) {
-        throw error;
-      }
-      const backoff = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** attempt);
-      if (error.retryAfterMs !== undefined && error.retryAfterMs > retry.maxDelayMs) throw error;
-      await sleep(error.retryAfterMs ?? backoff, signal);
-    }
-  }
+  return withModelRetry({
+    attempt: () => options.model.generate(options.request),
+    policy: options.retry ?? DEFAULT_MODEL_RETRY,
+    signal: options.request.signal,
+  });
 }

@@ -304,7 +304,7 @@ describe('LlmEventSummarizer.summarize', () => {
       script: [
         () => {
           setTimeout(() => duringBackoff.abort(), 5);
-          throw new ModelError({ kind: 'retryable', message: '429', retryAfterMs: 60_000 });
+          throw new ModelError({ kind: 'retryable', message: '429', retryAfterMs: 20_000 });
         },
       ],
     });
@@ -316,6 +316,21 @@ describe('LlmEventSummarizer.summarize', () => {
       }),
     );
     expect(backoff.reason).toBe('aborted');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('fails at once when the provider asks to wait longer than maxRetryDelayMs', async () => {
+    const model = new ScriptedModel({
+      script: [new ModelError({ kind: 'retryable', message: '429', retryAfterMs: 120_000 })],
+    });
+    const started = Date.now();
+    const error = await failureOf(
+      new LlmEventSummarizer({ model, maxRetryDelayMs: 30_000 }).summarize({
+        events: [userText(1, 'hi')],
+      }),
+    );
+    expect(error.reason).toBe('model_error');
+    expect(model.calls).toHaveLength(1);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 

@@ -10,6 +10,7 @@ import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/
 import { getText } from '../events/event-helpers.js';
 import type { UsageMetadata } from '../events/types.js';
 import { ModelError } from '../models/errors.js';
+import { withModelRetry } from '../models/retry.js';
 import type { Model, ModelResponse } from '../models/types.js';
 import {
   CONVERSATION_HISTORY_PLACEHOLDER,
@@ -106,24 +107,6 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
         reject(error);
       },
     );
-  });
-}
-
-function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -284,27 +267,22 @@ export class LlmEventSummarizer implements EventsSummarizer {
     prompt: string,
     signal: AbortSignal | undefined,
   ): Promise<{ text: string; usageMetadata?: UsageMetadata }> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.generateOnce(prompt, signal);
-      } catch (error) {
-        if (
-          ModelError.isInstance(error) &&
-          error.kind === 'retryable' &&
-          attempt < this.maxRetries
-        ) {
-          const delay =
-            error.retryAfterMs ??
-            Math.min(this.maxRetryDelayMs, this.retryBaseDelayMs * 2 ** attempt);
-          try {
-            await sleep(delay, signal);
-          } catch (abortReason) {
-            throw this.abortedError(signal, abortReason);
-          }
-          continue;
-        }
-        throw error;
+    try {
+      return await withModelRetry({
+        attempt: () => this.generateOnce(prompt, signal),
+        policy: {
+          maxRetries: this.maxRetries,
+          baseDelayMs: this.retryBaseDelayMs,
+          maxDelayMs: this.maxRetryDelayMs,
+        },
+        signal,
+      });
+    } catch (error) {
+      // An abort during a backoff wait surfaces as the summarizer's own abort error.
+      if (signal?.aborted && !SummarizerError.isInstance(error)) {
+        throw this.abortedError(signal, error);
       }
+      throw error;
     }
   }
 
