@@ -27,15 +27,17 @@ export function addStoreOptions(command: Command): Command {
     .option('--user <id>', 'user id sessions are scoped by', 'local');
 }
 
+/** `existing`: the command reads or changes stored sessions only, so the store must exist. */
 export async function withStore<T>(
   io: CliIo,
-  flags: StoreFlags,
+  flags: StoreFlags & { existing?: boolean },
   work: (service: SessionService) => Promise<T>,
 ): Promise<T> {
   const service = await openStore({
     db: resolveDb({ db: flags.db, io }),
     appName: flags.app,
     userId: flags.user,
+    mustExist: flags.existing,
   });
   try {
     return await work(service);

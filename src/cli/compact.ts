@@ -39,7 +39,7 @@ export function registerCompact(program: Command, io: CliIo): void {
         }) ?? {
           summarizer,
         };
-        await withStore(io, flags, async (service) => {
+        await withStore(io, { ...flags, existing: true }, async (service) => {
           const key = { appName: flags.app, userId: flags.user, sessionId };
           await requireSession(service, key);
           const compactor = new Compactor({ sessionService: service, config, summarizer });

@@ -44,7 +44,7 @@ Examples:
   addStoreOptions(
     sessions.command('list').description('list sessions').option('--json', 'print JSON'),
   ).action(async (flags: StoreFlags & { json?: boolean }) => {
-    await withStore(io, flags, async (service) => {
+    await withStore(io, { ...flags, existing: true }, async (service) => {
       const list = await service.listSessions({ appName: flags.app, userId: flags.user });
       if (flags.json) return writeJson(io, list);
       if (list.length === 0)
@@ -69,7 +69,7 @@ Examples:
       .argument('<id>', 'session id')
       .option('--width <chars>', 'characters of each event line', '100'),
   ).action(async (sessionId: string, flags: StoreFlags & { width: string }) => {
-    await withStore(io, flags, async (service) => {
+    await withStore(io, { ...flags, existing: true }, async (service) => {
       const key = { appName: flags.app, userId: flags.user, sessionId };
       const session = await requireSession(service, key);
       const events = await readFullHistory(service, key);
@@ -121,7 +121,7 @@ Examples:
         message: `unknown export format ${JSON.stringify(flags.format)} (expected adk, adk-snake or orrery)`,
       });
     }
-    await withStore(io, flags, async (service) => {
+    await withStore(io, { ...flags, existing: true }, async (service) => {
       const key = { appName: flags.app, userId: flags.user, sessionId };
       const session = await requireSession(service, key);
       const events = await readFullHistory(service, key);
@@ -150,7 +150,7 @@ Examples:
       .description('delete a session and all its events')
       .argument('<id>', 'session id'),
   ).action(async (sessionId: string, flags: StoreFlags) => {
-    await withStore(io, flags, async (service) => {
+    await withStore(io, { ...flags, existing: true }, async (service) => {
       const key = { appName: flags.app, userId: flags.user, sessionId };
       await requireSession(service, key);
       await service.deleteSession(key);

@@ -3,6 +3,7 @@
  * `./.orrery/orrery.db`), PostgreSQL for a `postgres://` or `postgresql://` URL. The store is
  * opened (and reached) before anything is written, so an unreachable database writes nothing.
  */
+import { existsSync } from 'node:fs';
 import { SessionStoreError } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { CliIo } from './io.js';
@@ -23,12 +24,28 @@ export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//i.test(db);
 }
 
-/** Opens the store and checks it answers (a cheap scoped read). */
+/**
+ * Opens the store and checks it answers (a cheap scoped read). `mustExist`: commands that only
+ * read or change existing sessions never create a SQLite file, so a mistyped `--db` is an error
+ * naming the path, not an empty new store that answers "no sessions".
+ */
 export async function openStore(options: {
   db: string;
   appName: string;
   userId: string;
+  mustExist?: boolean;
 }): Promise<SessionService> {
+  if (
+    options.mustExist &&
+    !isPostgresUrl(options.db) &&
+    options.db !== ':memory:' &&
+    !options.db.startsWith('file:') &&
+    !existsSync(options.db)
+  ) {
+    throw new SessionStoreError({
+      message: `no session store at ${options.db}: nothing was imported or run there yet (check --db or ORRERY_DB)`,
+    });
+  }
   let service: SessionService;
   if (isPostgresUrl(options.db)) {
     const { PostgresSessionService } = await import('../sessions/postgres/index.js');

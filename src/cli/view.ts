@@ -22,7 +22,7 @@ export function registerView(program: Command, io: CliIo): void {
       "\nExamples:\n  orrery view 7f3a…\n  orrery view 7f3a… --json | jq '.contents | length'",
     )
     .action(async (sessionId: string, flags: StoreFlags & { json?: boolean; width: string }) => {
-      await withStore(io, flags, async (service) => {
+      await withStore(io, { ...flags, existing: true }, async (service) => {
         const key = { appName: flags.app, userId: flags.user, sessionId };
         const session = await requireSession(service, key);
         const stored = await service.loadView(key);
