@@ -3,6 +3,7 @@
  * (bad input, unreachable store, a model error), 2 for a usage problem (unknown flag, bad
  * value, no model configured). Errors are one line on stderr, typed name first.
  */
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { InvalidConfigError } from '../compaction/errors.js';
 import { ModelConfigError } from '../models/errors.js';
@@ -17,17 +18,26 @@ import { registerSessions } from './sessions.js';
 import { registerView } from './view.js';
 
 export function createProgram(io: CliIo): Command {
+  const output = {
+    writeOut: (text: string) => io.stdout(text),
+    writeErr: (text: string) => io.stderr(text),
+    // Usage errors as one line, like every other error: "orrery: unknown option '--x' (...)".
+    outputError: (text: string, write: (text: string) => void) =>
+      write(
+        `orrery: ${text
+          .replace(/^error: /, '')
+          .trim()
+          .replace(/\s*\n\s*/g, ' ')} (see --help)\n`,
+      ),
+  };
   const program = new Command()
     .name('orrery')
     .description(
       'Bounded context, lossless history: import, replay, inspect and chat with compacting agent sessions.',
     )
-    .showHelpAfterError('(run with --help for usage)')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
-    .configureOutput({
-      writeOut: (text) => io.stdout(text),
-      writeErr: (text) => io.stderr(text),
-    })
+    .configureOutput(output)
     .addHelpText(
       'after',
       `
@@ -47,18 +57,16 @@ Store: SQLite at ./.orrery/orrery.db (--db PATH or ORRERY_DB); a postgres:// URL
   registerCompact(program, io);
   registerReplay(program, io);
   for (const command of program.commands) {
-    command.exitOverride().configureOutput({
-      writeOut: (text) => io.stdout(text),
-      writeErr: (text) => io.stderr(text),
-    });
-    for (const sub of command.commands) {
-      sub.exitOverride().configureOutput({
-        writeOut: (text) => io.stdout(text),
-        writeErr: (text) => io.stderr(text),
-      });
-    }
+    command.exitOverride().configureOutput(output);
+    for (const sub of command.commands) sub.exitOverride().configureOutput(output);
   }
   return program;
+}
+
+/** The version in package.json (two levels up from both `src/cli` and `dist/cli`). */
+function packageVersion(): string {
+  const manifest = createRequire(import.meta.url)('../../package.json') as { version?: string };
+  return manifest.version ?? 'unknown';
 }
 
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -68,15 +76,9 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and version exit 0; commander already printed its own message otherwise.
-      if (
-        error.exitCode === 0 ||
-        error.code === 'commander.helpDisplayed' ||
-        error.code === 'commander.help'
-      )
-        return 0;
-      if (error.code === 'commander.executeSubCommandAsync') return 1;
-      return 2;
+      // Help and version asked for exit 0; commander already printed its own message otherwise.
+      // Help shown because the command line was incomplete (`orrery sessions`) is a usage error.
+      return error.exitCode === 0 ? 0 : 2;
     }
     io.stderr(`orrery: ${formatError(error)}\n`);
     if (
