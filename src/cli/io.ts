@@ -14,6 +14,11 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
+  // `orrery ... | head` closes stdout early: stop quietly, as Unix tools do, not with a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
