@@ -87,11 +87,21 @@ reported, nothing is dropped.`,
           }
         }
         const summaries = [];
-        for (const [index, result] of results.entries()) {
-          const sessionId = ids[index] as string;
-          await service.createSession({ ...key, sessionId, state: importedState(result, file) });
-          await appendImported({ service, key: { ...key, sessionId }, result });
-          summaries.push(describe(result, sessionId));
+        const created: string[] = [];
+        try {
+          for (const [index, result] of results.entries()) {
+            const sessionId = ids[index] as string;
+            await service.createSession({ ...key, sessionId, state: importedState(result, file) });
+            created.push(sessionId);
+            await appendImported({ service, key: { ...key, sessionId }, result });
+            summaries.push(describe(result, sessionId));
+          }
+        } catch (error) {
+          // All or nothing: a half-imported session would pass for the whole transcript.
+          for (const sessionId of created) {
+            await service.deleteSession({ ...key, sessionId }).catch(() => undefined);
+          }
+          throw error;
         }
         if (flags.json) {
           writeJson(io, summaries.length === 1 ? summaries[0] : summaries);

@@ -70,3 +70,31 @@ describe('bad transcript files', () => {
     expect(result.stdout).toContain('2 events');
   });
 });
+
+describe('a store that fails in the middle of an import', () => {
+  it('keeps no half-imported session and loses nothing already stored', async () => {
+    const directory = tempDir();
+    const db = join(directory, 'orrery.db');
+    const small = file(directory, 'small.jsonl', conversation);
+    expect((await cli(['import', small, '--db', db, '--session', 'kept'])).code).toBe(0);
+    const { default: Database } = await import('better-sqlite3');
+    const database = new Database(db);
+    // The third event of any session fails to store, as a full disk would.
+    database.exec(
+      "CREATE TRIGGER fail_third BEFORE INSERT ON events WHEN NEW.seq = 3 BEGIN SELECT RAISE(ABORT, 'disk is full'); END",
+    );
+    database.close();
+    const longer = file(
+      directory,
+      'longer.jsonl',
+      `${conversation}\n${conversation.replace('m1', 'm2')}`,
+    );
+    const failed = await cli(['import', longer, '--db', db, '--session', 'half']);
+    expect(failed.code).toBe(1);
+    expect(oneLine(failed.stderr)).toMatch(/disk is full/);
+    const list = await cli(['sessions', 'list', '--db', db, '--json']);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ sessionId: 'kept', eventCount: 2 }),
+    ]);
+  });
+});
