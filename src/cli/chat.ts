@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { getText } from '../events/event-helpers.js';
 import { createCliRunner, requireModel, Spinner } from './agent-runner.js';
 import { addStoreOptions, type StoreFlags, withStore } from './common.js';
+import { ChatTurnsFailedError } from './errors.js';
 import type { CliIo } from './io.js';
 import { renderPart } from './render-event.js';
 
@@ -43,6 +44,12 @@ in progress; Ctrl-C at the prompt (or Ctrl-D) quits. Stored events are never los
           output: io.stdoutStream,
           terminal: io.stdinIsTty,
         });
+        // Piped input (a script, a file): no prompts in the output, and a failed turn fails the run.
+        const interactive = io.stdinIsTty;
+        const prompt = () => {
+          if (interactive) readline.prompt();
+        };
+        let failedTurns = 0;
         let running: AbortController | undefined;
         readline.on('SIGINT', () => {
           if (running) {
@@ -52,11 +59,11 @@ in progress; Ctrl-C at the prompt (or Ctrl-D) quits. Stored events are never los
           readline.close();
         });
         readline.setPrompt('you> ');
-        readline.prompt();
+        prompt();
         for await (const line of readline) {
           const message = line.trim();
           if (message === '') {
-            readline.prompt();
+            prompt();
             continue;
           }
           running = new AbortController();
@@ -77,6 +84,7 @@ in progress; Ctrl-C at the prompt (or Ctrl-D) quits. Stored events are never los
             }
           } catch (error) {
             spinner.stop();
+            failedTurns++;
             if (running.signal.aborted)
               io.stderr('(cancelled; the session keeps everything stored so far)\n');
             else io.stderr(`error: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -84,10 +92,15 @@ in progress; Ctrl-C at the prompt (or Ctrl-D) quits. Stored events are never los
             spinner.stop();
             running = undefined;
           }
-          readline.prompt();
+          prompt();
         }
         await runner.flush();
-        io.stderr(`\nsession ${sessionId} saved\n`);
+        io.stderr(`${interactive ? '\n' : ''}session ${sessionId} saved\n`);
+        if (!interactive && failedTurns > 0) {
+          throw new ChatTurnsFailedError({
+            message: `${failedTurns} message(s) got no answer (errors above); session ${sessionId} keeps what was stored`,
+          });
+        }
       });
     });
 }

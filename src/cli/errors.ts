@@ -30,3 +30,19 @@ export function formatError(error: unknown): string {
   }
   return String(error);
 }
+
+const chatMarker = 'orrery.error.ChatTurnsFailedError';
+const chatSymbol = Symbol.for(chatMarker);
+
+/** `orrery chat` fed from a pipe: some messages got no answer (exit code 1). */
+export class ChatTurnsFailedError extends OrreryError {
+  protected readonly [chatSymbol] = true;
+
+  constructor(options: { message: string; cause?: unknown }) {
+    super({ name: 'ChatTurnsFailedError', message: options.message, cause: options.cause });
+  }
+
+  static override isInstance(error: unknown): error is ChatTurnsFailedError {
+    return OrreryError.hasMarker(error, chatMarker);
+  }
+}
