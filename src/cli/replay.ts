@@ -174,7 +174,13 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
       }
 
       if (flags.json) {
-        const objects = outputs.map(({ result }) => replayJson(result));
+        // Which transcript each object is: several files, or the runs of one, print an array.
+        const objects = outputs.map(({ transcript, sessionId, result }) => ({
+          file: transcript.file,
+          ...(transcript.result.meta.run === undefined ? {} : { run: transcript.result.meta.run }),
+          ...(flags.db ? { sessionId } : {}),
+          ...replayJson(result),
+        }));
         writeJson(io, files.length === 1 && objects.length === 1 ? objects[0] : objects);
         return;
       }

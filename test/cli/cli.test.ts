@@ -142,6 +142,7 @@ describe('orrery (spawned)', () => {
       [
         'compactions',
         'events',
+        'file',
         'lossless',
         'maxViewTokens',
         'modelCalls',

@@ -1,0 +1,47 @@
+/** `orrery replay --json`: each object says which transcript (file, run, stored session) it is. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli, tempDir } from './in-process.js';
+
+const run = (task: number, question: string) => ({
+  task_id: task,
+  trial: 0,
+  traj: [
+    { role: 'system', content: 'You are an airline agent.' },
+    { role: 'user', content: question },
+    { role: 'assistant', content: `Done: ${question}` },
+  ],
+});
+
+describe('orrery replay --json', () => {
+  it('names the file and run of every object, and the stored session with --db', async () => {
+    const directory = tempDir();
+    const runs = join(directory, 'runs.json');
+    writeFileSync(runs, JSON.stringify([run(1, 'change my flight'), run(2, 'cancel it')]));
+    const chat = join(directory, 'chat.json');
+    writeFileSync(chat, JSON.stringify([{ role: 'user', content: 'hi' }]));
+
+    const several = await cli(['replay', runs, chat, '--json']);
+    expect(several.code).toBe(0);
+    const objects = JSON.parse(several.stdout);
+    expect(
+      objects.map((object: { file: string; run?: number }) => [object.file, object.run]),
+    ).toEqual([
+      [runs, 0],
+      [runs, 1],
+      [chat, undefined],
+    ]);
+    expect(objects[0]).not.toHaveProperty('sessionId');
+
+    const db = join(directory, 'replays.db');
+    const one = JSON.parse(
+      (await cli(['replay', runs, '--run', '1', '--db', db, '--json'])).stdout,
+    );
+    expect(one).toMatchObject({ file: runs, run: 1, events: 2 });
+    const list = JSON.parse((await cli(['sessions', 'list', '--db', db, '--json'])).stdout);
+    expect(list.map((session: { sessionId: string }) => session.sessionId)).toEqual([
+      one.sessionId,
+    ]);
+  });
+});
