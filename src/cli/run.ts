@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Event } from '../events/types.js';
 import { createCliRunner, requireModel, Spinner } from './agent-runner.js';
 import { addStoreOptions, type StoreFlags, withStore, writeJson } from './common.js';
+import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { renderContent } from './render-event.js';
 
@@ -20,6 +21,12 @@ export function registerRun(program: Command, io: CliIo): void {
       '\nExamples:\n  ORRERY_MODEL=google:gemini-2.5-flash orrery run --session demo "What changed in the last deploy?"\n  orrery run --session demo --json "and before that?"',
     )
     .action(async (message: string, flags: StoreFlags & { session?: string; json?: boolean }) => {
+      if (message.trim() === '') {
+        throw new CliUsageError({
+          field: 'message',
+          message: 'the message is empty: pass the text to send, e.g. orrery run "What changed?"',
+        });
+      }
       const model = await requireModel(io);
       await withStore(io, flags, async (service) => {
         const sessionId = flags.session ?? crypto.randomUUID();

@@ -5,7 +5,7 @@ import { isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, SessionKey } from '../events/types.js';
 import { SessionNotFoundError } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
-import { addStoreOptions, type StoreFlags, withStore, writeJson } from './common.js';
+import { addStoreOptions, integerOption, type StoreFlags, withStore, writeJson } from './common.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { clip, renderEventLine, time } from './render-event.js';
@@ -67,15 +67,20 @@ Examples:
       .command('show')
       .description('draw the full history: events, compaction spans and each summary')
       .argument('<id>', 'session id')
-      .option('--width <chars>', 'characters of each event line', '100'),
-  ).action(async (sessionId: string, flags: StoreFlags & { width: string }) => {
+      .option(
+        '--width <chars>',
+        'characters of each event line',
+        integerOption('--width', 10),
+        100,
+      ),
+  ).action(async (sessionId: string, flags: StoreFlags & { width: number }) => {
     await withStore(io, { ...flags, existing: true }, async (service) => {
       const key = { appName: flags.app, userId: flags.user, sessionId };
       const session = await requireSession(service, key);
       const events = await readFullHistory(service, key);
       const view = await service.loadView(key);
       const hiddenUpTo = view.checkpoint?.actions.compaction.endSeq ?? 0;
-      const width = Number(flags.width) || 100;
+      const width = flags.width;
       io.stdout(
         `session ${sessionId} · ${events.length} events · state keys: ${Object.keys(session.state).join(', ') || 'none'}\n`,
       );
@@ -87,15 +92,15 @@ Examples:
           number++;
           const current = view.checkpoint?.seq === event.seq ? ' (current checkpoint)' : '';
           io.stdout(
-            `${String(event.seq).padStart(5)}  ${time(event)}  ┌─ compaction #${number}${current}: ${compaction.trigger}, seq ${compaction.startSeq}-${compaction.endSeq}, tokens ${compaction.tokensBefore} -> ${compaction.tokensAfter}, by ${compaction.summarizer}\n`,
+            ` ${String(event.seq).padStart(5)}  ${time(event)}  ┌─ compaction #${number}${current}: ${compaction.trigger}, seq ${compaction.startSeq}-${compaction.endSeq}, tokens ${compaction.tokensBefore} -> ${compaction.tokensAfter}, by ${compaction.summarizer}\n`,
           );
           const summary = compaction.compactedContent.parts.map((part) => part.text ?? '').join('');
           const lines = summary.split('\n').filter((line) => line.trim() !== '');
           for (const line of lines.slice(0, 40))
-            io.stdout(`                              │ ${clip(line, width)}\n`);
+            io.stdout(`                             │ ${clip(line, width)}\n`);
           if (lines.length > 40)
-            io.stdout(`                              │ … ${lines.length - 40} more lines\n`);
-          io.stdout(`                              └─\n`);
+            io.stdout(`                             │ … ${lines.length - 40} more lines\n`);
+          io.stdout(`                             └─\n`);
           continue;
         }
         const gutter = event.seq <= hiddenUpTo ? '│' : ' ';

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { estimateContentTokens, estimateTextTokens } from '../compaction/token-estimate.js';
 import { assembleView } from '../compaction/view.js';
-import { addStoreOptions, type StoreFlags, withStore, writeJson } from './common.js';
+import { addStoreOptions, integerOption, type StoreFlags, withStore, writeJson } from './common.js';
 import { INSTRUCTION_STATE_KEY } from './import-session.js';
 import type { CliIo } from './io.js';
 import { renderContent } from './render-event.js';
@@ -15,13 +15,18 @@ export function registerView(program: Command, io: CliIo): void {
       .description('print the contents the next model request would hold (summary + tail)')
       .argument('<id>', 'session id')
       .option('--json', 'print the provider-ready contents as JSON')
-      .option('--width <chars>', 'characters of each content line', '160'),
+      .option(
+        '--width <chars>',
+        'characters of each content line',
+        integerOption('--width', 10),
+        160,
+      ),
   )
     .addHelpText(
       'after',
       "\nExamples:\n  orrery view 7f3a…\n  orrery view 7f3a… --json | jq '.contents | length'",
     )
-    .action(async (sessionId: string, flags: StoreFlags & { json?: boolean; width: string }) => {
+    .action(async (sessionId: string, flags: StoreFlags & { json?: boolean; width: number }) => {
       await withStore(io, { ...flags, existing: true }, async (service) => {
         const key = { appName: flags.app, userId: flags.user, sessionId };
         const session = await requireSession(service, key);
@@ -44,7 +49,7 @@ export function registerView(program: Command, io: CliIo): void {
             warnings: view.warnings,
           });
         }
-        const width = Number(flags.width) || 160;
+        const width = flags.width;
         const covered = stored.checkpoint
           ? `summary of seq ${stored.checkpoint.actions.compaction.startSeq}-${stored.checkpoint.actions.compaction.endSeq} + `
           : '';

@@ -67,3 +67,22 @@ describe('export and import round trip', () => {
     expect(again.tailEvents).toBe(view.tailEvents);
   });
 });
+
+describe('sessions show', () => {
+  it('draws each summary under its compaction, in the same columns as the events', async () => {
+    const directory = tempDir();
+    const db = join(directory, 'orrery.db');
+    await json(['import', incident, '--db', db, '--session', 's', '--json']);
+    await cli(['compact', 's', '--db', db, '--retention', '10']);
+    const lines = (await cli(['sessions', 'show', 's', '--db', db])).stdout.split('\n');
+    const event = lines.find((line) => /^[│ ] +1 {2}/.test(line)) as string;
+    const compaction = lines.findIndex((line) => line.includes('┌─ compaction #1'));
+    const header = lines[compaction] as string;
+    // The date starts in the same column on both lines; the summary box hangs under the corner.
+    expect(header.indexOf('  20')).toBe(event.indexOf('  20'));
+    expect(lines[compaction + 1]?.indexOf('│')).toBe(header.indexOf('┌'));
+    expect(
+      lines.find((line, index) => index > compaction && line.trim() === '└─')?.indexOf('└'),
+    ).toBe(header.indexOf('┌'));
+  });
+});

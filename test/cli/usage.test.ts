@@ -19,6 +19,18 @@ describe('usage', () => {
         ['replay', 'x', '--threshold', 'abc'],
         'orrery: CliUsageError: --threshold must be an integer >= 0, got "abc"',
       ],
+      [
+        ['view', 'x', '--width', 'wide'],
+        'orrery: CliUsageError: --width must be an integer >= 10, got "wide"',
+      ],
+      [
+        ['sessions', 'show', 'x', '--width', '-1'],
+        'orrery: CliUsageError: --width must be an integer >= 10, got "-1"',
+      ],
+      [
+        ['run', '--session', 'x', '  '],
+        'orrery: CliUsageError: the message is empty: pass the text to send, e.g. orrery run "What changed?"',
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await cli(args);
