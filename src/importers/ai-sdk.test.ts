@@ -56,4 +56,55 @@ describe('importAiSdk', () => {
     ).toThrow('[0].content[0].toolName');
     expect(() => importAiSdk([{ role: 'user', content: 5 }])).toThrow('[0].content');
   });
+
+  it('keeps images in content outputs as images and reads AI SDK 4 errors as errors', () => {
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const result = importAiSdk([
+      { role: 'user', content: 'Screenshot the page, then run the check' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 's1', toolName: 'screenshot', input: {} },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'check', args: {} },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 's1',
+            toolName: 'screenshot',
+            output: {
+              type: 'content',
+              value: [
+                { type: 'text', text: 'the page' },
+                { type: 'media', data: png, mediaType: 'image/png' },
+              ],
+            },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'check',
+            result: 'exit 1',
+            isError: true,
+          },
+        ],
+      },
+    ]);
+    expect(partsOf(result.events[2])).toEqual([
+      {
+        functionResponse: {
+          id: 's1',
+          name: 'screenshot',
+          response: { result: 'the page\n[image/png]' },
+        },
+      },
+      { functionResponse: { id: 'c1', name: 'check', response: { error: 'exit 1' } } },
+      { inlineData: { mimeType: 'image/png', data: png } },
+    ]);
+    expect(pairingProblems(result.events)).toEqual([]);
+  });
 });

@@ -54,10 +54,12 @@ export function importAiSdk(input: string | unknown, options: ImportOptions = {}
         const contentParts: Part[] = [];
         const calls: BuilderCall[] = [];
         const providerResults: BuilderResult[] = [];
+        const providerMedia: Part[] = [];
         parts.forEach((part, partIndex) => {
           const path = `${location}.content[${partIndex}]`;
           if (part.type === 'tool-call') calls.push(toolCall(part, path));
-          else if (part.type === 'tool-result') providerResults.push(toolResult(part, path));
+          else if (part.type === 'tool-result')
+            providerResults.push(toolResult(part, path, providerMedia));
           else if (part.type === 'reasoning')
             contentParts.push({ text: String(part.text ?? ''), thought: true });
           else contentParts.push(userPart(part, path));
@@ -65,17 +67,20 @@ export function importAiSdk(input: string | unknown, options: ImportOptions = {}
         if (contentParts.length === 0 && calls.length === 0) contentParts.push({ text: '' });
         builder.modelMessage({ parts: contentParts, calls, location });
         // Provider-executed tools answer inside the assistant message: kept as their own response event.
-        if (providerResults.length > 0) builder.toolResults({ results: providerResults, location });
+        if (providerResults.length > 0) {
+          builder.toolResults({ results: providerResults, extraParts: providerMedia, location });
+        }
         return;
       }
       case 'tool': {
+        const media: Part[] = [];
         const results = parts.map((part, partIndex) => {
           const path = `${location}.content[${partIndex}]`;
-          if (part.type === 'tool-result') return toolResult(part, path);
+          if (part.type === 'tool-result') return toolResult(part, path, media);
           // Approval responses and other tool-role parts are kept as their JSON.
           return { response: { result: JSON.stringify(part) } } satisfies BuilderResult;
         });
-        builder.toolResults({ results, location });
+        builder.toolResults({ results, extraParts: media, location });
         return;
       }
       default:
@@ -162,7 +167,8 @@ function toolCall(part: Record<string, unknown>, path: string): BuilderCall {
   };
 }
 
-function toolResult(part: Record<string, unknown>, path: string): BuilderResult {
+/** A tool-result part; images and files it returned are added to `media` as `inlineData`. */
+function toolResult(part: Record<string, unknown>, path: string, media: Part[]): BuilderResult {
   const callId =
     typeof part.toolCallId === 'string' && part.toolCallId !== '' ? part.toolCallId : undefined;
   const name = typeof part.toolName === 'string' ? part.toolName : undefined;
@@ -173,14 +179,15 @@ function toolResult(part: Record<string, unknown>, path: string): BuilderResult 
       format: FORMAT,
     });
   }
-  return {
-    callId,
-    name,
-    response: outputResponse(part.output ?? { type: 'json', value: part.result }),
+  // AI SDK 4 wrote `result` and flagged failures with `isError`.
+  const output = part.output ?? {
+    type: part.isError === true ? 'error-json' : 'json',
+    value: part.result,
   };
+  return { callId, name, response: outputResponse(output, media) };
 }
 
-function outputResponse(output: unknown): Record<string, unknown> {
+function outputResponse(output: unknown, media: Part[]): Record<string, unknown> {
   if (!isRecord(output) || typeof output.type !== 'string') return { result: output ?? null };
   switch (output.type) {
     case 'text':
@@ -194,7 +201,33 @@ function outputResponse(output: unknown): Record<string, unknown> {
       return {
         error: `execution denied${typeof output.reason === 'string' ? `: ${output.reason}` : ''}`,
       };
+    case 'content':
+      if (Array.isArray(output.value)) return { result: contentOutput(output.value, media) };
+      return { content: output.value ?? null };
     default:
       return { content: output.value ?? null };
   }
+}
+
+/**
+ * A `content` output: its text items joined; base64 images and files (`media`, `image-data`,
+ * `file-data`) become `inlineData` parts beside the result, noted `[image/png]` in the text,
+ * so their base64 is never counted as text; anything else is kept as its JSON.
+ */
+function contentOutput(items: unknown[], media: Part[]): string {
+  return items
+    .map((item) => {
+      if (isRecord(item) && item.type === 'text' && typeof item.text === 'string') return item.text;
+      if (
+        isRecord(item) &&
+        typeof item.data === 'string' &&
+        typeof item.mediaType === 'string' &&
+        ['media', 'image-data', 'file-data'].includes(String(item.type))
+      ) {
+        media.push({ inlineData: { mimeType: item.mediaType, data: item.data } });
+        return `[${item.mediaType}]`;
+      }
+      return JSON.stringify(item);
+    })
+    .join('\n');
 }
