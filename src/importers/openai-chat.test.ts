@@ -129,4 +129,35 @@ describe('importOpenAiChat', () => {
     expect(() => importOpenAiChat([{ role: 'robot', content: 'x' }])).toThrow('[0].role');
     expect(() => importOpenAiChat('{"messages": [')).toThrow(/not valid JSON/);
   });
+
+  it('keeps an image a tool returned as an image beside the result', () => {
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const result = importOpenAiChat([
+      { role: 'user', content: 'Show me the chart' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'chart', arguments: '{}' } }],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'c1',
+        content: [
+          { type: 'text', text: 'rendered: ' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+        ],
+      },
+    ]);
+    expect(result.events[2]?.content?.parts).toEqual([
+      {
+        functionResponse: {
+          id: 'c1',
+          name: 'chart',
+          response: { result: 'rendered: [image/png]' },
+        },
+      },
+      { inlineData: { mimeType: 'image/png', data: png } },
+    ]);
+  });
 });

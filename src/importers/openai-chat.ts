@@ -163,8 +163,10 @@ export function importOpenAiChatRun(
     } else if (role === 'tool' || role === 'function') {
       const callId = typeof message.tool_call_id === 'string' ? message.tool_call_id : undefined;
       const name = typeof message.name === 'string' ? message.name : undefined;
+      const { response, media } = toolResponse(message.content, `${location}.content`);
       builder.toolResults({
-        results: [{ callId, name, response: toolResponse(message.content, `${location}.content`) }],
+        results: [{ callId, name, response }],
+        extraParts: media,
         location,
         timestamp,
       });
@@ -272,14 +274,22 @@ function contentText(content: unknown, path: string): string {
     .join('');
 }
 
-function toolResponse(content: unknown, path: string): Record<string, unknown> {
-  if (typeof content === 'string') return { result: content };
-  if (content === null || content === undefined) return { result: '' };
+/**
+ * A tool message's content as the function response. Images (data URLs) in a parts array become
+ * `inlineData` parts beside it, noted `[image/png]` in the text: their base64 never counts as text.
+ */
+function toolResponse(
+  content: unknown,
+  path: string,
+): { response: Record<string, unknown>; media: Part[] } {
+  if (typeof content === 'string') return { response: { result: content }, media: [] };
+  if (content === null || content === undefined) return { response: { result: '' }, media: [] };
   const parts = contentParts(content, path);
-  if (parts.every((part) => part.text !== undefined)) {
-    return { result: parts.map((part) => part.text).join('') };
-  }
-  return { content };
+  const media = parts.filter((part) => part.inlineData !== undefined);
+  const text = parts
+    .map((part) => part.text ?? (part.inlineData ? `[${part.inlineData.mimeType}]` : ''))
+    .join('');
+  return { response: { result: text }, media };
 }
 
 function dropUndefined<T extends object>(value: T): T {
