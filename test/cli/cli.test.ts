@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cli } from './in-process.js';
 import { orrery, root, scratch } from './run-cli.js';
 
 const line = (record: object) => JSON.stringify(record);
@@ -87,49 +88,49 @@ describe('orrery (spawned)', () => {
     expect(replay.stdout).toContain('Examples:');
   });
 
-  it('imports, lists, shows, views, compacts, exports and deletes a session', () => {
+  it('imports, lists, shows, views, compacts, exports and deletes a session', async () => {
     const directory = scratch();
     const db = join(directory, 'test.db');
     const file = fixture(directory);
-    const imported = orrery(['import', file, '--db', db, '--session', 's1']);
+    const imported = await cli(['import', file, '--db', db, '--session', 's1']);
     expect(imported.stderr).toBe('');
     expect(imported.code).toBe(0);
     expect(imported.stdout).toContain('as session s1: 8 events, 4 model calls, 2 invocations');
     expect(imported.stdout).toContain('repairs: nothing to repair');
 
-    const again = orrery(['import', file, '--db', db, '--session', 's1']);
+    const again = await cli(['import', file, '--db', db, '--session', 's1']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already exists/);
 
-    const list = orrery(['sessions', 'list', '--db', db, '--json']);
+    const list = await cli(['sessions', 'list', '--db', db, '--json']);
     expect(JSON.parse(list.stdout)).toEqual([
       expect.objectContaining({ sessionId: 's1', eventCount: 8 }),
     ]);
 
-    const before = JSON.parse(orrery(['view', 's1', '--db', db, '--json']).stdout);
+    const before = JSON.parse((await cli(['view', 's1', '--db', db, '--json'])).stdout);
     expect(before.contents[0].parts[0].text).toBe('Why is checkout slow?');
 
-    const compacted = orrery(['compact', 's1', '--db', db, '--retention', '2']);
+    const compacted = await cli(['compact', 's1', '--db', db, '--retention', '2']);
     expect(compacted.stderr).toBe('');
     expect(compacted.stdout).toMatch(/^compacted s1: seq 1-\d+, tokens [\d,]+ -> [\d,]+ \(digest/);
 
-    const after = JSON.parse(orrery(['view', 's1', '--db', db, '--json']).stdout);
+    const after = JSON.parse((await cli(['view', 's1', '--db', db, '--json'])).stdout);
     expect(after.contents[0].parts[0].text).toMatch(/^Summary of the conversation so far/);
     expect(after.checkpointSeq).toBe(9);
 
-    const show = orrery(['sessions', 'show', 's1', '--db', db]);
+    const show = await cli(['sessions', 'show', 's1', '--db', db]);
     expect(show.stdout).toContain('compaction #1 (current checkpoint): manual');
     expect(show.stdout).toContain('Why is checkout slow?');
 
     const exported = JSON.parse(
-      orrery(['sessions', 'export', 's1', '--db', db, '--format', 'adk']).stdout,
+      (await cli(['sessions', 'export', 's1', '--db', db, '--format', 'adk'])).stdout,
     );
     expect(exported.events).toHaveLength(9);
     expect(exported.events[8].actions.compaction.compactedContent.role).toBe('model');
 
-    expect(orrery(['sessions', 'delete', 's1', '--db', db]).code).toBe(0);
-    expect(JSON.parse(orrery(['sessions', 'list', '--db', db, '--json']).stdout)).toEqual([]);
-    const missing = orrery(['view', 's1', '--db', db]);
+    expect((await cli(['sessions', 'delete', 's1', '--db', db])).code).toBe(0);
+    expect(JSON.parse((await cli(['sessions', 'list', '--db', db, '--json'])).stdout)).toEqual([]);
+    const missing = await cli(['view', 's1', '--db', db]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/SessionNotFoundError: Session 's1' not found/);
   });
@@ -161,15 +162,15 @@ describe('orrery (spawned)', () => {
     }
   });
 
-  it('prints a human report and one JSON object per file', () => {
+  it('prints a human report and one JSON object per file', async () => {
     const directory = scratch();
     const file = fixture(directory);
-    const human = orrery(['replay', file, '--threshold', '150', '--retention', '1']);
+    const human = await cli(['replay', file, '--threshold', '150', '--retention', '1']);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('Compactions (');
     expect(human.stdout).toContain('Request size per model call');
     expect(human.stdout).toMatch(/lossless\s+yes/);
-    const several = JSON.parse(orrery(['replay', file, file, '--json']).stdout);
+    const several = JSON.parse((await cli(['replay', file, file, '--json'])).stdout);
     expect(several).toHaveLength(2);
     expect(several[0].modelCalls).toBe(4);
   });
