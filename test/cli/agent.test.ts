@@ -114,7 +114,9 @@ describe('orrery run', () => {
       /^· compacted \(token_threshold\): seq 1-\d+, tokens [\d,]+ -> [\d,]+$/m,
     );
     const view = JSON.parse((await cli(['view', 'long', '--db', db, '--json'])).stdout);
-    expect(view.contents[0].parts[0].text).toMatch(/^Summary of the conversation so far:\s+SUMMARY/);
+    expect(view.contents[0].parts[0].text).toMatch(
+      /^Summary of the conversation so far:\s+SUMMARY/,
+    );
   });
 });
 
