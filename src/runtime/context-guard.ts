@@ -58,12 +58,21 @@ export interface ViewSize {
   bytes: number;
 }
 
-export function measureView(view: ActiveView, overhead: RequestOverhead): ViewSize {
+/**
+ * The request's estimated tokens and bytes. `bytes: false` skips the byte count (a JSON
+ * serialization of every content) when no byte ceiling applies: `bytes` is then the overhead's.
+ */
+export function measureView(
+  view: ActiveView,
+  overhead: RequestOverhead,
+  options: { bytes?: boolean } = {},
+): ViewSize {
+  const countBytes = options.bytes ?? true;
   let tokens = overhead.tokens;
   let bytes = overhead.bytes;
   for (const content of view.contents) {
     tokens += estimateContentTokens(content);
-    bytes += estimateContentBytes(content);
+    if (countBytes) bytes += estimateContentBytes(content);
   }
   return { tokens, bytes };
 }
@@ -151,7 +160,11 @@ export class ContextGuard {
       }
     }
     let view = await this.restorer.assemble({ key, stored, signal });
-    let size = measureView(view, overhead);
+    // Bytes only matter under a byte ceiling (the config's or a retry's).
+    const measure = {
+      bytes: this.config.maxRequestBytes !== undefined || options.shrinkTo?.bytes !== undefined,
+    };
+    let size = measureView(view, overhead, measure);
     if (this.overCeilings(size, model)) {
       // The retained tail alone is over a ceiling: compact again keeping less.
       const report = await this.compact({
@@ -167,7 +180,7 @@ export class ContextGuard {
       if (report.outcome === 'compacted') {
         stored = await this.load(options);
         view = await this.restorer.assemble({ key, stored, signal });
-        size = measureView(view, overhead);
+        size = measureView(view, overhead, measure);
       }
     }
     const limits = this.limits(model, overhead, options.shrinkTo);
