@@ -50,7 +50,18 @@ export interface PrepareViewOptions {
   invocationId: string;
   /** Extra limits for a retry after an overflow the compaction could not shrink. */
   shrinkTo?: { tokens?: number; bytes?: number };
+  /**
+   * The stored view as `loadView` would return it now (the caller saw every write since its
+   * last read): used instead of the first read.
+   */
+  stored?: StoredView;
   signal?: AbortSignal;
+}
+
+export interface PreparedView {
+  view: ActiveView;
+  /** The stored view the request was assembled from (after any compaction). */
+  stored: StoredView;
 }
 
 export interface ViewSize {
@@ -135,6 +146,11 @@ export class ContextGuard {
 
   /** The view for the next model call, compacted as needed. */
   async prepareView(options: PrepareViewOptions): Promise<ActiveView> {
+    return (await this.prepare(options)).view;
+  }
+
+  /** `prepareView`, also returning the stored view it was assembled from. */
+  async prepare(options: PrepareViewOptions): Promise<PreparedView> {
     const { key, agentName, branch, model, overhead, invocationId, signal } = options;
     const common = {
       key,
@@ -144,7 +160,7 @@ export class ContextGuard {
       currentInvocationId: invocationId,
       signal,
     };
-    let stored = await this.load(options);
+    let stored = options.stored ?? (await this.load(options));
     const { tokenThreshold } = this.config;
     if (tokenThreshold) {
       const estimate = estimateNextRequest({
@@ -199,7 +215,7 @@ export class ContextGuard {
       });
     }
     if (view.warnings.length > 0) this.onViewWarnings?.({ key, warnings: view.warnings });
-    return view;
+    return { view, stored };
   }
 
   /** Content bytes (overhead excluded) and request tokens (overhead included) allowed. */

@@ -1,9 +1,10 @@
 /** One invocation's context: the bridge between agents and the Runner's store, plugins and guard. */
+import type { ActiveView } from '../compaction/view.js';
 import { createEvent } from '../events/event-helpers.js';
 import type { Event, FunctionCall, NewEvent, Part, SessionKey } from '../events/types.js';
 import { ModelError } from '../models/errors.js';
 import type { ModelRequest, ModelResponse } from '../models/types.js';
-import type { SessionService } from '../sessions/session-service.js';
+import type { SessionService, StoredView } from '../sessions/session-service.js';
 import type { GenerateOptions, InvocationContext, RunToolsOptions } from './agents/agent.js';
 import {
   type ContextGuard,
@@ -30,6 +31,12 @@ export interface InvocationOptions {
   plugins: PluginManager;
   /** Absent when compaction is disabled. */
   guard?: ContextGuard;
+  /**
+   * Keep the stored view read for a model call current with this invocation's own appends, so
+   * the next model call and the after-invocation checks need no read while nothing else wrote
+   * (see `knownView`). Off when plugins run: their hooks may write or mutate between reads.
+   */
+  trackView?: boolean;
 }
 
 /** The last agent that called a model: the post-invocation token estimate is anchored on it. */
@@ -66,6 +73,8 @@ export class Invocation implements InvocationContext {
   readonly state: InvocationState;
   lastModelCaller?: ModelCaller;
   private readonly options: InvocationOptions;
+  /** The stored view as of the last read, plus this invocation's appends since (see `knownView`). */
+  private known?: StoredView;
 
   constructor(options: InvocationOptions) {
     this.options = options;
@@ -103,7 +112,38 @@ export class Invocation implements InvocationContext {
       signal: this.signal,
     });
     this.state.applyDelta(stored.actions.stateDelta);
+    this.extendKnownView(stored);
     return stored;
+  }
+
+  /**
+   * Remembers `stored` as what `loadView` returns now (when tracking is on). Each later append
+   * extends it only if its seq directly follows the view's `lastSeq`: seqs are assigned in order
+   * without gaps, so any other write in between (another process, a compaction) breaks the chain
+   * and the next model call reads the store again.
+   */
+  rememberView(stored: StoredView | undefined): void {
+    this.known = this.options.trackView ? stored : undefined;
+  }
+
+  /** The stored view a `loadView` would return now, when nothing but this invocation wrote since the last read. */
+  knownView(): StoredView | undefined {
+    return this.known;
+  }
+
+  private extendKnownView(event: Event): void {
+    const known = this.known;
+    if (!known) return;
+    if (event.seq !== known.lastSeq + 1 || event.actions.compaction) {
+      this.known = undefined;
+      return;
+    }
+    // A copy: the stored event is also yielded to the caller, who may change it.
+    this.known = {
+      checkpoint: known.checkpoint,
+      tail: [...known.tail, structuredClone(event)],
+      lastSeq: event.seq,
+    };
   }
 
   async generate(options: GenerateOptions): Promise<ModelResponse> {
@@ -128,6 +168,8 @@ export class Invocation implements InvocationContext {
           cause: error,
         });
       }
+      // The compaction writes outside this invocation's appends: read the store again.
+      this.known = undefined;
       const compacted = await guard.compactForOverflow({
         key: this.key,
         agentName: options.agentName,
@@ -170,22 +212,30 @@ export class Invocation implements InvocationContext {
     shrinkTo?: { tokens?: number; bytes?: number },
   ): Promise<ModelRequest> {
     const guard = this.options.guard;
-    const view = guard
-      ? await guard.prepareView({
-          key: this.key,
-          agentName: options.agentName,
-          branch: this.branch,
-          model: options.model,
-          overhead,
-          invocationId: this.invocationId,
-          shrinkTo,
-          signal: this.signal,
-        })
-      : await new OrphanCallRestorer({ sessionService: this.options.sessionService }).assemble({
-          key: this.key,
-          stored: await this.options.sessionService.loadView({ ...this.key, signal: this.signal }),
-          signal: this.signal,
-        });
+    let view: ActiveView;
+    if (guard) {
+      const prepared = await guard.prepare({
+        key: this.key,
+        agentName: options.agentName,
+        branch: this.branch,
+        model: options.model,
+        overhead,
+        invocationId: this.invocationId,
+        shrinkTo,
+        stored: this.known,
+        signal: this.signal,
+      });
+      view = prepared.view;
+      this.rememberView(prepared.stored);
+    } else {
+      const stored =
+        this.known ??
+        (await this.options.sessionService.loadView({ ...this.key, signal: this.signal }));
+      view = await new OrphanCallRestorer({ sessionService: this.options.sessionService }).assemble(
+        { key: this.key, stored, signal: this.signal },
+      );
+      this.rememberView(stored);
+    }
     const request: ModelRequest = { contents: view.contents, signal: this.signal };
     if (options.systemInstruction) request.systemInstruction = options.systemInstruction;
     if (options.tools && options.tools.length > 0) request.tools = options.tools;

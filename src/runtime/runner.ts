@@ -19,7 +19,7 @@ import type {
   SummarizeOptions,
   Summary,
 } from '../compaction/types.js';
-import type { ViewWarning } from '../compaction/view.js';
+import { isValidCompaction, type ViewWarning } from '../compaction/view.js';
 import { createEvent, newId } from '../events/event-helpers.js';
 import type { Content, Event, SessionKey } from '../events/types.js';
 import { parseModelId, type ResolveModelOptions, resolveModel } from '../models/resolve-model.js';
@@ -27,7 +27,7 @@ import type { Model } from '../models/types.js';
 import { createRuntimeLogger, logCompaction } from '../observability/compaction-log.js';
 import { type CompactionMetrics, createCompactionMetrics } from '../observability/metrics.js';
 import { SessionNotFoundError } from '../sessions/errors.js';
-import type { SessionService } from '../sessions/session-service.js';
+import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import { LlmEventSummarizer } from '../summarizers/llm-event-summarizer.js';
 import type { Agent } from './agents/agent.js';
@@ -96,6 +96,26 @@ export interface RunOptions {
 function toContent(message: Content | string): Content {
   if (typeof message === 'string') return { role: 'user', parts: [{ text: message }] };
   return { role: 'user', parts: message.parts };
+}
+
+/**
+ * A `getSession` view's events (checkpoint first, then the tail) as `loadView` returns them, or
+ * `undefined` when they are not in that shape. `lastSeq` is the largest seq seen, a lower bound
+ * that only lets the next append extend the view if no other write came between.
+ */
+function storedViewOf(events: Event[]): StoredView | undefined {
+  const first = events[0];
+  const checkpoint = first && isValidCompaction(first) ? first : undefined;
+  const tail = checkpoint ? events.slice(1) : events;
+  const endSeq = checkpoint?.actions.compaction.endSeq ?? 0;
+  let lastSeq = checkpoint?.seq ?? 0;
+  let previous = endSeq;
+  for (const event of tail) {
+    if (event.actions?.compaction || event.seq <= previous) return undefined;
+    previous = event.seq;
+    lastSeq = Math.max(lastSeq, event.seq);
+  }
+  return { checkpoint, tail, lastSeq };
 }
 
 function sessionKeyString(key: SessionKey): string {
@@ -349,7 +369,11 @@ export class Runner {
       sessionService: this.sessionService,
       plugins: this.plugins,
       guard: this.guard,
+      trackView: this.plugins.plugins.length === 0,
     });
+    // The session was read with its view: with the user's message appended below, it is what
+    // the first model call would read, unless something else writes in between.
+    invocation.rememberView(storedViewOf(session.events));
     const newMessage = toContent(options.newMessage);
     yield await invocation.appendEvent(
       createEvent({ author: 'user', invocationId: invocation.invocationId, content: newMessage }),
@@ -375,13 +399,14 @@ export class Runner {
       overheadTokens: 0,
     };
     if (!this.compactor) return;
+    const stored = invocation.knownView();
     if (!this.background) {
-      await this.compactAfterInvocation({ key, ...caller, signal });
+      await this.compactAfterInvocation({ key, ...caller, stored, signal });
       return;
     }
     const keyString = sessionKeyString(key);
     // Not tied to the caller's signal: the caller has moved on by the time it runs.
-    const task = this.compactAfterInvocation({ key, ...caller })
+    const task = this.compactAfterInvocation({ key, ...caller, stored })
       .catch((error) => this.logger.warn({ error: String(error) }, 'background compaction failed'))
       .finally(() => {
         if (this.pending.get(keyString) === task) this.pending.delete(keyString);
@@ -395,6 +420,8 @@ export class Runner {
     agentName: string;
     branch?: string;
     overheadTokens: number;
+    /** The stored view as `loadView` would return it now, when the invocation knows it. */
+    stored?: StoredView;
     signal?: AbortSignal;
   }): Promise<void> {
     const config = this.compactionConfig;
@@ -408,7 +435,7 @@ export class Runner {
       signal,
     };
     // One view read serves both checks unless the window compacted in between.
-    let stored = await this.sessionService.loadView({ ...key, signal });
+    let stored = options.stored ?? (await this.sessionService.loadView({ ...key, signal }));
     if (
       config.compactionInterval &&
       countCompletedInvocations({ tail: stored.tail }) >= config.compactionInterval
