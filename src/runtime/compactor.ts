@@ -24,7 +24,7 @@ import type {
   SessionKey,
 } from '../events/types.js';
 import { CompactionConflictError } from '../sessions/errors.js';
-import type { SessionService } from '../sessions/session-service.js';
+import type { SessionService, StoredView } from '../sessions/session-service.js';
 
 export type CompactionOutcome = 'compacted' | 'skipped' | 'failed' | 'conflict';
 
@@ -74,6 +74,11 @@ export interface CompactorOptions {
 }
 
 export interface CompactOptions extends SessionKey, CompactionRequest {
+  /**
+   * The view as `loadView` would return it now (the caller just read it and nothing was written
+   * since): planned from instead of reading it again.
+   */
+  stored?: StoredView;
   signal?: AbortSignal;
 }
 
@@ -121,7 +126,7 @@ export class Compactor {
 
   async compact(options: CompactOptions): Promise<CompactionReport> {
     const started = performance.now();
-    const { appName, userId, sessionId, signal, ...request } = options;
+    const { appName, userId, sessionId, signal, stored: known, ...request } = options;
     const { trigger } = request;
     const key = { appName, userId, sessionId };
     const finish = async (
@@ -137,7 +142,7 @@ export class Compactor {
       return full;
     };
 
-    const stored = await this.sessionService.loadView({ ...key, signal });
+    const stored = known ?? (await this.sessionService.loadView({ ...key, signal }));
     const tail = stored.tail;
     const overlapEvents =
       trigger === 'sliding_window' && stored.checkpoint

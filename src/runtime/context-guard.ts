@@ -35,7 +35,14 @@ export function estimateRequestOverhead(options: {
 
 export interface GuardCompactOptions extends CompactionRequest {
   key: SessionKey;
+  /** The view as `loadView` would return it now, when just read (see `CompactOptions`). */
+  stored?: StoredView;
   signal?: AbortSignal;
+}
+
+/** After this outcome the store holds what it held before the attempt. */
+function wroteNothing(report: CompactionReport): boolean {
+  return report.outcome === 'skipped';
 }
 
 /** The Runner's compaction call: never throws for compaction failures (logged and counted). */
@@ -161,6 +168,8 @@ export class ContextGuard {
       signal,
     };
     let stored = options.stored ?? (await this.load(options));
+    // Whether `stored` is still what the store holds (a compaction attempt may have written).
+    let current = true;
     const { tokenThreshold } = this.config;
     if (tokenThreshold) {
       const estimate = estimateNextRequest({
@@ -171,8 +180,9 @@ export class ContextGuard {
         overheadTokens: overhead.tokens,
       });
       if (estimate.tokens >= tokenThreshold) {
-        const report = await this.compact({ ...common, trigger: 'token_threshold' });
+        const report = await this.compact({ ...common, stored, trigger: 'token_threshold' });
         if (report.outcome === 'compacted') stored = await this.load(options);
+        else current = wroteNothing(report);
       }
     }
     let view = await this.restorer.assemble({ key, stored, signal });
@@ -185,6 +195,7 @@ export class ContextGuard {
       // The retained tail alone is over a ceiling: compact again keeping less.
       const report = await this.compact({
         ...common,
+        stored: current ? stored : undefined,
         trigger: 'overflow',
         force: true,
         retention: smallerRetention({
@@ -241,6 +252,7 @@ export class ContextGuard {
     const stored = await this.load(options);
     const report = await this.compact({
       key: options.key,
+      stored,
       trigger: 'overflow',
       force: true,
       agentName: options.agentName,

@@ -103,6 +103,23 @@ function runner(
   });
 }
 
+function compactingRunner(service: CountingService, model: ScriptedModel, plugins?: Plugin[]) {
+  return new Runner({
+    appName,
+    agent: new LlmAgent({ name: 'agent', model }),
+    sessionService: service,
+    compaction: {
+      tokenThreshold: 100_000,
+      eventRetentionSize: 2,
+      compactionInterval: 1,
+      overlapSize: 0,
+      summarizer: new DigestSummarizer(),
+    },
+    plugins,
+    logger: false,
+  });
+}
+
 function script() {
   return [
     toolCallResponse([{ id: 'c1', name: 'lookup', args: { q: 'x' } }], { promptTokenCount: 50 }),
@@ -189,5 +206,36 @@ describe('Runner view reads', () => {
       if (part?.text !== undefined) part.text = 'changed by the caller';
     }
     expect(texts(model.calls[1])[2]).toBe('go');
+  });
+
+  it('plans an after-invocation compaction from the view it already holds', async () => {
+    const tracked = await seeded();
+    await drain(
+      compactingRunner(tracked, new ScriptedModel({ script: [textResponse('ok')] })).run({
+        userId,
+        sessionId: 's',
+        newMessage: 'go',
+      }),
+    );
+    const reread = await seeded();
+    await drain(
+      compactingRunner(reread, new ScriptedModel({ script: [textResponse('ok')] }), [
+        { name: 'noop' },
+      ]).run({ userId, sessionId: 's', newMessage: 'go' }),
+    );
+
+    const compactionsOf = async (service: CountingService) =>
+      (await service.listEvents(key)).events
+        .map((event) => event.actions.compaction)
+        .filter((compaction) => compaction !== undefined)
+        .map(({ startSeq, endSeq, trigger }) => ({ startSeq, endSeq, trigger }));
+    expect(await compactionsOf(tracked)).toEqual([
+      { startSeq: 1, endSeq: 4, trigger: 'sliding_window' },
+    ]);
+    expect(await compactionsOf(reread)).toEqual(await compactionsOf(tracked));
+    // Tracked: only the read after the compaction (for the token check). Untracked: the model
+    // call's, the checks', the compactor's and that one.
+    expect(tracked.viewReads).toBe(1);
+    expect(reread.viewReads).toBe(4);
   });
 });

@@ -320,6 +320,8 @@ export class Runner {
   private async compact(options: GuardCompactOptions): Promise<CompactionReport> {
     const compactor = this.compactor;
     const { key, ...rest } = options;
+    // A beforeCompaction plugin sees the plan's events: let it have its own copies, as before.
+    if (this.plugins.plugins.length > 0) rest.stored = undefined;
     const started = performance.now();
     try {
       if (!compactor) throw new Error('compaction is disabled');
@@ -436,13 +438,18 @@ export class Runner {
     };
     // One view read serves both checks unless the window compacted in between.
     let stored = options.stored ?? (await this.sessionService.loadView({ ...key, signal }));
+    // Whether `stored` is still what the store holds, so the compactor need not read it again.
+    let current = true;
     if (
       config.compactionInterval &&
       countCompletedInvocations({ tail: stored.tail }) >= config.compactionInterval
     ) {
-      const report = await this.compact({ ...common, trigger: 'sliding_window' });
+      const report = await this.compact({ ...common, stored, trigger: 'sliding_window' });
       if (report.outcome === 'compacted') {
         stored = await this.sessionService.loadView({ ...key, signal });
+      } else if (report.outcome !== 'skipped') {
+        // The attempt may have written (a lost race): the compactor reads the store itself.
+        current = false;
       }
     }
     if (config.tokenThreshold) {
@@ -454,7 +461,11 @@ export class Runner {
         overheadTokens: options.overheadTokens,
       });
       if (estimate.tokens >= config.tokenThreshold) {
-        await this.compact({ ...common, trigger: 'token_threshold' });
+        await this.compact({
+          ...common,
+          stored: current ? stored : undefined,
+          trigger: 'token_threshold',
+        });
       }
     }
   }
