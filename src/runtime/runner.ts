@@ -7,32 +7,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import {
-  COMPACTION_ENV,
-  createEventsCompactionConfig,
-  resolveSummarizerModel,
-} from '../compaction/config.js';
+import { createEventsCompactionConfig } from '../compaction/config.js';
 import { countCompletedInvocations, estimateNextRequest } from '../compaction/triggers.js';
-import type {
-  EventsCompactionConfig,
-  EventsSummarizer,
-  SummarizeOptions,
-  Summary,
-} from '../compaction/types.js';
+import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import { isValidCompaction, type ViewWarning } from '../compaction/view.js';
 import { createEvent, newId } from '../events/event-helpers.js';
 import type { Content, Event, SessionKey } from '../events/types.js';
-import { parseModelId, type ResolveModelOptions, resolveModel } from '../models/resolve-model.js';
+import type { ResolveModelOptions } from '../models/resolve-model.js';
 import type { Model } from '../models/types.js';
 import { createRuntimeLogger, logCompaction } from '../observability/compaction-log.js';
 import { type CompactionMetrics, createCompactionMetrics } from '../observability/metrics.js';
 import { SessionNotFoundError } from '../sessions/errors.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
-import { LlmEventSummarizer } from '../summarizers/llm-event-summarizer.js';
 import type { Agent } from './agents/agent.js';
 import { type CompactionReport, Compactor } from './compactor.js';
 import { ContextGuard, type GuardCompactOptions } from './context-guard.js';
+import { countingFailures, createDefaultSummarizer } from './default-summarizer.js';
 import { RunnerConfigError } from './errors.js';
 import { Invocation } from './invocation.js';
 import type { Plugin } from './plugins/plugin.js';
@@ -136,27 +127,6 @@ function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): 
   });
 }
 
-/** Counts a summarizer's failures (the Compactor's fallback may still compact). */
-function countingFailures(
-  summarizer: EventsSummarizer,
-  onFailure: (name: string, error: unknown) => void,
-): EventsSummarizer {
-  return {
-    // A getter: a resolving summarizer's name is settled by its first call.
-    get name() {
-      return summarizer.name;
-    },
-    async summarize(options) {
-      try {
-        return await summarizer.summarize(options);
-      } catch (error) {
-        if (!options.signal?.aborted) onFailure(summarizer.name, error);
-        throw error;
-      }
-    },
-  };
-}
-
 export class Runner {
   readonly appName: string;
   readonly agent: Agent;
@@ -196,7 +166,15 @@ export class Runner {
     if (!config) return;
 
     const summarizer =
-      options.summarizer ?? config.summarizer ?? this.defaultSummarizer(options, env);
+      options.summarizer ??
+      config.summarizer ??
+      createDefaultSummarizer({
+        summarizerModel: options.summarizerModel,
+        agentModel: options.agent.model,
+        env,
+        resolveModel: options.resolveModel,
+        logger: this.logger,
+      });
     if (!summarizer) {
       throw new RunnerConfigError({
         field: 'summarizer',
@@ -258,51 +236,6 @@ export class Runner {
         warning.message,
       );
     }
-  }
-
-  /**
-   * `summarizerModel`, else the model `resolveSummarizerModel()` names (SPEC §5): the agent's own
-   * when the ids match, otherwise built at the first compaction, falling back to the agent's own
-   * model when that fails. `undefined` for a workflow root with nothing configured.
-   */
-  private defaultSummarizer(
-    options: RunnerOptions,
-    env: Record<string, string | undefined>,
-  ): EventsSummarizer | undefined {
-    if (options.summarizerModel) return new LlmEventSummarizer({ model: options.summarizerModel });
-    const agentModel = options.agent.model;
-    const modelId = resolveSummarizerModel({ agentModelId: agentModel?.modelId, env });
-    if (modelId === undefined || modelId === agentModel?.modelId) {
-      return agentModel ? new LlmEventSummarizer({ model: agentModel }) : undefined;
-    }
-    const resolve = options.resolveModel ?? resolveModel;
-    if (!options.resolveModel) {
-      // An unknown provider is a startup error, not a failure at the first compaction.
-      try {
-        parseModelId(modelId);
-      } catch (error) {
-        throw new RunnerConfigError({
-          field: COMPACTION_ENV.model,
-          value: modelId,
-          message: error instanceof Error ? error.message : String(error),
-        });
-      }
-    }
-    return new ResolvingSummarizer({
-      modelId,
-      resolve: () => resolve({ modelId, env }),
-      fallbackModel: agentModel,
-      onFallback: (error) =>
-        this.logger.warn(
-          {
-            msgType: 'summarizer_model_unavailable',
-            summarizerModel: modelId,
-            fallbackModel: agentModel?.modelId,
-            error: String(error),
-          },
-          `summarizer model '${modelId}' is unavailable (${error instanceof Error ? error.message : String(error)}); summarizing with the agent's model '${agentModel?.modelId}'`,
-        ),
-    });
   }
 
   private async afterCompaction(report: CompactionReport): Promise<void> {
@@ -468,47 +401,5 @@ export class Runner {
         });
       }
     }
-  }
-}
-
-/**
- * A summarizer on a model id, built at its first call (resolving a model is async; the Runner's
- * constructor is not). If building fails and a fallback model is given, that one summarizes for
- * good and `onFallback` is called once.
- */
-class ResolvingSummarizer implements EventsSummarizer {
-  private loading?: Promise<EventsSummarizer>;
-  private loaded?: EventsSummarizer;
-
-  constructor(
-    private readonly options: {
-      modelId: string;
-      resolve: () => Promise<Model>;
-      fallbackModel?: Model;
-      onFallback: (error: unknown) => void;
-    },
-  ) {}
-
-  /** The model id asked for, then the id of the model that actually summarizes. */
-  get name(): string {
-    return this.loaded?.name ?? this.options.modelId;
-  }
-
-  async summarize(options: SummarizeOptions): Promise<Summary | null> {
-    this.loading ??= this.load();
-    return (await this.loading).summarize(options);
-  }
-
-  private async load(): Promise<EventsSummarizer> {
-    let model: Model;
-    try {
-      model = await this.options.resolve();
-    } catch (error) {
-      if (!this.options.fallbackModel) throw error;
-      this.options.onFallback(error);
-      model = this.options.fallbackModel;
-    }
-    this.loaded = new LlmEventSummarizer({ model });
-    return this.loaded;
   }
 }
