@@ -134,3 +134,17 @@ export function compactionEvent(endSeq: number): NewEvent {
     },
   };
 }
+
+/** The store targets, printed the same way for every store: view flat in history, far below full. */
+export function printViewTargets(rows: Array<{ view: number; full: number }>): void {
+  const first = rows[0]!;
+  const last = rows[rows.length - 1]!;
+  const viewRatio = last.view / first.view;
+  const fullRatio = last.full / last.view;
+  console.log(
+    `\nview 100k / view 1k: ${viewRatio.toFixed(2)} (target <= 1.5) ${viewRatio <= 1.5 ? 'OK' : 'MISSED'}`,
+  );
+  console.log(
+    `full 100k / view 100k: ${fullRatio.toFixed(0)}x (target >= 50) ${fullRatio >= 50 ? 'OK' : 'MISSED'}`,
+  );
+}
