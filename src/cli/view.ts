@@ -1,7 +1,8 @@
 /** `orrery view ID`: exactly what the next model request would hold. */
 import type { Command } from 'commander';
-import { estimateContentTokens, estimateTextTokens } from '../compaction/token-estimate.js';
-import { assembleView } from '../compaction/view.js';
+import { estimateContentsTokens } from '../compaction/token-estimate.js';
+import { estimateRequestOverhead } from '../runtime/context-guard.js';
+import { OrphanCallRestorer } from '../runtime/restore-calls.js';
 import { addStoreOptions, integerOption, type StoreFlags, withStore, writeJson } from './common.js';
 import { INSTRUCTION_STATE_KEY } from './import-session.js';
 import type { CliIo } from './io.js';
@@ -31,17 +32,19 @@ export function registerView(program: Command, io: CliIo): void {
         const key = { appName: flags.app, userId: flags.user, sessionId };
         const session = await requireSession(service, key);
         const stored = await service.loadView(key);
-        const view = assembleView({ checkpoint: stored.checkpoint, tail: stored.tail });
+        // Assembled as the runtime does, orphan calls restored from storage included.
+        const view = await new OrphanCallRestorer({ sessionService: service }).assemble({
+          key,
+          stored,
+        });
         const instruction = session.state[INSTRUCTION_STATE_KEY];
-        const instructionTokens =
-          typeof instruction === 'string' ? estimateTextTokens(instruction) : 0;
-        const tokens = view.contents.reduce(
-          (total, content) => total + estimateContentTokens(content),
-          instructionTokens,
-        );
+        const systemInstruction = typeof instruction === 'string' ? instruction : undefined;
+        const tokens =
+          estimateRequestOverhead({ systemInstruction }).tokens +
+          estimateContentsTokens(view.contents);
         if (flags.json) {
           return writeJson(io, {
-            systemInstruction: typeof instruction === 'string' ? instruction : undefined,
+            systemInstruction,
             contents: view.contents,
             checkpointSeq: stored.checkpoint?.seq,
             tailEvents: stored.tail.length,
