@@ -5,7 +5,7 @@
  * stored events are never changed.
  */
 import type { CompactionEvent, Content, Event, Part } from '../events/types.js';
-import { estimateContentTokens, estimatePartTokens } from './token-estimate.js';
+import { estimateContentsTokens, estimatePartTokens } from './token-estimate.js';
 import { type ActiveView, assembleView } from './view.js';
 
 /** A truncated response keeps at least this many characters of the original output. */
@@ -42,9 +42,7 @@ export function contentsBytes(contents: Content[]): number {
 }
 
 function contentsTokens(contents: Content[], overheadTokens: number): number {
-  let tokens = overheadTokens;
-  for (const content of contents) tokens += estimateContentTokens(content);
-  return tokens;
+  return overheadTokens + estimateContentsTokens(contents);
 }
 
 interface ResponseSlot {

@@ -65,6 +65,13 @@ export function estimateContentTokens(content: Content): number {
   return total;
 }
 
+/** Every content of a request (without system instruction and tools). */
+export function estimateContentsTokens(contents: readonly Content[]): number {
+  let total = 0;
+  for (const content of contents) total += estimateContentTokens(content);
+  return total;
+}
+
 /** What an event adds to a request: its content, or a compaction's summary. */
 export function estimateEventTokens(event: NewEvent): number {
   const summary = event.actions?.compaction?.compactedContent;

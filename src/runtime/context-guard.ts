@@ -4,7 +4,11 @@
  * a last resort oversized tool output truncated in the view only.
  */
 import { fitViewToCeilings } from '../compaction/ceilings.js';
-import { estimateContentBytes, estimateContentTokens } from '../compaction/token-estimate.js';
+import {
+  estimateContentBytes,
+  estimateContentsTokens,
+  estimateContentTokens,
+} from '../compaction/token-estimate.js';
 import { estimateNextRequest } from '../compaction/triggers.js';
 import type { CompactionRequest, EventsCompactionConfig } from '../compaction/types.js';
 import type { ActiveView, ViewWarning } from '../compaction/view.js';
@@ -22,7 +26,8 @@ export interface RequestOverhead {
 
 export function estimateRequestOverhead(options: {
   systemInstruction?: string;
-  tools?: FunctionDeclaration[];
+  /** Function declarations, or a transcript's raw tool definitions: estimated as their JSON. */
+  tools?: readonly FunctionDeclaration[] | readonly unknown[];
 }): RequestOverhead {
   const instruction = options.systemInstruction ?? '';
   const tools = options.tools && options.tools.length > 0 ? JSON.stringify(options.tools) : '';
@@ -86,13 +91,9 @@ export function measureView(
   options: { bytes?: boolean } = {},
 ): ViewSize {
   const countBytes = options.bytes ?? true;
-  let tokens = overhead.tokens;
   let bytes = overhead.bytes;
-  for (const content of view.contents) {
-    tokens += estimateContentTokens(content);
-    if (countBytes) bytes += estimateContentBytes(content);
-  }
-  return { tokens, bytes };
+  if (countBytes) for (const content of view.contents) bytes += estimateContentBytes(content);
+  return { tokens: overhead.tokens + estimateContentsTokens(view.contents), bytes };
 }
 
 /**

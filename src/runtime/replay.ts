@@ -5,11 +5,7 @@
  * the Compactor reads hides it); after each invocation the sliding window and the token trigger
  * run, as the Runner does. Offline with a deterministic summarizer; the store keeps every event.
  */
-import {
-  estimateContentTokens,
-  estimatePartTokens,
-  estimateTextTokens,
-} from '../compaction/token-estimate.js';
+import { estimateContentTokens, estimatePartTokens } from '../compaction/token-estimate.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import { assembleView } from '../compaction/view.js';
 import { isCompactionEvent } from '../events/event-helpers.js';
@@ -25,6 +21,7 @@ import { IMPORT_REPAIR_KEY } from '../importers/transcript-builder.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { type CompactionReport, Compactor } from './compactor.js';
+import { estimateRequestOverhead } from './context-guard.js';
 import { RunnerConfigError } from './errors.js';
 
 export interface ReplayCompaction {
@@ -139,10 +136,11 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
   };
   const isModelCall = options.isModelCall ?? isRecordedModelCall;
   const replayed = options.events.filter((event) => !isCompactionEvent(event));
+  // Counted as the Runner counts it, so a replayed request is sized like a live one.
   const overheadTokens =
     options.overheadTokens ??
-    estimateTextTokens(options.systemInstruction ?? '') +
-      (options.tools ? estimateTextTokens(JSON.stringify(options.tools)) : 0);
+    estimateRequestOverhead({ systemInstruction: options.systemInstruction, tools: options.tools })
+      .tokens;
   await service.createSession({ ...key, state: options.state, signal });
 
   const compactions: ReplayCompaction[] = [];
