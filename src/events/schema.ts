@@ -93,6 +93,7 @@ export const EventCompactionSchema = z
     tokensBefore: tokens,
     tokensAfter: tokens,
     summarizer: z.string().min(1),
+    fallback: z.object({ from: z.string().min(1), reason: z.string() }).optional(),
   })
   .superRefine((compaction, context) => {
     if (compaction.startSeq > compaction.endSeq) {

@@ -72,8 +72,10 @@ export interface EventCompaction {
   trigger: CompactionTrigger;
   tokensBefore: number;
   tokensAfter: number;
-  /** The summarizer's model id or name. */
+  /** The model id or name of the summarizer that actually wrote `compactedContent`. */
   summarizer: string;
+  /** Set when a fallback wrote the summary: the summarizer that failed first, and why. */
+  fallback?: { from: string; reason: string };
 }
 
 export interface ToolConfirmation {

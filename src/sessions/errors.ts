@@ -64,11 +64,23 @@ export class SessionStoreError extends OrreryError {
   protected readonly [storeSymbol] = true;
   readonly sessionId?: string;
   readonly seq?: number;
+  /**
+   * The operation may succeed if tried again (a lost connection, a server restarting, a busy
+   * database). A corrupt row or a constraint violation is not retryable.
+   */
+  readonly retryable: boolean;
 
-  constructor(options: { message: string; sessionId?: string; seq?: number; cause?: unknown }) {
+  constructor(options: {
+    message: string;
+    sessionId?: string;
+    seq?: number;
+    retryable?: boolean;
+    cause?: unknown;
+  }) {
     super({ name: 'SessionStoreError', message: options.message, cause: options.cause });
     this.sessionId = options.sessionId;
     this.seq = options.seq;
+    this.retryable = options.retryable ?? false;
   }
 
   static override isInstance(error: unknown): error is SessionStoreError {
@@ -98,5 +110,40 @@ export class SessionAlreadyExistsError extends SessionStoreError {
 
   static override isInstance(error: unknown): error is SessionAlreadyExistsError {
     return OrreryError.hasMarker(error, existsMarker);
+  }
+}
+
+const busyMarker = 'orrery.error.SessionBusyError';
+const busySymbol = Symbol.for(busyMarker);
+
+/** Another invocation held the session's lease for longer than the caller would wait. */
+export class SessionBusyError extends OrreryError {
+  protected readonly [busySymbol] = true;
+  readonly appName: string;
+  readonly userId: string;
+  readonly sessionId: string;
+  /** How long the caller waited, in ms. */
+  readonly waitedMs: number;
+
+  constructor(options: {
+    appName: string;
+    userId: string;
+    sessionId: string;
+    waitedMs: number;
+    cause?: unknown;
+  }) {
+    super({
+      name: 'SessionBusyError',
+      message: `Session '${options.sessionId}' (app '${options.appName}', user '${options.userId}') is busy: another invocation held it for the ${options.waitedMs} ms this one waited`,
+      cause: options.cause,
+    });
+    this.appName = options.appName;
+    this.userId = options.userId;
+    this.sessionId = options.sessionId;
+    this.waitedMs = options.waitedMs;
+  }
+
+  static override isInstance(error: unknown): error is SessionBusyError {
+    return OrreryError.hasMarker(error, busyMarker);
   }
 }

@@ -80,6 +80,47 @@ export interface SessionSummary extends SessionKey {
   eventCount: number;
 }
 
+export interface AcquireLeaseOptions extends SessionKey {
+  /**
+   * How long to wait for another holder to release, in ms (default 30_000). Past it the call
+   * throws `SessionBusyError`; the caller's `signal` ends the wait at once.
+   */
+  waitMs?: number;
+  /**
+   * How long the lease outlives its holder, in ms (default 30_000): the holder renews it every
+   * third of this, so a holder that dies (SIGKILL, lost connection) frees it within `ttlMs`.
+   */
+  ttlMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A held lease on one session: only its holder runs invocations or compactions there. */
+export interface SessionLease {
+  /** Unique per acquisition. */
+  readonly leaseId: string;
+  /** Aborts when the lease is lost (a renewal found it expired or taken over). */
+  readonly signal: AbortSignal;
+  /** Releases the lease and stops renewing it. Idempotent; never throws. */
+  release(): Promise<void>;
+}
+
+export interface ImportSessionOptions {
+  appName: string;
+  userId: string;
+  /** Generated (UUID) when omitted. Must not exist yet (`SessionAlreadyExistsError`). */
+  sessionId?: string;
+  state?: Record<string, unknown>;
+  /** Appended in order, `seq` from 1; validated exactly as `appendEvent` validates. */
+  events: Iterable<NewEvent> | AsyncIterable<NewEvent>;
+  signal?: AbortSignal;
+}
+
+export interface ImportSessionResult {
+  /** The session as created, with `events` empty (read it back to load them). */
+  session: Session;
+  eventCount: number;
+}
+
 export interface SessionService {
   createSession(options: CreateSessionOptions): Promise<Session>;
   /** `undefined` when the session does not exist for that app and user. */
@@ -95,6 +136,18 @@ export interface SessionService {
   listSessions(options: ListSessionsOptions): Promise<SessionSummary[]>;
   /** The only operation that removes stored events. Missing sessions are a no-op. */
   deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Optional capability: serializes invocations on one session across runners and processes.
+   * A Runner holds the lease for a whole invocation and its compactions. Stores without it are
+   * serialized only within one Runner.
+   */
+  acquireLease?(options: AcquireLeaseOptions): Promise<SessionLease>;
+  /**
+   * Optional capability: a whole session and its events stored all or nothing (one
+   * transaction): until it returns, no reader sees the session; on failure or abort nothing
+   * of it remains.
+   */
+  importSession?(options: ImportSessionOptions): Promise<ImportSessionResult>;
   /** Releases connections and file handles. Optional. */
   close?(): Promise<void>;
 }
