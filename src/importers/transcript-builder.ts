@@ -15,6 +15,7 @@
  * - timestamps come from the source when present and are made strictly increasing.
  */
 import { newId } from '../events/event-helpers.js';
+import { IMPORT_REPAIR_KEY } from '../events/metadata-keys.js';
 import type { NewEvent, Part, UsageMetadata } from '../events/types.js';
 import type { Repair } from './types.js';
 
@@ -47,10 +48,7 @@ interface Common {
   customMetadata?: Record<string, unknown>;
 }
 
-/** Marks an event the importer made up (a call synthesized before an orphan result). */
-export const IMPORT_REPAIR_KEY = 'orrery:importRepair';
-/** Marks user text that carries an earlier compaction's summary (Claude Code). */
-export const EARLIER_SUMMARY_KEY = 'orrery:earlierSummary';
+export { EARLIER_SUMMARY_KEY, IMPORT_REPAIR_KEY } from '../events/metadata-keys.js';
 
 const SYNTHETIC_STEP = 0.001;
 

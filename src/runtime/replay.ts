@@ -9,6 +9,7 @@ import { estimateContentTokens, estimatePartTokens } from '../compaction/token-e
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import { assembleView } from '../compaction/view.js';
 import { isCompactionEvent } from '../events/event-helpers.js';
+import { IMPORT_REPAIR_KEY } from '../events/metadata-keys.js';
 import type {
   CompactionTrigger,
   Content,
@@ -17,7 +18,6 @@ import type {
   Part,
   SessionKey,
 } from '../events/types.js';
-import { IMPORT_REPAIR_KEY } from '../importers/transcript-builder.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { type CompactionReport, Compactor } from './compactor.js';
