@@ -131,10 +131,39 @@ describe('createEventsCompactionConfig', () => {
     ).toBeNull();
   });
 
-  it('keeps only the sliding window when the threshold is 0', () => {
+  it('turns compaction off with a threshold of 0 alone (the default interval does not count)', () => {
     expect(
       createEventsCompactionConfig({ env: { ORRERY_COMPACTION_TOKEN_THRESHOLD: '0' } }),
+    ).toBeNull();
+    expect(createEventsCompactionConfig({ env: {}, tokenThreshold: 0 })).toBeNull();
+  });
+
+  it('keeps only the sliding window when the threshold is 0 and an interval is set', () => {
+    expect(
+      createEventsCompactionConfig({
+        env: { ORRERY_COMPACTION_TOKEN_THRESHOLD: '0', ORRERY_COMPACTION_INTERVAL: '100' },
+      }),
     ).toEqual({ compactionInterval: 100, overlapSize: 1 });
+    expect(
+      createEventsCompactionConfig({ env: {}, tokenThreshold: 0, compactionInterval: 5 }),
+    ).toEqual({ compactionInterval: 5, overlapSize: 1 });
+  });
+
+  it('reads the summarizer timeout from ORRERY_COMPACTION_SUMMARIZER_TIMEOUT_MS or the option', () => {
+    expect(
+      createEventsCompactionConfig({
+        env: { ORRERY_COMPACTION_SUMMARIZER_TIMEOUT_MS: '30000' },
+      })?.summarizerTimeoutMs,
+    ).toBe(30_000);
+    expect(
+      createEventsCompactionConfig({
+        env: { ORRERY_COMPACTION_SUMMARIZER_TIMEOUT_MS: '30000' },
+        summarizerTimeoutMs: 5,
+      })?.summarizerTimeoutMs,
+    ).toBe(5);
+    // Unset: the Compactor applies the documented default.
+    expect(createEventsCompactionConfig({ env: {} })?.summarizerTimeoutMs).toBeUndefined();
+    expect(COMPACTION_DEFAULTS.summarizerTimeoutMs).toBe(120_000);
   });
 
   it('keeps only the token trigger when the interval is 0', () => {
@@ -177,6 +206,8 @@ describe('createEventsCompactionConfig', () => {
     ['ORRERY_COMPACTION_RETENTION_TOKENS', '1.5'],
     ['ORRERY_COMPACTION_RETENTION_TOKENS', '0'],
     ['ORRERY_COMPACTION_RETENTION_TOKENS', ''],
+    ['ORRERY_COMPACTION_SUMMARIZER_TIMEOUT_MS', '0'],
+    ['ORRERY_COMPACTION_SUMMARIZER_TIMEOUT_MS', '2m'],
   ];
 
   it.each(badValues)('rejects %s=%j naming the variable and the value', (name, value) => {
@@ -215,6 +246,7 @@ describe('createEventsCompactionConfig', () => {
     ['maxRequestBytes', 0],
     ['retentionTokenBudget', 0],
     ['tokenThreshold', '100'],
+    ['summarizerTimeoutMs', 0],
   ])('rejects the code option %s=%j naming the option', (name, value) => {
     const error = catchConfigError(() => createEventsCompactionConfig({ env: {}, [name]: value }));
     expect(error.field).toBe(name);
@@ -286,6 +318,10 @@ describe('validateEventsCompactionConfig', () => {
     [{ ...valid, retentionTokenBudget: 0 }, 'retentionTokenBudget'],
     [{ ...valid, maxRequestBytes: -10 }, 'maxRequestBytes'],
     [{ ...valid, tokenThreshold: Number.POSITIVE_INFINITY }, 'tokenThreshold'],
+    [{ ...valid, tokenThreshold: -100 }, 'tokenThreshold'],
+    [{ ...valid, summarizerTimeoutMs: 0 }, 'summarizerTimeoutMs'],
+    [{ ...valid, compactionIntervall: 3 } as EventsCompactionConfig, 'compactionIntervall'],
+    [null as unknown as EventsCompactionConfig, 'compaction'],
   ])('rejects %j on %s', (config, field) => {
     expect(catchConfigError(() => validateEventsCompactionConfig(config)).field).toBe(field);
   });

@@ -29,6 +29,8 @@ export const COMPACTION_DEFAULTS = Object.freeze({
   retentionTokenShare: 0.25,
   /** Summarizer for agents that run on Google, unless `ORRERY_COMPACTION_MODEL` says otherwise. */
   googleSummarizerModel: 'google:gemini-flash-latest',
+  /** One summarizer attempt may take this long before it counts as failed (the fallback runs). */
+  summarizerTimeoutMs: 120_000,
 });
 
 /** The environment variables read here. */
@@ -41,6 +43,7 @@ export const COMPACTION_ENV = Object.freeze({
   maxRequestBytes: 'ORRERY_COMPACTION_MAX_REQUEST_BYTES',
   retentionTokenBudget: 'ORRERY_COMPACTION_RETENTION_TOKENS',
   model: 'ORRERY_COMPACTION_MODEL',
+  summarizerTimeoutMs: 'ORRERY_COMPACTION_SUMMARIZER_TIMEOUT_MS',
 });
 
 /**
@@ -48,7 +51,8 @@ export const COMPACTION_ENV = Object.freeze({
  * compaction is disabled. Throws `InvalidConfigError` naming the variable and value.
  *
  * A threshold or interval of 0 (option or variable) turns that trigger off; with both off the
- * result is `null`. Every variable is checked even when compaction is off, so a typo is
+ * result is `null`. A threshold of 0 with no interval set (option or variable) is also `null`:
+ * the sliding window's default interval does not switch compaction back on. Every variable is checked even when compaction is off, so a typo is
  * reported at startup rather than on the day it is switched on.
  */
 export function createEventsCompactionConfig(
@@ -63,6 +67,7 @@ export function createEventsCompactionConfig(
     overlapSize: readInteger(env, COMPACTION_ENV.overlapSize, 0),
     maxRequestBytes: readInteger(env, COMPACTION_ENV.maxRequestBytes, 1),
     retentionTokenBudget: readInteger(env, COMPACTION_ENV.retentionTokenBudget, 1),
+    summarizerTimeoutMs: readInteger(env, COMPACTION_ENV.summarizerTimeoutMs, 1),
   };
   if (options.enabled !== undefined && typeof options.enabled !== 'boolean') {
     throw new InvalidConfigError({
@@ -77,16 +82,17 @@ export function createEventsCompactionConfig(
   checkOption('overlapSize', options.overlapSize, 0);
   checkOption('maxRequestBytes', options.maxRequestBytes, 1);
   checkOption('retentionTokenBudget', options.retentionTokenBudget, 1);
+  checkOption('summarizerTimeoutMs', options.summarizerTimeoutMs, 1);
 
   const enabled = options.enabled ?? fromEnv.enabled ?? COMPACTION_DEFAULTS.enabled;
   if (!enabled) return null;
 
   const tokenThreshold =
     options.tokenThreshold ?? fromEnv.tokenThreshold ?? COMPACTION_DEFAULTS.tokenThreshold;
-  const compactionInterval =
-    options.compactionInterval ??
-    fromEnv.compactionInterval ??
-    COMPACTION_DEFAULTS.compactionInterval;
+  const explicitInterval = options.compactionInterval ?? fromEnv.compactionInterval;
+  // A 0 threshold alone means "compaction off", not "the window with its default interval".
+  if (tokenThreshold === 0 && explicitInterval === undefined) return null;
+  const compactionInterval = explicitInterval ?? COMPACTION_DEFAULTS.compactionInterval;
   const tokenTrigger = tokenThreshold > 0;
   const windowTrigger = compactionInterval > 0;
   if (!tokenTrigger && !windowTrigger) return null;
@@ -111,6 +117,8 @@ export function createEventsCompactionConfig(
   if (retentionTokenBudget !== undefined) config.retentionTokenBudget = retentionTokenBudget;
   const maxRequestBytes = options.maxRequestBytes ?? fromEnv.maxRequestBytes;
   if (maxRequestBytes !== undefined) config.maxRequestBytes = maxRequestBytes;
+  const summarizerTimeoutMs = options.summarizerTimeoutMs ?? fromEnv.summarizerTimeoutMs;
+  if (summarizerTimeoutMs !== undefined) config.summarizerTimeoutMs = summarizerTimeoutMs;
   if (options.summarizer !== undefined) config.summarizer = options.summarizer;
   return validateEventsCompactionConfig(config);
 }
@@ -119,11 +127,31 @@ export function createEventsCompactionConfig(
  * ADK's rules: each trigger pair is set together (`tokenThreshold` + `eventRetentionSize`,
  * `compactionInterval` + `overlapSize`), at least one trigger, interval > 0, overlap >= 0,
  * threshold > 0, retention >= 0; and orrery's: `retentionTokenBudget` > 0, `maxRequestBytes` > 0,
- * all whole numbers. Returns a frozen copy without unset keys.
+ * `summarizerTimeoutMs` > 0, all whole numbers. Returns a frozen copy without unset keys. Every
+ * way into the Runner and the Compactor goes through here, so a hand-built config is held to
+ * the same rules (and errors) as one from `createEventsCompactionConfig`.
  */
 export function validateEventsCompactionConfig(
   config: EventsCompactionConfig,
 ): EventsCompactionConfig {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new InvalidConfigError({
+      field: 'compaction',
+      value: config,
+      message: 'expected a compaction config object (or null for compaction off)',
+    });
+  }
+  const known = new Set<string>(CONFIG_KEYS);
+  for (const key of Object.keys(config)) {
+    if (!known.has(key)) {
+      const value: unknown = (config as Record<string, unknown>)[key];
+      throw new InvalidConfigError({
+        field: key,
+        value: typeof value === 'object' || typeof value === 'bigint' ? typeof value : value,
+        message: `is not a compaction config field (known: ${CONFIG_KEYS.join(', ')})`,
+      });
+    }
+  }
   checkPair(config, 'tokenThreshold', 'eventRetentionSize');
   checkPair(config, 'compactionInterval', 'overlapSize');
   if (config.tokenThreshold === undefined && config.compactionInterval === undefined) {
@@ -140,6 +168,7 @@ export function validateEventsCompactionConfig(
   checkOption('overlapSize', config.overlapSize, 0);
   checkOption('retentionTokenBudget', config.retentionTokenBudget, 1);
   checkOption('maxRequestBytes', config.maxRequestBytes, 1);
+  checkOption('summarizerTimeoutMs', config.summarizerTimeoutMs, 1);
   const summarizer = config.summarizer;
   if (
     summarizer !== undefined &&
@@ -155,19 +184,22 @@ export function validateEventsCompactionConfig(
     });
   }
   const normalized: EventsCompactionConfig = {};
-  for (const key of [
-    'tokenThreshold',
-    'eventRetentionSize',
-    'compactionInterval',
-    'overlapSize',
-    'summarizer',
-    'maxRequestBytes',
-    'retentionTokenBudget',
-  ] as const) {
+  for (const key of CONFIG_KEYS) {
     if (config[key] !== undefined) (normalized as Record<string, unknown>)[key] = config[key];
   }
   return Object.freeze(normalized);
 }
+
+const CONFIG_KEYS = [
+  'tokenThreshold',
+  'eventRetentionSize',
+  'compactionInterval',
+  'overlapSize',
+  'summarizer',
+  'maxRequestBytes',
+  'retentionTokenBudget',
+  'summarizerTimeoutMs',
+] as const satisfies readonly (keyof EventsCompactionConfig)[];
 
 /**
  * The summarizer model id: `ORRERY_COMPACTION_MODEL`; else `google:gemini-flash-latest` when the

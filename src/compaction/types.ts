@@ -17,6 +17,11 @@ export interface Summary {
   usageMetadata?: UsageMetadata;
   /** Who actually wrote it, when a wrapper (e.g. a fallback) chose among summarizers. */
   summarizer?: string;
+  /**
+   * Set by a wrapper whose fallback wrote it: the summarizer that failed first and its error's
+   * message (credentials masked). Recorded on the compaction event.
+   */
+  fallback?: { from: string; reason: string };
 }
 
 export interface SummarizeOptions {
@@ -49,6 +54,11 @@ export interface EventsCompactionOptions {
   maxRequestBytes?: number;
   /** Token budget of the retained tail (default: a quarter of `tokenThreshold`). */
   retentionTokenBudget?: number;
+  /**
+   * How long one summarizer attempt may take (default 120 000 ms); past it the attempt fails
+   * (the fallback runs) and the summarizer's signal aborts.
+   */
+  summarizerTimeoutMs?: number;
 }
 
 /** A validated configuration (`createEventsCompactionConfig` returns it, or `null` when disabled). */
@@ -60,6 +70,7 @@ export interface EventsCompactionConfig {
   summarizer?: EventsSummarizer;
   maxRequestBytes?: number;
   retentionTokenBudget?: number;
+  summarizerTimeoutMs?: number;
 }
 
 /** Overflow and ceilings: keep fewer events / tokens than the config asks. */

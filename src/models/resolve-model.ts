@@ -60,27 +60,34 @@ export async function resolveModel(options: ResolveModelOptions): Promise<Model>
   });
 }
 
-async function createLanguageModel(
+/**
+ * The checks `resolveModel` makes before importing a provider package: the id, the provider's
+ * key and URL variables. Synchronous and without I/O, so a constructor can report a missing key
+ * at startup. Throws `ModelConfigError` naming the variable.
+ */
+export function checkModelSettings(options: { modelId: string; env?: Environment }): void {
+  const { provider, modelName } = parseModelId(options.modelId);
+  providerSettings(provider, modelName, options.env ?? process.env);
+}
+
+type ProviderSettings =
+  | { provider: 'google'; apiKey: string }
+  | { provider: 'openai'; apiKey: string; baseURL: string; api: 'responses' | 'chat' }
+  | { provider: 'anthropic'; apiKey: string; baseURL: string }
+  | { provider: 'openai-compatible'; baseURL: string; apiKey?: string };
+
+/** Keys and URLs from `env`, checked (the synchronous half of building a provider). */
+function providerSettings(
   provider: KnownProvider,
   modelName: string,
   env: Environment,
-  fetch: typeof globalThis.fetch | undefined,
-): Promise<LanguageModelV3> {
+): ProviderSettings {
   switch (provider) {
-    case 'google': {
-      const apiKey = requireOneOf(
-        env,
-        ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
+    case 'google':
+      return {
         provider,
-      );
-      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
-      return createGoogleGenerativeAI({
-        apiKey,
-        // Explicit, so the provider never falls back to reading process.env itself.
-        baseURL: 'https://generativelanguage.googleapis.com/v1beta',
-        ...(fetch !== undefined && { fetch }),
-      })(modelName);
-    }
+        apiKey: requireOneOf(env, ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'], provider),
+      };
     case 'openai': {
       const apiKey = requireOneOf(env, ['OPENAI_API_KEY'], provider);
       const baseURL = optionalUrl(env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1';
@@ -92,15 +99,12 @@ async function createLanguageModel(
           message: `ORRERY_OPENAI_API='${api}' is invalid: expected 'responses' (default) or 'chat'`,
         });
       }
-      const { createOpenAI } = await import('@ai-sdk/openai');
-      const openai = createOpenAI({ apiKey, baseURL, ...(fetch !== undefined && { fetch }) });
-      return api === 'chat' ? openai.chat(modelName) : openai.responses(modelName);
+      return { provider, apiKey, baseURL, api };
     }
     case 'anthropic': {
       const apiKey = requireOneOf(env, ['ANTHROPIC_API_KEY'], provider);
       const baseURL = optionalUrl(env, 'ANTHROPIC_BASE_URL') ?? 'https://api.anthropic.com/v1';
-      const { createAnthropic } = await import('@ai-sdk/anthropic');
-      return createAnthropic({ apiKey, baseURL, ...(fetch !== undefined && { fetch }) })(modelName);
+      return { provider, apiKey, baseURL };
     }
     case 'openai-compatible': {
       const variable = 'ORRERY_OPENAI_COMPATIBLE_BASE_URL';
@@ -111,11 +115,45 @@ async function createLanguageModel(
           message: `${variable} is not set: set it to the server's OpenAI-compatible endpoint for 'openai-compatible:${modelName}', e.g. http://localhost:11434/v1 (Ollama) or http://localhost:8000/v1 (vLLM)`,
         });
       }
+      return { provider, baseURL, apiKey: value(env, 'ORRERY_OPENAI_COMPATIBLE_API_KEY') };
+    }
+  }
+}
+
+async function createLanguageModel(
+  provider: KnownProvider,
+  modelName: string,
+  env: Environment,
+  fetch: typeof globalThis.fetch | undefined,
+): Promise<LanguageModelV3> {
+  const settings = providerSettings(provider, modelName, env);
+  switch (settings.provider) {
+    case 'google': {
+      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      return createGoogleGenerativeAI({
+        apiKey: settings.apiKey,
+        // Explicit, so the provider never falls back to reading process.env itself.
+        baseURL: 'https://generativelanguage.googleapis.com/v1beta',
+        ...(fetch !== undefined && { fetch }),
+      })(modelName);
+    }
+    case 'openai': {
+      const { apiKey, baseURL, api } = settings;
+      const { createOpenAI } = await import('@ai-sdk/openai');
+      const openai = createOpenAI({ apiKey, baseURL, ...(fetch !== undefined && { fetch }) });
+      return api === 'chat' ? openai.chat(modelName) : openai.responses(modelName);
+    }
+    case 'anthropic': {
+      const { apiKey, baseURL } = settings;
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      return createAnthropic({ apiKey, baseURL, ...(fetch !== undefined && { fetch }) })(modelName);
+    }
+    case 'openai-compatible': {
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return createOpenAICompatible({
         name: 'openai-compatible',
-        baseURL,
-        apiKey: value(env, 'ORRERY_OPENAI_COMPATIBLE_API_KEY'),
+        baseURL: settings.baseURL,
+        apiKey: settings.apiKey,
         includeUsage: true,
         ...(fetch !== undefined && { fetch }),
       })(modelName);

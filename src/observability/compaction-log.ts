@@ -38,6 +38,10 @@ export function logCompaction(options: {
     tokensAfter: report.tokensAfter,
     durationMs: Math.round(report.durationMs * 10) / 10,
     ineffective: report.ineffective || undefined,
+    summarizer: report.summarizer,
+    // Who failed first and why, when a fallback wrote the summary (already masked).
+    fallbackFrom: report.fallback?.from,
+    fallbackReason: report.fallback?.reason,
     reason: report.reason,
     error: errorMessage(report.error),
   };

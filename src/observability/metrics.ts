@@ -14,6 +14,8 @@ export interface CompactionMetrics {
   readonly tokensAfter: Histogram<'trigger'>;
   readonly ineffectiveTotal: Counter<'trigger'>;
   readonly summarizerFailuresTotal: Counter<'summarizer'>;
+  /** Compactions a fallback summarizer wrote, by the one that failed (`from`) and the writer. */
+  readonly summarizerFallbacksTotal: Counter<'from' | 'to'>;
   readonly promptCacheInvalidationsTotal: Counter<'trigger'>;
   /** Counts one compaction attempt from the Compactor's report. */
   recordCompaction(report: CompactionReport): void;
@@ -103,6 +105,17 @@ export function createCompactionMetrics(options: CompactionMetricsOptions = {}):
         registers,
       }),
   );
+  const summarizerFallbacksTotal = reuse(
+    registry,
+    'orrery_summarizer_fallbacks_total',
+    () =>
+      new Counter({
+        name: 'orrery_summarizer_fallbacks_total',
+        help: 'Compactions whose summary a fallback wrote (from: the summarizer that failed, to: the one that wrote it).',
+        labelNames: ['from', 'to'] as const,
+        registers,
+      }),
+  );
   const promptCacheInvalidationsTotal = reuse(
     registry,
     'orrery_prompt_cache_invalidations_total',
@@ -123,6 +136,7 @@ export function createCompactionMetrics(options: CompactionMetricsOptions = {}):
     tokensAfter,
     ineffectiveTotal,
     summarizerFailuresTotal,
+    summarizerFallbacksTotal,
     promptCacheInvalidationsTotal,
     recordCompaction(report) {
       const { trigger, outcome } = report;
@@ -134,6 +148,12 @@ export function createCompactionMetrics(options: CompactionMetricsOptions = {}):
         tokensBefore.observe({ trigger }, report.tokensBefore);
         if (report.tokensAfter !== undefined) tokensAfter.observe({ trigger }, report.tokensAfter);
         promptCacheInvalidationsTotal.inc({ trigger });
+        if (report.fallback) {
+          summarizerFallbacksTotal.inc({
+            from: report.fallback.from,
+            to: report.summarizer ?? 'unknown',
+          });
+        }
       }
     },
     recordSummarizerFailure(summarizerName) {

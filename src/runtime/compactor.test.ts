@@ -241,6 +241,63 @@ describe('Compactor', () => {
     expect(failed.reason).toContain('also down');
   });
 
+  it('records who wrote the summary and why a fallback ran, through every path', async () => {
+    const { service, user } = await setup();
+    for (let index = 0; index < 4; index++) await user(`i${index}`, `m${index}`);
+    const compactor = new Compactor({
+      sessionService: service,
+      config: threshold,
+      summarizer: failing('google:gemini-flash-latest', 'quota exceeded for key=AIzaSecretKey123'),
+      fallbackSummarizer: new RecordingSummarizer('digest', () => text('digest summary')),
+    });
+    const report = await compactor.compact({ ...key, trigger: 'token_threshold' });
+    const fallback = { from: 'google:gemini-flash-latest', reason: 'quota exceeded for key=***' };
+    expect(report).toMatchObject({ outcome: 'compacted', summarizer: 'digest', fallback });
+    expect(report.event!.actions.compaction).toMatchObject({ summarizer: 'digest', fallback });
+
+    // A wrapper that chose its own fallback (withFallback) is believed over its own name.
+    for (let index = 4; index < 8; index++) await user(`i${index}`, `m${index}`);
+    const wrapped = new Compactor({
+      sessionService: service,
+      config: threshold,
+      summarizer: new RecordingSummarizer('wrapper', () => ({
+        ...text('by the inner fallback'),
+        summarizer: 'digest',
+        fallback: { from: 'llm', reason: 'down' },
+      })),
+    });
+    const second = await wrapped.compact({ ...key, trigger: 'token_threshold' });
+    expect(second).toMatchObject({ summarizer: 'digest', usedFallback: true });
+    expect(second.event!.actions.compaction).toMatchObject({
+      summarizer: 'digest',
+      fallback: { from: 'llm', reason: 'down' },
+    });
+
+    // The primary wrote it: no fallback recorded.
+    for (let index = 8; index < 12; index++) await user(`i${index}`, `m${index}`);
+    const plain = new Compactor({
+      sessionService: service,
+      config: threshold,
+      summarizer: new RecordingSummarizer('llm', () => text('by the model')),
+    });
+    const third = await plain.compact({ ...key, trigger: 'token_threshold' });
+    expect(third.event!.actions.compaction.summarizer).toBe('llm');
+    expect(third.event!.actions.compaction.fallback).toBeUndefined();
+    expect(third.fallback).toBeUndefined();
+  });
+
+  it('checks a hand-built config with the same rules as createEventsCompactionConfig', async () => {
+    const { service } = await setup();
+    const summarizer = new RecordingSummarizer('llm', () => text('x'));
+    const build = (config: EventsCompactionConfig) => () =>
+      new Compactor({ sessionService: service, config, summarizer });
+    expect(build({ compactionInterval: 3 })).toThrow(/^Invalid overlapSize=undefined: must be set/);
+    expect(build({})).toThrow(/^Invalid tokenThreshold=undefined: no trigger/);
+    expect(build({ tokenThreshold: -5, eventRetentionSize: 1 })).toThrow(
+      /^Invalid tokenThreshold=-5/,
+    );
+  });
+
   it('discards its result when another runner compacted first (conflict)', async () => {
     const { service, user } = await setup();
     for (let index = 0; index < 4; index++) await user(`i${index}`, `m${index}`);

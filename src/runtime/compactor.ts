@@ -3,7 +3,9 @@
  * conditionally on the checkpoint the plan was computed from. Summarizer failures and lost
  * races are outcomes in the report, never exceptions for the user's turn.
  */
+import { COMPACTION_DEFAULTS, validateEventsCompactionConfig } from '../compaction/config.js';
 import { InvalidConfigError } from '../compaction/errors.js';
+import { fallbackReason } from '../compaction/mask-credentials.js';
 import { estimateContentTokens, estimateEventTokens } from '../compaction/token-estimate.js';
 import { planCompaction } from '../compaction/triggers.js';
 import type {
@@ -25,6 +27,7 @@ import type {
 } from '../events/types.js';
 import { CompactionConflictError } from '../sessions/errors.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
+import { summarizeWithin } from './summarize-within.js';
 
 export type CompactionOutcome = 'compacted' | 'skipped' | 'failed' | 'conflict';
 
@@ -43,10 +46,12 @@ export interface CompactionReport {
   ineffective?: boolean;
   event?: CompactionEvent;
   error?: unknown;
-  /** Name of the summarizer that produced (or failed to produce) the summary. */
+  /** Name of the summarizer that wrote the summary (or the last one that failed to). */
   summarizer?: string;
   /** The fallback summarizer wrote the summary after the main one failed. */
   usedFallback?: boolean;
+  /** Set when a fallback wrote the summary: who failed first and why (as on the event). */
+  fallback?: { from: string; reason: string };
   /** Calls summarized without a result (their invocation ended). */
   deadCalls?: DeadCall[];
 }
@@ -61,6 +66,11 @@ export interface CompactorHooks {
   ): boolean | undefined | Promise<boolean | undefined> | void | Promise<void>;
   /** Called once per attempt with its outcome (metrics and logs hang here). */
   afterCompaction?(report: CompactionReport): void | Promise<void>;
+  /**
+   * Called for each summarizer call that failed or timed out (not for a caller's abort), before
+   * the fallback is tried. Must not throw.
+   */
+  summarizerFailed?(details: { summarizer: string; error: unknown }): void;
 }
 
 export interface CompactorOptions {
@@ -109,7 +119,9 @@ export class Compactor {
   private readonly hooks: CompactorHooks;
 
   constructor(options: CompactorOptions) {
-    const summarizer = options.config.summarizer ?? options.summarizer;
+    // The same rules (and errors) as createEventsCompactionConfig, whatever built the config.
+    const config = validateEventsCompactionConfig(options.config);
+    const summarizer = config.summarizer ?? options.summarizer;
     if (!summarizer) {
       throw new InvalidConfigError({
         field: 'summarizer',
@@ -118,7 +130,7 @@ export class Compactor {
       });
     }
     this.sessionService = options.sessionService;
-    this.config = options.config;
+    this.config = config;
     this.summarizer = summarizer;
     this.fallbackSummarizer = options.fallbackSummarizer;
     this.hooks = options.hooks ?? {};
@@ -170,6 +182,8 @@ export class Compactor {
 
     const summarized = await this.summarize(plan, signal);
     if ('error' in summarized) {
+      // A caller's abort ends the turn; a failure is an outcome.
+      if (signal?.aborted) throw signal.reason;
       return finish({
         outcome: 'failed',
         reason: errorMessage(summarized.error),
@@ -214,6 +228,7 @@ export class Compactor {
           tokensBefore: plan.tokensBefore,
           tokensAfter,
           summarizer: summarized.name,
+          ...(summarized.fallback ? { fallback: summarized.fallback } : {}),
         },
       },
     };
@@ -223,6 +238,7 @@ export class Compactor {
       ineffective,
       summarizer: summarized.name,
       usedFallback: summarized.usedFallback,
+      ...(summarized.fallback ? { fallback: summarized.fallback } : {}),
       deadCalls: plan.deadCalls,
     };
     try {
@@ -241,37 +257,62 @@ export class Compactor {
     }
   }
 
-  /** Main summarizer, then the fallback; an empty summary is a failure, never written in. */
+  /**
+   * Main summarizer, then the fallback; an empty summary is a failure, never written in. Each
+   * call is bounded by `summarizerTimeoutMs` and the caller's signal. `name` is who wrote the
+   * summary (a wrapper may say it was its own fallback), `fallback` why that one ran.
+   */
   private async summarize(
     plan: CompactionPlan,
     signal: AbortSignal | undefined,
   ): Promise<
-    | { summary: Summary | null; name: string; usedFallback: boolean }
+    | {
+        summary: Summary | null;
+        name: string;
+        usedFallback: boolean;
+        fallback?: { from: string; reason: string };
+      }
     | { error: unknown; name: string }
   > {
+    const timeoutMs = this.config.summarizerTimeoutMs ?? COMPACTION_DEFAULTS.summarizerTimeoutMs;
     const run = async (summarizer: EventsSummarizer) => {
-      const summary = await summarizer.summarize({
-        events: plan.events,
-        previousSummary: plan.previousSummary,
-        signal,
-      });
-      if (summary !== null && getText(summary.content).trim() === '') {
-        throw new Error(`Summarizer '${summarizer.name}' returned an empty summary`);
+      try {
+        const summary = await summarizeWithin({
+          summarizer,
+          request: { events: plan.events, previousSummary: plan.previousSummary },
+          timeoutMs,
+          signal,
+        });
+        if (summary !== null && getText(summary.content).trim() === '') {
+          throw new Error(`Summarizer '${summarizer.name}' returned an empty summary`);
+        }
+        return summary;
+      } catch (error) {
+        if (!signal?.aborted) this.hooks.summarizerFailed?.({ summarizer: summarizer.name, error });
+        throw error;
       }
-      return summary;
     };
+    const written = (summary: Summary | null, summarizer: EventsSummarizer) => ({
+      summary,
+      name: summary?.summarizer ?? summarizer.name,
+      ...(summary?.fallback ? { fallback: summary.fallback } : {}),
+    });
     try {
-      return {
-        summary: await run(this.summarizer),
-        name: this.summarizer.name,
-        usedFallback: false,
-      };
+      const summary = await run(this.summarizer);
+      const result = written(summary, this.summarizer);
+      return { ...result, usedFallback: result.fallback !== undefined };
     } catch (error) {
       const fallback = this.fallbackSummarizer;
       if (!fallback || signal?.aborted) return { error, name: this.summarizer.name };
       try {
-        return { summary: await run(fallback), name: fallback.name, usedFallback: true };
+        const summary = await run(fallback);
+        return {
+          ...written(summary, fallback),
+          usedFallback: true,
+          fallback: { from: this.summarizer.name, reason: fallbackReason(error) },
+        };
       } catch (fallbackError) {
+        if (signal?.aborted) return { error: fallbackError, name: fallback.name };
         return {
           error: new AggregateError(
             [error, fallbackError],

@@ -1,40 +1,27 @@
 /**
- * The Runner's default summarizer (SPEC §5) and the wrappers around it: `summarizerModel`,
- * else the model `resolveSummarizerModel()` names, built lazily at the first compaction.
+ * The Runner's default summarizer (SPEC §5): `summarizerModel`, else the model
+ * `resolveSummarizerModel()` names. Its settings (provider, key, URL) are checked when the Runner
+ * is built; the provider package is loaded at the first compaction.
  */
 import type { Logger } from 'pino';
 import { COMPACTION_ENV, resolveSummarizerModel } from '../compaction/config.js';
+import { fallbackReason } from '../compaction/mask-credentials.js';
 import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/types.js';
-import { parseModelId, type ResolveModelOptions, resolveModel } from '../models/resolve-model.js';
+import {
+  checkModelSettings,
+  type ResolveModelOptions,
+  resolveModel,
+} from '../models/resolve-model.js';
 import type { Model } from '../models/types.js';
 import { LlmEventSummarizer } from '../summarizers/llm-event-summarizer.js';
 import { RunnerConfigError } from './errors.js';
 
-/** Counts a summarizer's failures (the Compactor's fallback may still compact). */
-export function countingFailures(
-  summarizer: EventsSummarizer,
-  onFailure: (name: string, error: unknown) => void,
-): EventsSummarizer {
-  return {
-    // A getter: a resolving summarizer's name is settled by its first call.
-    get name() {
-      return summarizer.name;
-    },
-    async summarize(options) {
-      try {
-        return await summarizer.summarize(options);
-      } catch (error) {
-        if (!options.signal?.aborted) onFailure(summarizer.name, error);
-        throw error;
-      }
-    },
-  };
-}
-
 /**
  * `summarizerModel`, else the model `resolveSummarizerModel()` names: the agent's own when the
  * ids match, otherwise built at the first compaction, falling back to the agent's own model when
- * that fails. `undefined` for a workflow root with nothing configured.
+ * that fails (each compaction it writes records `fallback`). With the default resolver the
+ * settings are checked here: a model named by `ORRERY_COMPACTION_MODEL` that cannot be built
+ * throws `RunnerConfigError`. `undefined` for a workflow root with nothing configured.
  */
 export function createDefaultSummarizer(options: {
   summarizerModel?: Model;
@@ -50,15 +37,37 @@ export function createDefaultSummarizer(options: {
     return agentModel ? new LlmEventSummarizer({ model: agentModel }) : undefined;
   }
   const resolve = options.resolveModel ?? resolveModel;
+  const warnFallback = (error: unknown) =>
+    logger.warn(
+      {
+        msgType: 'summarizer_model_unavailable',
+        summarizerModel: modelId,
+        fallbackModel: agentModel?.modelId,
+        error: fallbackReason(error),
+      },
+      `summarizer model '${modelId}' is unavailable (${fallbackReason(error)}); summarizing with the agent's model '${agentModel?.modelId}'`,
+    );
   if (!options.resolveModel) {
-    // An unknown provider is a startup error, not a failure at the first compaction.
+    // Checked now, without I/O: a missing key is a startup error (or, for the implicit Google
+    // default, the agent's own model from the start), not a surprise at the first compaction.
     try {
-      parseModelId(modelId);
+      checkModelSettings({ modelId, env });
     } catch (error) {
-      throw new RunnerConfigError({
-        field: COMPACTION_ENV.model,
-        value: modelId,
-        message: error instanceof Error ? error.message : String(error),
+      const named = env[COMPACTION_ENV.model] !== undefined;
+      if (named || !agentModel) {
+        throw new RunnerConfigError({
+          field: COMPACTION_ENV.model,
+          value: modelId,
+          message: `the summarizer model '${modelId}'${named ? '' : ' (the default for agents on Google)'} cannot be built: ${fallbackReason(error)}`,
+        });
+      }
+      warnFallback(error);
+      // The agent's model summarizes, and each compaction records why.
+      return new ResolvingSummarizer({
+        modelId,
+        resolve: () => Promise.reject(error),
+        fallbackModel: agentModel,
+        onFallback: () => {},
       });
     }
   }
@@ -66,16 +75,7 @@ export function createDefaultSummarizer(options: {
     modelId,
     resolve: () => resolve({ modelId, env }),
     fallbackModel: agentModel,
-    onFallback: (error) =>
-      logger.warn(
-        {
-          msgType: 'summarizer_model_unavailable',
-          summarizerModel: modelId,
-          fallbackModel: agentModel?.modelId,
-          error: String(error),
-        },
-        `summarizer model '${modelId}' is unavailable (${error instanceof Error ? error.message : String(error)}); summarizing with the agent's model '${agentModel?.modelId}'`,
-      ),
+    onFallback: warnFallback,
   });
 }
 
@@ -85,7 +85,10 @@ export function createDefaultSummarizer(options: {
  * good and `onFallback` is called once.
  */
 class ResolvingSummarizer implements EventsSummarizer {
-  private loading?: Promise<EventsSummarizer>;
+  private loading?: Promise<{
+    summarizer: EventsSummarizer;
+    fallback?: { from: string; reason: string };
+  }>;
   private loaded?: EventsSummarizer;
 
   constructor(
@@ -104,19 +107,27 @@ class ResolvingSummarizer implements EventsSummarizer {
 
   async summarize(options: SummarizeOptions): Promise<Summary | null> {
     this.loading ??= this.load();
-    return (await this.loading).summarize(options);
+    const { summarizer, fallback } = await this.loading;
+    const summary = await summarizer.summarize(options);
+    // The agent's model wrote it because the named one could not be built: say so.
+    return summary && fallback ? { ...summary, summarizer: summarizer.name, fallback } : summary;
   }
 
-  private async load(): Promise<EventsSummarizer> {
+  private async load(): Promise<{
+    summarizer: EventsSummarizer;
+    fallback?: { from: string; reason: string };
+  }> {
     let model: Model;
+    let fallback: { from: string; reason: string } | undefined;
     try {
       model = await this.options.resolve();
     } catch (error) {
       if (!this.options.fallbackModel) throw error;
       this.options.onFallback(error);
       model = this.options.fallbackModel;
+      fallback = { from: this.options.modelId, reason: fallbackReason(error) };
     }
     this.loaded = new LlmEventSummarizer({ model });
-    return this.loaded;
+    return { summarizer: this.loaded, fallback };
   }
 }

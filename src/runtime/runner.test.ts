@@ -203,9 +203,16 @@ describe('Runner defaults', () => {
     });
     await collect(runner.run({ userId, sessionId: 's', newMessage: 'hi' }));
     const { checkpoint } = await sessionService.loadView({ appName, userId, sessionId: 's' });
-    expect(checkpoint?.actions.compaction.summarizer).not.toBe('scripted:agent');
-    expect(await runner.metrics.registry.metrics()).toMatch(
-      /orrery_summarizer_failures_total\{summarizer="scripted:agent"\} 1/,
+    // The digest wrote it, and the event says so and why: the model gets no credit.
+    expect(checkpoint?.actions.compaction.summarizer).toBe('digest');
+    expect(checkpoint?.actions.compaction.fallback).toEqual({
+      from: 'scripted:agent',
+      reason: expect.stringContaining('summarizer key revoked'),
+    });
+    const metrics = await runner.metrics.registry.metrics();
+    expect(metrics).toMatch(/orrery_summarizer_failures_total\{summarizer="scripted:agent"\} 1/);
+    expect(metrics).toMatch(
+      /orrery_summarizer_fallbacks_total\{from="scripted:agent",to="digest"\} 1/,
     );
   });
 
@@ -351,32 +358,55 @@ describe('Runner summarizer model (SPEC §5)', () => {
     expect(agentModel.remaining).toBe(0);
   });
 
-  it("falls back to the agent's model when the summarizer model has no key, warning once", async () => {
+  it('ORRERY_COMPACTION_MODEL naming a provider without a key fails at construction, naming both', () => {
+    const agentModel = new ScriptedModel({ modelId: 'openai:gpt-4o', script: [] });
+    // The real resolveModel's checks: no GEMINI_API_KEY in this environment, and no network.
+    const build = () =>
+      new Runner({
+        appName,
+        agent: new LlmAgent({ name: 'agent', model: agentModel }),
+        sessionService: new InMemorySessionService(),
+        compaction,
+        env: { ORRERY_COMPACTION_MODEL: 'google:gemini-2.5-flash-lite', OPENAI_API_KEY: 'k' },
+        logger: false,
+      });
+    expect(build).toThrow(RunnerConfigError);
+    expect(build).toThrow(
+      /^ORRERY_COMPACTION_MODEL: .*'google:gemini-2\.5-flash-lite'.*GEMINI_API_KEY/,
+    );
+  });
+
+  it("summarizes with the agent's model when the implicit Google default has no key: warned at construction, recorded on each compaction", async () => {
     const sessionService = await setup();
     await sessionService.createSession({ appName, userId, sessionId: 's2' });
     const agentModel = new ScriptedModel({
-      modelId: 'openai:gpt-4o',
+      modelId: 'google:gemini-2.5-pro',
       script: [longAnswer(), summary('First.'), longAnswer(), summary('Second.')],
     });
     const lines: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
-    // The real resolveModel: no GEMINI_API_KEY in this environment, and no network either way.
     const runner = new Runner({
       appName,
       agent: new LlmAgent({ name: 'agent', model: agentModel }),
       sessionService,
       compaction,
-      env: { ORRERY_COMPACTION_MODEL: 'google:gemini-2.5-flash-lite', OPENAI_API_KEY: 'k' },
+      env: {},
       logger,
     });
-    expect((await compactOnce(runner, sessionService))?.summarizer).toBe('openai:gpt-4o');
+    const warnings = () => lines.filter((line) => line.includes('summarizer_model_unavailable'));
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toContain('google:gemini-flash-latest');
+    expect(warnings()[0]).toContain('GEMINI_API_KEY');
+    const made = await compactOnce(runner, sessionService);
+    expect(made?.summarizer).toBe('google:gemini-2.5-pro');
+    expect(made?.fallback).toEqual({
+      from: 'google:gemini-flash-latest',
+      reason: expect.stringContaining('GEMINI_API_KEY'),
+    });
     await collect(runner.run({ userId, sessionId: 's2', newMessage: 'hi' }));
     const second = await sessionService.loadView({ appName, userId, sessionId: 's2' });
     expect(getText(second.checkpoint?.actions.compaction.compactedContent)).toContain('Second.');
-    const warnings = lines.filter((line) => line.includes('summarizer_model_unavailable'));
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain('google:gemini-2.5-flash-lite');
-    expect(warnings[0]).toContain('GEMINI_API_KEY');
+    expect(warnings()).toHaveLength(1);
     expect(agentModel.remaining).toBe(0);
   });
 
@@ -398,12 +428,44 @@ describe('Runner summarizer model (SPEC §5)', () => {
     expect(build({})).toThrow(RunnerConfigError);
     expect(build({})).toThrow(/^summarizer: /);
     // Naming the summarizer model in the environment is an explicit choice for a workflow too.
-    expect(build({ ORRERY_COMPACTION_MODEL: 'google:gemini-2.5-flash-lite' })).not.toThrow();
+    expect(
+      build({ ORRERY_COMPACTION_MODEL: 'google:gemini-2.5-flash-lite', GEMINI_API_KEY: 'k' }),
+    ).not.toThrow();
     expect(build({ ORRERY_COMPACTION_MODEL: 'flash' })).toThrow(InvalidConfigError);
     expect(build({ ORRERY_COMPACTION_MODEL: 'flash' })).toThrow(/ORRERY_COMPACTION_MODEL/);
     expect(build({ ORRERY_COMPACTION_MODEL: 'mistral:large' })).toThrow(
       /ORRERY_COMPACTION_MODEL: .*unknown provider 'mistral'/,
     );
+  });
+
+  it('checks a hand-built compaction config as createEventsCompactionConfig does', () => {
+    const agent = new LlmAgent({ name: 'agent', model: new ScriptedModel({ script: [] }) });
+    const build = (compaction: unknown) => () =>
+      new Runner({
+        appName,
+        agent,
+        sessionService: new InMemorySessionService(),
+        compaction: compaction as never,
+        env: {},
+        logger: false,
+      });
+    const cases: Array<[unknown, RegExp]> = [
+      [{ compactionInterval: 3 }, /^Invalid overlapSize=undefined: must be set together/],
+      [{}, /^Invalid tokenThreshold=undefined: no trigger/],
+      [{ tokenThreshold: -1, eventRetentionSize: 2 }, /^Invalid tokenThreshold=-1: /],
+      [
+        { tokenThreshold: 10, eventRetentionSize: 2, summarizerTimeoutMs: 0 },
+        /summarizerTimeoutMs/,
+      ],
+      [{ tokenThreshold: 10, eventRetentionSize: 2, treshold: 5 }, /^Invalid treshold=5: /],
+    ];
+    for (const [compaction, message] of cases) {
+      expect(build(compaction)).toThrow(InvalidConfigError);
+      expect(build(compaction)).toThrow(message);
+    }
+    const valid = build({ tokenThreshold: 10, eventRetentionSize: 2 })();
+    expect(valid.compactionConfig).toEqual({ tokenThreshold: 10, eventRetentionSize: 2 });
+    expect(build(null)().compactionConfig).toBeNull();
   });
 
   it('reads the compaction config from the injected environment', () => {
@@ -417,6 +479,8 @@ describe('Runner summarizer model (SPEC §5)', () => {
         logger: false,
       });
     expect(build({ ORRERY_CONTEXT_COMPACTION: 'false' }).compactionConfig).toBeNull();
+    // A 0 threshold alone is compaction off, not the sliding window at its default interval.
+    expect(build({ ORRERY_COMPACTION_TOKEN_THRESHOLD: '0' }).compactionConfig).toBeNull();
     expect(
       build({ ORRERY_COMPACTION_TOKEN_THRESHOLD: '1234' }).compactionConfig?.tokenThreshold,
     ).toBe(1234);

@@ -7,7 +7,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createEventsCompactionConfig } from '../compaction/config.js';
+import {
+  createEventsCompactionConfig,
+  validateEventsCompactionConfig,
+} from '../compaction/config.js';
+import { fallbackReason } from '../compaction/mask-credentials.js';
 import { countCompletedInvocations, estimateNextRequest } from '../compaction/triggers.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import { isValidCompaction, type ViewWarning } from '../compaction/view.js';
@@ -18,16 +22,22 @@ import type { Model } from '../models/types.js';
 import { createRuntimeLogger, logCompaction } from '../observability/compaction-log.js';
 import { type CompactionMetrics, createCompactionMetrics } from '../observability/metrics.js';
 import { SessionNotFoundError } from '../sessions/errors.js';
-import type { SessionService, StoredView } from '../sessions/session-service.js';
+import type { SessionLease, SessionService, StoredView } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import type { Agent } from './agents/agent.js';
 import { type CompactionReport, Compactor } from './compactor.js';
 import { ContextGuard, type GuardCompactOptions } from './context-guard.js';
-import { countingFailures, createDefaultSummarizer } from './default-summarizer.js';
+import { createDefaultSummarizer } from './default-summarizer.js';
 import { RunnerConfigError } from './errors.js';
 import { Invocation } from './invocation.js';
 import type { Plugin } from './plugins/plugin.js';
 import { PluginManager } from './plugins/plugin-manager.js';
+import {
+  acquireRunLease,
+  checkSessionLeaseOption,
+  eitherSignal,
+  type SessionLeaseOptions,
+} from './session-lease.js';
 import { InvocationState } from './state.js';
 
 /** View warnings remembered as logged (the set starts over past this). */
@@ -39,7 +49,8 @@ export interface RunnerOptions {
   sessionService: SessionService;
   /**
    * `undefined`: `createEventsCompactionConfig()` from the environment (`ORRERY_*`).
-   * `null`: compaction off. A config: used as given.
+   * `null`: compaction off. A config: checked by `validateEventsCompactionConfig` (the same
+   * rules and `InvalidConfigError`s as `createEventsCompactionConfig`), then used as given.
    */
   compaction?: EventsCompactionConfig | null;
   /**
@@ -53,8 +64,11 @@ export interface RunnerOptions {
   summarizerModel?: Model;
   /**
    * Builds the summarizer model named by `resolveSummarizerModel()` when it is not the agent's
-   * own, once, at the first compaction. Default: `resolveModel` (keys from `env`). When it fails
-   * (e.g. no key for that provider), the agent's own model summarizes and a warning is logged.
+   * own, once, at the first compaction. Default: `resolveModel` (keys from `env`), whose settings
+   * are checked here: a model `ORRERY_COMPACTION_MODEL` names that cannot be built (e.g. no key
+   * for its provider) is a `RunnerConfigError`; for the implicit Google default, and when a given
+   * `resolveModel` fails, the agent's own model summarizes, a warning is logged and each
+   * compaction records the `fallback`.
    */
   resolveModel?: (options: ResolveModelOptions) => Promise<Model>;
   /**
@@ -75,6 +89,15 @@ export interface RunnerOptions {
    * turn never reads a view a compaction is about to replace; `flush()` waits for all of them.
    */
   background?: boolean;
+  /**
+   * One invocation at a time per session, across runners and processes, through the store's
+   * `acquireLease`: a run waits up to `waitMs` (default 30_000) for the session, then throws
+   * `SessionBusyError`; the lease is held for the whole invocation and its after-invocation
+   * compaction (a background one too) and lives `ttlMs` (default 30_000) past a runner that
+   * died. A run whose lease is lost stops with `SessionLeaseLostError`. `false`: no lease (only
+   * this Runner's own background compactions are waited for, as with a store without leases).
+   */
+  sessionLease?: SessionLeaseOptions | false;
 }
 
 export interface RunOptions {
@@ -136,6 +159,7 @@ export class Runner {
   readonly metrics: CompactionMetrics;
   readonly logger: Logger;
   readonly background: boolean;
+  private readonly sessionLease: SessionLeaseOptions | false;
   private readonly plugins: PluginManager;
   private readonly compactor?: Compactor;
   private readonly guard?: ContextGuard;
@@ -156,12 +180,17 @@ export class Runner {
     this.agent = options.agent;
     this.sessionService = options.sessionService;
     this.background = options.background ?? false;
+    this.sessionLease = checkSessionLeaseOption(options.sessionLease);
     this.plugins = new PluginManager({ plugins: options.plugins });
     this.metrics = createCompactionMetrics({ registry: options.metrics?.registry });
     this.logger = createRuntimeLogger({ logger: options.logger });
     const env = options.env ?? { ...process.env };
     const config =
-      options.compaction === undefined ? createEventsCompactionConfig({ env }) : options.compaction;
+      options.compaction === undefined
+        ? createEventsCompactionConfig({ env })
+        : options.compaction === null
+          ? null
+          : validateEventsCompactionConfig(options.compaction);
     this.compactionConfig = config;
     if (!config) return;
 
@@ -187,18 +216,18 @@ export class Runner {
         ? undefined
         : (options.fallbackSummarizer ??
           (summarizer instanceof DigestSummarizer ? undefined : new DigestSummarizer()));
-    const onFailure = (name: string, error: unknown) => {
-      this.metrics.recordSummarizerFailure(name);
-      this.logger.warn(
-        { msgType: 'summarizer_failure', summarizer: name, error: String(error) },
-        `summarizer '${name}' failed`,
-      );
-    };
     this.compactor = new Compactor({
       sessionService: options.sessionService,
-      config: { ...config, summarizer: countingFailures(summarizer, onFailure) },
-      fallbackSummarizer: fallback ? countingFailures(fallback, onFailure) : undefined,
+      config: { ...config, summarizer },
+      fallbackSummarizer: fallback,
       hooks: {
+        summarizerFailed: ({ summarizer: name, error }) => {
+          this.metrics.recordSummarizerFailure(name);
+          this.logger.warn(
+            { msgType: 'summarizer_failure', summarizer: name, error: fallbackReason(error) },
+            `summarizer '${name}' failed`,
+          );
+        },
         beforeCompaction: (plan) =>
           this.plugins.beforeCompaction({
             appName: this.appName,
@@ -281,16 +310,51 @@ export class Runner {
   }
 
   async *run(options: RunOptions): AsyncGenerator<Event, void, undefined> {
-    const { signal } = options;
     const key: SessionKey = {
       appName: this.appName,
       userId: options.userId,
       sessionId: options.sessionId,
     };
-    // A background compaction of the previous turn lands before this turn reads the view; the
-    // caller may give up waiting (the compaction goes on without this turn).
-    const pending = this.pending.get(sessionKeyString(key));
-    if (pending) await untilAborted(pending, signal);
+    // Taken before the view is read, held until the invocation and its compaction are done.
+    const lease = await acquireRunLease({
+      sessionService: this.sessionService,
+      key,
+      lease: this.sessionLease,
+      signal: options.signal,
+    });
+    if (!lease) {
+      // A background compaction of the previous turn lands before this turn reads the view; the
+      // caller may give up waiting (the compaction goes on without this turn).
+      const pending = this.pending.get(sessionKeyString(key));
+      if (pending) await untilAborted(pending, options.signal);
+    }
+    const linked = lease ? eitherSignal(options.signal, lease.signal) : undefined;
+    let handedToBackground = false;
+    try {
+      handedToBackground = yield* this.runInvocation({
+        ...options,
+        key,
+        signal: linked?.signal ?? options.signal,
+        lease,
+      });
+    } catch (error) {
+      // Whatever the lost lease's abort surfaced as (a tool's or the model's abort error).
+      if (lease?.signal.aborted && !options.signal?.aborted) throw lease.signal.reason;
+      throw error;
+    } finally {
+      linked?.dispose();
+      if (!handedToBackground) await lease?.release();
+    }
+  }
+
+  /**
+   * One invocation under the session's lease (when there is one). Returns whether a background
+   * compaction took the lease over (it releases it when done).
+   */
+  private async *runInvocation(
+    options: RunOptions & { key: SessionKey; lease?: SessionLease },
+  ): AsyncGenerator<Event, boolean, undefined> {
+    const { signal, key, lease } = options;
     signal?.throwIfAborted();
     const session = await this.sessionService.getSession({ ...key, signal });
     if (!session) throw new SessionNotFoundError(key);
@@ -333,20 +397,23 @@ export class Runner {
       agentName: this.agent.name,
       overheadTokens: 0,
     };
-    if (!this.compactor) return;
+    if (!this.compactor) return false;
     const stored = invocation.knownView();
     if (!this.background) {
       await this.compactAfterInvocation({ key, ...caller, stored, signal });
-      return;
+      return false;
     }
     const keyString = sessionKeyString(key);
-    // Not tied to the caller's signal: the caller has moved on by the time it runs.
-    const task = this.compactAfterInvocation({ key, ...caller, stored })
+    // Not tied to the caller's signal: the caller has moved on by the time it runs. It holds
+    // the session's lease (the next run waits for it) and stops if the lease is lost.
+    const task = this.compactAfterInvocation({ key, ...caller, stored, signal: lease?.signal })
       .catch((error) => this.logger.warn({ error: String(error) }, 'background compaction failed'))
       .finally(() => {
         if (this.pending.get(keyString) === task) this.pending.delete(keyString);
+        return lease?.release();
       });
     this.pending.set(keyString, task);
+    return true;
   }
 
   /** Sliding window first (if configured and due), then the token trigger. */

@@ -38,6 +38,24 @@ describe('withFallback', () => {
     expect(failures).toEqual(['cheap->digest']);
   });
 
+  it('records the fallback on the summary, with credentials masked in the reason', async () => {
+    const primary = {
+      name: 'openai:gpt-4o-mini',
+      summarize: async () => {
+        throw new Error(
+          'Incorrect API key provided: sk-proj-abcdefghijklmnop1234 (Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.x)',
+        );
+      },
+    };
+    const summarizer = withFallback({ primary, fallback: new DigestSummarizer() });
+    const summary = await summarizer.summarize({ events: [userText(1, 'hi')] });
+    expect(summary?.summarizer).toBe('digest');
+    expect(summary?.fallback?.from).toBe('openai:gpt-4o-mini');
+    expect(summary?.fallback?.reason).toMatch(/^Incorrect API key provided: \*\*\*/);
+    expect(summary?.fallback?.reason).not.toContain('abcdefghijklmnop1234');
+    expect(summary?.fallback?.reason).not.toContain('eyJhbGciOiJIUzI1NiJ9');
+  });
+
   it('does not mask a caller abort with the fallback', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -2,6 +2,7 @@
  * A summarizer that falls back (e.g. model summarizer -> digest) so a compaction can still happen
  * when the model is down. A caller's abort is never masked by the fallback.
  */
+import { fallbackReason } from '../compaction/mask-credentials.js';
 import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/types.js';
 import { SummarizerError } from './errors.js';
 
@@ -35,7 +36,7 @@ export function withFallback(options: {
       let primaryError: unknown;
       try {
         const summary = await primary.summarize(summarizeOptions);
-        return summary ? { ...summary, summarizer: primary.name } : null;
+        return summary ? { ...summary, summarizer: summary.summarizer ?? primary.name } : null;
       } catch (error) {
         const aborted =
           summarizeOptions.signal?.aborted ||
@@ -45,7 +46,14 @@ export function withFallback(options: {
       }
       onFallback?.({ error: primaryError, primary: primary.name, fallback: fallback.name });
       const summary = await fallback.summarize(summarizeOptions);
-      return summary ? { ...summary, summarizer: fallback.name, primaryError } : null;
+      if (!summary) return null;
+      // Recorded on the compaction event: the fallback wrote it, and why the primary did not.
+      return {
+        ...summary,
+        summarizer: summary.summarizer ?? fallback.name,
+        fallback: summary.fallback ?? { from: primary.name, reason: fallbackReason(primaryError) },
+        primaryError,
+      };
     },
   };
 }

@@ -182,7 +182,7 @@ describe('overflow: compact with a smaller tail and retry once', () => {
       appName,
       agent: new LlmAgent({ name: 'assistant', model: new ScriptedModel({ script: [fatal] }) }),
       sessionService,
-      compaction: { tokenThreshold: 1_000_000 },
+      compaction: { tokenThreshold: 1_000_000, eventRetentionSize: 4 },
       summarizer: new DigestSummarizer(),
       logger: false,
     });

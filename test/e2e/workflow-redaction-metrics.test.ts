@@ -45,7 +45,7 @@ describe('a workflow root (no model of its own)', () => {
         appName,
         agent: root,
         sessionService: new InMemorySessionService(),
-        compaction: { tokenThreshold: 1000 },
+        compaction: { tokenThreshold: 1000, eventRetentionSize: 2 },
         logger: false,
       });
     expect(build).toThrow(RunnerConfigError);
