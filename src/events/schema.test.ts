@@ -152,8 +152,8 @@ describe('parseEvent', () => {
 
   it('rejects a compaction with startSeq > endSeq', () => {
     const error = catchError(() => parseEvent(compactionEvent(9, 5, 3)));
-    expect(error.path).toBe('event.actions.compaction.endSeq');
-    expect(error.value).toBe(3);
+    expect(error.path).toBe('event.actions.compaction.startSeq');
+    expect(error.value).toBe(5);
   });
 
   it('rejects a compaction that covers itself or later events', () => {

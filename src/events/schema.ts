@@ -1,10 +1,15 @@
 /**
  * zod schemas of the event model (SPEC §1) and parsers that throw `InvalidEventError` naming
- * the path of the first bad field, e.g. `events[12].content.parts[0]`.
+ * the path of the first bad field, e.g. `events[12].content.parts[0]`. The rule the parsers and
+ * every store apply is `assertValidEvent` (validate-event.ts); these schemas describe the same
+ * shape, and validate-event.test.ts keeps the two in agreement: change them together.
  */
 import { z } from 'zod';
 import { InvalidEventError } from './errors.js';
 import type { Event, NewEvent } from './types.js';
+import { assertValidEvent, preview } from './validate-event.js';
+
+export { preview };
 
 const PART_KINDS = ['text', 'functionCall', 'functionResponse', 'inlineData'] as const;
 
@@ -99,8 +104,8 @@ export const EventCompactionSchema = z
     if (compaction.startSeq > compaction.endSeq) {
       context.addIssue({
         code: 'custom',
-        path: ['endSeq'],
-        message: `endSeq must be >= startSeq (${compaction.startSeq})`,
+        path: ['startSeq'],
+        message: `startSeq must be <= endSeq (${compaction.endSeq})`,
       });
     }
   });
@@ -174,14 +179,22 @@ export interface ParseOptions {
   path?: string;
 }
 
-/** Validate a stored event (with `seq`). Throws `InvalidEventError` naming the bad field. */
+/**
+ * Validate a stored event (with `seq`) by the one event rule (`assertValidEvent`, as every store
+ * applies it). Throws `InvalidEventError` naming the bad field. Returns the schema's copy: known
+ * fields in schema order, unknown ones dropped (unknown action keys kept).
+ */
 export function parseEvent(input: unknown, options: ParseOptions = {}): Event {
-  return parseWith(EventSchema, input, options.path ?? 'event') as Event;
+  const path = options.path ?? 'event';
+  assertValidEvent(input, { path, stored: true });
+  return parseWith(EventSchema, input, path) as Event;
 }
 
-/** Validate an event before append (no `seq` needed). */
+/** Validate an event before append (no `seq` needed), as `parseEvent` does. */
 export function parseNewEvent(input: unknown, options: ParseOptions = {}): NewEvent {
-  return parseWith(NewEventSchema, input, options.path ?? 'event') as NewEvent;
+  const path = options.path ?? 'event';
+  assertValidEvent(input, { path });
+  return parseWith(NewEventSchema, input, path) as NewEvent;
 }
 
 /**
@@ -258,17 +271,4 @@ function valueAt(input: unknown, segments: readonly PropertyKey[]): unknown {
     value = (value as Record<PropertyKey, unknown>)[segment];
   }
   return value;
-}
-
-/** A short, single-line rendering of a value for an error message. */
-export function preview(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  let text: string;
-  try {
-    text =
-      typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
-  } catch {
-    text = String(value);
-  }
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }

@@ -6,6 +6,7 @@
 import { InvalidArgumentError, InvalidEventError } from '../events/errors.js';
 import { assertJsonValue } from '../events/json-value.js';
 import type { Event, NewEvent, SessionKey } from '../events/types.js';
+import { assertValidEvent } from '../events/validate-event.js';
 
 /** ADK state prefixes: `app:` keys are shared by an app, `user:` keys by a user, `temp:` never stored. */
 export const APP_PREFIX = 'app:';
@@ -22,123 +23,21 @@ export const DEFAULT_PAGE_SIZE = 1000;
  */
 export const MAX_KEY_BYTES = 512;
 
-const triggers = new Set(['token_threshold', 'sliding_window', 'overflow', 'manual']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function fail(path: string, message: string, value: unknown): never {
   throw new InvalidEventError({ path, message, value });
 }
 
-function checkContent(content: unknown, path: string): void {
-  if (!isRecord(content)) fail(path, 'must be an object', content);
-  if (content.role !== 'user' && content.role !== 'model') {
-    fail(
-      `${path}.role`,
-      `must be 'user' or 'model', got ${JSON.stringify(content.role)}`,
-      content.role,
-    );
-  }
-  if (!Array.isArray(content.parts)) fail(`${path}.parts`, 'must be an array', content.parts);
-  content.parts.forEach((part, index) => {
-    if (!isRecord(part)) fail(`${path}.parts[${index}]`, 'must be an object', part);
-  });
-}
-
-function checkSeqInteger(value: unknown, path: string): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    fail(path, `must be an integer >= 1, got ${JSON.stringify(value)}`, value);
-  }
-}
-
-function checkCompaction(compaction: unknown, path: string): void {
-  if (!isRecord(compaction)) fail(path, 'must be an object', compaction);
-  checkSeqInteger(compaction.startSeq, `${path}.startSeq`);
-  checkSeqInteger(compaction.endSeq, `${path}.endSeq`);
-  if ((compaction.startSeq as number) > (compaction.endSeq as number)) {
-    fail(
-      `${path}.startSeq`,
-      `must be <= endSeq (${compaction.endSeq}), got ${compaction.startSeq}`,
-      compaction.startSeq,
-    );
-  }
-  for (const field of ['startTimestamp', 'endTimestamp', 'tokensBefore', 'tokensAfter']) {
-    const value = compaction[field];
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      fail(`${path}.${field}`, `must be a finite number, got ${JSON.stringify(value)}`, value);
-    }
-  }
-  checkContent(compaction.compactedContent, `${path}.compactedContent`);
-  if (!triggers.has(compaction.trigger as string)) {
-    fail(
-      `${path}.trigger`,
-      `unknown trigger ${JSON.stringify(compaction.trigger)}`,
-      compaction.trigger,
-    );
-  }
-  if (typeof compaction.summarizer !== 'string') {
-    fail(`${path}.summarizer`, 'must be a string', compaction.summarizer);
-  }
-}
-
 /**
- * Checks an event before a store writes it. `kind: 'compaction'` requires `actions.compaction`
- * (and no content); `kind: 'event'` refuses it (compactions go through `appendCompaction`).
+ * Checks an event before a store writes it, by the one event rule (`assertValidEvent` in
+ * events/validate-event.ts, which `parseEvent` and the ADK codec apply too). `kind: 'compaction'`
+ * requires `actions.compaction` (and no content); `kind: 'event'` refuses it (compactions go
+ * through `appendCompaction`).
  */
 export function assertValidNewEvent(
   event: unknown,
   options: { kind: 'event' | 'compaction'; path?: string },
 ): asserts event is NewEvent {
-  const path = options.path ?? 'event';
-  if (!isRecord(event)) fail(path, 'must be an object', event);
-  for (const field of ['id', 'invocationId', 'author']) {
-    const value = event[field];
-    if (typeof value !== 'string' || value.length === 0) {
-      fail(`${path}.${field}`, `must be a non-empty string, got ${JSON.stringify(value)}`, value);
-    }
-  }
-  if (typeof event.timestamp !== 'number' || !Number.isFinite(event.timestamp)) {
-    fail(
-      `${path}.timestamp`,
-      `must be finite epoch seconds, got ${JSON.stringify(event.timestamp)}`,
-      event.timestamp,
-    );
-  }
-  if (!isRecord(event.actions)) fail(`${path}.actions`, 'must be an object', event.actions);
-  if (event.content !== undefined) checkContent(event.content, `${path}.content`);
-  if (event.actions.stateDelta !== undefined && !isRecord(event.actions.stateDelta)) {
-    fail(`${path}.actions.stateDelta`, 'must be an object', event.actions.stateDelta);
-  }
-  const compaction = event.actions.compaction;
-  if (options.kind === 'event') {
-    if (compaction !== undefined) {
-      fail(
-        `${path}.actions.compaction`,
-        'compaction events must be appended with appendCompaction',
-        compaction,
-      );
-    }
-    assertJsonValue(event, path);
-    return;
-  }
-  if (compaction === undefined) {
-    fail(
-      `${path}.actions.compaction`,
-      'is required: appendCompaction only takes compaction events',
-      compaction,
-    );
-  }
-  checkCompaction(compaction, `${path}.actions.compaction`);
-  if (event.content !== undefined) {
-    fail(
-      `${path}.content`,
-      'a compaction event has no content (use compaction.compactedContent)',
-      event.content,
-    );
-  }
-  assertJsonValue(event, path);
+  assertValidEvent(event, { kind: options.kind, path: options.path ?? 'event' });
 }
 
 /** A compaction at `seq` may only cover events before it. */

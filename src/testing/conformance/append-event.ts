@@ -137,6 +137,19 @@ export function describeAppendEvent(context: ConformanceContext): void {
         (event: NewEvent) => ({ ...event, content: { role: 'system', parts: [] } }),
         'event.content.role',
       ],
+      [
+        'call without id',
+        (event: NewEvent) => ({
+          ...event,
+          content: { role: 'model', parts: [{ functionCall: { name: 'search', args: {} } }] },
+        }),
+        'event.content.parts[0].functionCall.id',
+      ],
+      [
+        'text not a string',
+        (event: NewEvent) => ({ ...event, content: { role: 'user', parts: [{ text: 1 }] } }),
+        'event.content.parts[0].text',
+      ],
     ])(
       'rejects an invalid event (%s) with InvalidEventError and stores nothing',
       async (_, mutate, path) => {
