@@ -169,3 +169,34 @@ describe('DigestSummarizer', () => {
     expect(() => new DigestSummarizer({ maxChars: 10 })).toThrow(/maxChars=10/);
   });
 });
+
+describe('DigestSummarizer redaction', () => {
+  it('copies no secret into the digest, even from events stored unredacted', async () => {
+    const password = 'Tr0ub4dor&3';
+    const awsSecret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    const iban = 'DE89370400440532013000';
+    const events = [
+      userText(1, `Pay ${iban} and log in as bob with password: ${password}`),
+      makeEvent(2, 'agent', [
+        { functionCall: { id: 'c1', name: 'login', args: { user: 'bob', password } } },
+      ]),
+      makeEvent(3, 'agent', [
+        {
+          functionResponse: {
+            id: 'c1',
+            name: 'login',
+            response: { error: `denied for key AKIAIOSFODNN7EXAMPLE / ${awsSecret}`, iban },
+          },
+        },
+      ]),
+      makeEvent(4, 'agent', [], { errorCode: 'FAILED', errorMessage: `bad secret ${awsSecret}` }),
+    ];
+    const summary = await new DigestSummarizer().summarize({ events });
+    const text = textOf(summary?.content);
+    expect(text).toContain('login(user="bob", password="[REDACTED:secret]")');
+    expect(text).toContain('[REDACTED:iban]');
+    for (const secret of [password, awsSecret, iban, 'AKIAIOSFODNN7EXAMPLE']) {
+      expect(text, secret).not.toContain(secret);
+    }
+  });
+});

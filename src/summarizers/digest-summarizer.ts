@@ -3,11 +3,14 @@
  * arguments, errors, calls without a response, paths and identifiers, last results. The CLI's
  * offline default and the fallback when the model summarizer fails. The same input always gives
  * the same output, and the previous digest's facts are carried forward (bounded, most recent kept).
+ * Never copies a secret: texts, call arguments and results are redacted before anything is
+ * picked from them (so a cut cannot leave half a key), and the digest is redacted once more.
  */
 import { InvalidConfigError } from '../compaction/errors.js';
 import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/types.js';
 import { getText, isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, FunctionResponse } from '../events/types.js';
+import { redactJson, redactText } from '../redaction/index.js';
 import {
   type DigestSectionKey,
   type DigestSections,
@@ -148,7 +151,8 @@ export class DigestSummarizer implements EventsSummarizer {
       // The first user request is the goal: it stays while later ones rotate out.
       if (excess > 0) items.splice(key === 'userRequests' ? 1 : 0, excess);
     }
-    return { content: { role: 'model', parts: [{ text: this.bounded(sections) }] } };
+    const text = redactText(this.bounded(sections));
+    return { content: { role: 'model', parts: [{ text }] } };
   }
 
   private carryForward(previousText: string): DigestSections {
@@ -170,7 +174,7 @@ export class DigestSummarizer implements EventsSummarizer {
     };
     for (const event of events) {
       const role = event.content?.role;
-      const text = getText(event).trim();
+      const text = redactText(getText(event).trim());
       if (text !== '') {
         if (event.author === 'user' && role === 'user') {
           remember(sections.userRequests, capText({ text, maxChars: USER_REQUEST_CHARS }), true);
@@ -184,13 +188,15 @@ export class DigestSummarizer implements EventsSummarizer {
       }
       for (const part of event.content?.parts ?? []) {
         if (part.functionCall) {
-          const { id, name, args } = part.functionCall;
+          const { id, name } = part.functionCall;
+          const args = redactJson(part.functionCall.args ?? {});
           remember(sections.toolCalls, formatCall(name, args));
           openCalls.set(id, `${name}(${id})`);
           addIdentifiers(toJson(args ?? {}));
         }
         if (part.functionResponse) {
-          const { id, name, response } = part.functionResponse;
+          const { id, name } = part.functionResponse;
+          const response = redactJson(part.functionResponse.response ?? {});
           openCalls.delete(id);
           const json = toJson(response ?? {});
           const error = responseError(response);
@@ -208,7 +214,7 @@ export class DigestSummarizer implements EventsSummarizer {
         }
       }
       if (event.errorCode !== undefined || event.errorMessage !== undefined) {
-        const message = `${event.author}: ${event.errorCode ?? 'error'}: ${event.errorMessage ?? ''}`;
+        const message = `${event.author}: ${event.errorCode ?? 'error'}: ${redactText(event.errorMessage ?? '')}`;
         remember(sections.errors, oneLine(capText({ text: message, maxChars: ERROR_CHARS })));
       }
     }

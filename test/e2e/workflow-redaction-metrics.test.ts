@@ -86,31 +86,41 @@ describe('a workflow root (no model of its own)', () => {
 });
 
 describe('PII redaction before storage', () => {
-  it('keeps emails and API keys out of the stored events and out of the summarizer input', async () => {
+  const email = 'alice.smith@example.com';
+  const apiKey = 'sk-proj-4f9c2b7d1e8a6f3c5b9d2e7a';
+  const password = 'Tr0ub4dor&3';
+  const awsSecret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+  const iban = 'DE89370400440532013000';
+  const secrets = [email, apiKey, password, awsSecret, iban];
+
+  async function runSupport(summarizer: RecordingSummarizer | DigestSummarizer) {
     const sessionService = new InMemorySessionService();
     await sessionService.createSession({ appName, userId, sessionId: 'pii' });
-    const email = 'alice.smith@example.com';
-    const apiKey = 'sk-proj-4f9c2b7d1e8a6f3c5b9d2e7a';
     const lookup = new FunctionTool({
       name: 'lookup_customer',
       description: 'customer record',
-      parameters: z.object({ id: z.string() }),
+      parameters: z.object({ id: z.string(), password: z.string().optional() }),
       execute: async (args) => ({
         id: args.id,
         contact: `write to ${email}`,
-        config: { OPENAI_API_KEY: apiKey },
+        config: { OPENAI_API_KEY: apiKey, AWS_SECRET_ACCESS_KEY: awsSecret },
+        billing: `IBAN ${iban}`,
+        // The tool got the real argument: only the stored copy is redacted.
+        authenticated: args.password === password,
         notes: 'long history '.repeat(200),
       }),
     });
     const model = new ScriptedModel({
       script: [
-        toolCallResponse([{ id: 'c1', name: 'lookup_customer', args: { id: 'cust-42' } }]),
+        // The model's own call carries a password: its arguments are stored redacted too.
+        toolCallResponse([
+          { id: 'c1', name: 'lookup_customer', args: { id: 'cust-42', password } },
+        ]),
         // A second step: the first one (no longer the step in progress) is then summarized.
         toolCallResponse([{ id: 'c2', name: 'lookup_customer', args: { id: 'cust-43' } }]),
-        textResponse('customers found'),
+        textResponse(`customers found, mail ${email}`),
       ],
     });
-    const summarizer = new RecordingSummarizer();
     const runner = new Runner({
       appName,
       agent: new LlmAgent({ name: 'support', model, tools: [lookup] }),
@@ -120,20 +130,42 @@ describe('PII redaction before storage', () => {
       plugins: [new PiiRedactionPlugin(), new ToolOutputCapPlugin()],
       logger: false,
     });
-    await collect(runner.run({ userId, sessionId: 'pii', newMessage: 'find customer 42' }));
+    await collect(
+      runner.run({ userId, sessionId: 'pii', newMessage: `find customer 42, I am ${email}` }),
+    );
+    return { history: await fullHistory(sessionService, 'pii'), model };
+  }
 
-    const stored = JSON.stringify(await fullHistory(sessionService, 'pii'));
-    expect(stored).toContain('[REDACTED:email]');
-    expect(stored).toContain('[REDACTED:api_key]');
+  it('keeps secrets and PII out of every stored event and out of the summarizer input', async () => {
+    const summarizer = new RecordingSummarizer();
+    const { history, model } = await runSupport(summarizer);
+    const stored = JSON.stringify(history);
+    for (const marker of ['email', 'api_key', 'secret', 'iban']) {
+      expect(stored).toContain(`[REDACTED:${marker}]`);
+    }
     expect(stored).toContain('cust-42');
-    expect(stored).not.toContain(email);
-    expect(stored).not.toContain(apiKey);
+    expect(stored).toContain('"authenticated":true');
+    for (const secret of secrets) expect(stored, secret).not.toContain(secret);
+    const call = history
+      .flatMap((event) => event.content?.parts ?? [])
+      .find((part) => part.functionCall);
+    expect(call?.functionCall?.args).toEqual({ id: 'cust-42', password: '[REDACTED:secret]' });
     expect(summarizer.inputs.length).toBeGreaterThan(0);
     const seen = JSON.stringify(summarizer.inputs);
     expect(seen).toContain('[REDACTED:email]');
-    expect(seen).not.toContain(email);
-    expect(seen).not.toContain(apiKey);
+    for (const secret of secrets) expect(seen, secret).not.toContain(secret);
+    // The model reads the stored view: the user's address is redacted there too.
     expect(JSON.stringify(model.calls)).not.toContain(email);
+  });
+
+  it('stores digest summaries without the secrets of the events they cover', async () => {
+    const { history } = await runSupport(new DigestSummarizer());
+    const summaries = compactions(history).map((event) =>
+      JSON.stringify(event.actions.compaction?.compactedContent),
+    );
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(summaries.join('\n')).toContain('lookup_customer');
+    for (const secret of secrets) expect(summaries.join('\n'), secret).not.toContain(secret);
   });
 });
 
@@ -257,7 +289,12 @@ describe('metrics and logs', () => {
     // The global default registry is never touched.
     const { register } = await import('prom-client');
     expect(await register.metrics()).not.toContain('orrery_');
-    expect(getText((await fullHistory(sessionService, 'metrics')).at(-1)!)).toBeDefined();
+    const answers = (await fullHistory(sessionService, 'metrics'))
+      .filter((event) => event.author === 'metered')
+      .map((event) => getText(event));
+    expect(answers).toEqual(
+      Array.from({ length: 4 }, (_, index) => `answer ${index}: ${'detail '.repeat(200)}`),
+    );
   });
 
   it('lets two Runners share one registry', async () => {
