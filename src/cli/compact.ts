@@ -1,7 +1,7 @@
 /** `orrery compact ID`: compact a session now (trigger `manual`). */
 import type { Command } from 'commander';
 import { createEventsCompactionConfig } from '../compaction/config.js';
-import { Compactor } from '../runtime/compactor.js';
+import { type CompactionReport, Compactor } from '../runtime/compactor.js';
 import { addStoreOptions, integerOption, type StoreFlags, withStore, writeJson } from './common.js';
 import type { CliIo } from './io.js';
 import { requireSession } from './sessions.js';
@@ -43,12 +43,21 @@ export function registerCompact(program: Command, io: CliIo): void {
           const key = { appName: flags.app, userId: flags.user, sessionId };
           await requireSession(service, key);
           const compactor = new Compactor({ sessionService: service, config, summarizer });
-          const report = await compactor.compact({
-            ...key,
-            trigger: 'manual',
-            force: true,
-            retention: flags.retention === undefined ? undefined : { events: flags.retention },
-          });
+          // Not while an invocation runs on the session: the view is read and compacted under
+          // its lease (SessionBusyError after 30 s; a lost lease stops the compaction).
+          const lease = await service.acquireLease?.(key);
+          let report: CompactionReport;
+          try {
+            report = await compactor.compact({
+              ...key,
+              trigger: 'manual',
+              force: true,
+              retention: flags.retention === undefined ? undefined : { events: flags.retention },
+              signal: lease?.signal,
+            });
+          } finally {
+            await lease?.release();
+          }
           if (flags.json) {
             const { event: _event, error: _error, ...rest } = report;
             return writeJson(io, rest);

@@ -7,5 +7,6 @@ export * from './errors.js';
 export * from './plugins/index.js';
 export * from './replay.js';
 export * from './runner.js';
+export type { SessionLeaseOptions } from './session-lease.js';
 export * from './tools/function-tool.js';
 export type * from './tools/tool.js';

@@ -147,3 +147,42 @@ export class SessionBusyError extends OrreryError {
     return OrreryError.hasMarker(error, busyMarker);
   }
 }
+
+const leaseLostMarker = 'orrery.error.SessionLeaseLostError';
+const leaseLostSymbol = Symbol.for(leaseLostMarker);
+
+/**
+ * A held session lease was lost: a renewal found it expired and taken by another holder, or
+ * could not reach the store before it expired. The lease's `signal` aborts with this error, and
+ * a Runner's invocation on that session stops with it.
+ */
+export class SessionLeaseLostError extends OrreryError {
+  protected readonly [leaseLostSymbol] = true;
+  readonly appName: string;
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly leaseId: string;
+
+  constructor(options: {
+    appName: string;
+    userId: string;
+    sessionId: string;
+    leaseId: string;
+    reason: string;
+    cause?: unknown;
+  }) {
+    super({
+      name: 'SessionLeaseLostError',
+      message: `Lease '${options.leaseId}' on session '${options.sessionId}' (app '${options.appName}', user '${options.userId}') was lost: ${options.reason}`,
+      cause: options.cause,
+    });
+    this.appName = options.appName;
+    this.userId = options.userId;
+    this.sessionId = options.sessionId;
+    this.leaseId = options.leaseId;
+  }
+
+  static override isInstance(error: unknown): error is SessionLeaseLostError {
+    return OrreryError.hasMarker(error, leaseLostMarker);
+  }
+}

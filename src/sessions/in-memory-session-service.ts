@@ -11,7 +11,9 @@ import {
   SessionAlreadyExistsError,
   SessionNotFoundError,
 } from './errors.js';
+import { InMemoryLeases } from './in-memory-lease.js';
 import type {
+  AcquireLeaseOptions,
   AppendCompactionOptions,
   AppendEventOptions,
   CreateSessionOptions,
@@ -19,6 +21,7 @@ import type {
   GetSessionOptions,
   ListEventsOptions,
   ListSessionsOptions,
+  SessionLease,
   SessionService,
   SessionSummary,
   StoredView,
@@ -69,6 +72,7 @@ export class InMemorySessionService implements SessionService {
   private readonly sessions = new Map<string, StoredSession>();
   private readonly appStates = new Map<string, Record<string, unknown>>();
   private readonly userStates = new Map<string, Record<string, unknown>>();
+  private readonly leases = new InMemoryLeases();
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
     options.signal?.throwIfAborted();
@@ -164,6 +168,11 @@ export class InMemorySessionService implements SessionService {
     options.signal?.throwIfAborted();
     assertValidSessionKey(options);
     this.sessions.delete(sessionMapKey(options));
+  }
+
+  /** One holder per session in this process, waiters served in order (see `in-memory-lease.ts`). */
+  acquireLease(options: AcquireLeaseOptions): Promise<SessionLease> {
+    return this.leases.acquire(options);
   }
 
   /** Stores `event` (the store's own copy) and returns what was stored. */

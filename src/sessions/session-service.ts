@@ -91,6 +91,12 @@ export interface AcquireLeaseOptions extends SessionKey {
    * third of this, so a holder that dies (SIGKILL, lost connection) frees it within `ttlMs`.
    */
   ttlMs?: number;
+  /**
+   * `true` (default): renewed every `ttlMs / 3` until released. `false`: never renewed, so it
+   * lapses `ttlMs` after it was taken unless released first (its `signal` aborts then): for a
+   * holder that knows its work is shorter, and how the conformance suite plays a dead holder.
+   */
+  renew?: boolean;
   signal?: AbortSignal;
 }
 

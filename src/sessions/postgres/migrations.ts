@@ -79,6 +79,22 @@ export const migrations: Migration[] = [
       'ALTER TABLE {schema}.orrery_events ALTER COLUMN event TYPE json USING event::json',
     ],
   },
+  {
+    version: 3,
+    name: 'session leases: one invocation at a time per session',
+    statements: [
+      // One row per leased session; a holder that stops renewing loses it at expires_at
+      // (server time). No foreign key: a lease may be taken before its session is created.
+      `CREATE TABLE {schema}.orrery_session_leases (
+        app_name text NOT NULL,
+        user_id text NOT NULL,
+        session_id text NOT NULL,
+        holder text NOT NULL,
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (app_name, user_id, session_id)
+      )`,
+    ],
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

@@ -13,7 +13,9 @@ import {
   SessionNotFoundError,
   SessionStoreError,
 } from '../errors.js';
+import { InMemoryLeases } from '../in-memory-lease.js';
 import type {
+  AcquireLeaseOptions,
   AppendCompactionOptions,
   AppendEventOptions,
   CreateSessionOptions,
@@ -21,6 +23,7 @@ import type {
   GetSessionOptions,
   ListEventsOptions,
   ListSessionsOptions,
+  SessionLease,
   SessionService,
   SessionSummary,
   StoredView,
@@ -36,6 +39,7 @@ import {
   splitState,
 } from '../store-helpers.js';
 import { keyParams, pickKey, validateKey, wrapError } from './key-and-errors.js';
+import { acquirePostgresLease } from './lease.js';
 import { migrate } from './migrations.js';
 import { buildQueries, type Queries } from './queries.js';
 import { type EventRow, rowToEvent, toEventRowValues } from './rows.js';
@@ -102,6 +106,8 @@ export class PostgresSessionService implements SessionService {
   readonly schema: string;
   private readonly options: PostgresSessionServiceOptions;
   private readonly queries: Queries;
+  /** Waiters of this process queue here in order before polling the lease row. */
+  private readonly leases = new InMemoryLeases();
   private ready?: Promise<Pool>;
   private ownedPool?: Pool;
 
@@ -244,6 +250,12 @@ export class PostgresSessionService implements SessionService {
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
     const key = pickKey(options);
     await this.query(key, options.signal, this.queries.deleteSession, keyParams(key));
+  }
+
+  /** One invocation at a time per session, across processes (see `lease.ts`). */
+  async acquireLease(options: AcquireLeaseOptions): Promise<SessionLease> {
+    const pool = await this.connect(options.signal);
+    return acquirePostgresLease({ pool, schema: this.schema, local: this.leases, lease: options });
   }
 
   async close(): Promise<void> {

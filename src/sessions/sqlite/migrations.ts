@@ -62,6 +62,21 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'session leases: one invocation at a time per session',
+    sql: `
+      -- One row per leased session; a holder that stops renewing loses it at expires_at (ms).
+      CREATE TABLE session_leases (
+        app_name TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        holder TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (app_name, user_id, session_id)
+      );
+    `,
+  },
 ];
 
 export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version ?? 0;

@@ -7,7 +7,7 @@ import { InvalidEventError } from '../../events/errors.js';
 import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
 import { SessionNotFoundError, SessionStoreError } from '../errors.js';
 import { loadSqliteDriver } from './load-driver.js';
-import { SQLITE_SCHEMA_VERSION } from './migrations.js';
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { SqliteSessionService } from './sqlite-session-service.js';
 
 const key = { appName: 'app', userId: 'user', sessionId: 'session' };
@@ -46,7 +46,8 @@ describe('SqliteSessionService storage', () => {
     expect(existsSync(path)).toBe(true);
     expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
     const versions = database.prepare('SELECT version FROM schema_migrations').pluck().all();
-    expect(versions).toEqual([SQLITE_SCHEMA_VERSION]);
+    expect(versions).toEqual(SQLITE_MIGRATIONS.map((migration) => migration.version));
+    expect(versions.at(-1)).toBe(SQLITE_SCHEMA_VERSION);
   });
 
   it('reopens an existing file without reapplying migrations', async () => {
@@ -54,7 +55,9 @@ describe('SqliteSessionService storage', () => {
     const again = open();
     expect((await again.loadView(key)).lastSeq).toBe(2);
     const database = await again.getDatabase();
-    expect(database.prepare('SELECT COUNT(*) FROM schema_migrations').pluck().get()).toBe(1);
+    expect(database.prepare('SELECT COUNT(*) FROM schema_migrations').pluck().get()).toBe(
+      SQLITE_MIGRATIONS.length,
+    );
   });
 
   it('uses a database passed in and leaves it open on close', async () => {
@@ -214,7 +217,9 @@ describe('SqliteSessionService bad data', () => {
       .loadView(key)
       .catch((caught: unknown) => caught);
     expect(SessionStoreError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/schema version 99, newer than version 1/);
+    expect((error as Error).message).toContain(
+      `schema version 99, newer than version ${SQLITE_SCHEMA_VERSION}`,
+    );
   });
 
   it('treats a wrong app or user as a missing session', async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isValidCompaction } from '../../compaction/view.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
 import { SqliteSessionService } from './sqlite-session-service.js';
 import { spawnWorker, type Worker } from './test-helpers/spawn-worker.js';
 import type { WorkerTask } from './test-helpers/sqlite-worker.js';
@@ -75,9 +76,9 @@ describe('SqliteSessionService across processes', () => {
     const fresh = new SqliteSessionService({ path });
     try {
       const database = await fresh.getDatabase();
-      expect(database.prepare('SELECT version FROM schema_migrations').all()).toEqual([
-        { version: 1 },
-      ]);
+      expect(database.prepare('SELECT version FROM schema_migrations').all()).toEqual(
+        SQLITE_MIGRATIONS.map((migration) => ({ version: migration.version })),
+      );
       const sessions = await fresh.listSessions({ appName: key.appName, userId: key.userId });
       expect(sessions.map((session) => session.eventCount)).toEqual(Array(6).fill(5));
     } finally {

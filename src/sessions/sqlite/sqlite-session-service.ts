@@ -20,7 +20,9 @@ import {
   SessionNotFoundError,
   SessionStoreError,
 } from '../errors.js';
+import { InMemoryLeases } from '../in-memory-lease.js';
 import type {
+  AcquireLeaseOptions,
   AppendCompactionOptions,
   AppendEventOptions,
   CreateSessionOptions,
@@ -28,6 +30,7 @@ import type {
   GetSessionOptions,
   ListEventsOptions,
   ListSessionsOptions,
+  SessionLease,
   SessionService,
   SessionSummary,
   StoredView,
@@ -43,6 +46,7 @@ import {
   splitState,
   toStoredEvent,
 } from '../store-helpers.js';
+import { acquireSqliteLease } from './lease.js';
 import { loadSqliteDriver } from './load-driver.js';
 import { migrateSqlite } from './migrations.js';
 import {
@@ -89,6 +93,8 @@ export class SqliteSessionService implements SessionService {
   private readonly options: SqliteSessionServiceOptions;
   private connection?: Promise<Connection>;
   private closed = false;
+  /** Waiters of this process queue here in order before polling the lease row. */
+  private readonly leases = new InMemoryLeases();
 
   constructor(options: SqliteSessionServiceOptions = {}) {
     this.options = options;
@@ -249,6 +255,12 @@ export class SqliteSessionService implements SessionService {
         statements.deleteSession.run(options.appName, options.userId, options.sessionId);
       })
       .immediate();
+  }
+
+  /** One invocation at a time per session, across processes (see `lease.ts`). */
+  async acquireLease(options: AcquireLeaseOptions): Promise<SessionLease> {
+    const { database } = await this.open(options.signal);
+    return acquireSqliteLease({ database, local: this.leases, lease: options });
   }
 
   async close(): Promise<void> {

@@ -28,6 +28,11 @@
  *   wildcards are ordinary characters.
  * - `listEvents`: `limit` is an integer >= 1 and cursors are integers, else
  *   `InvalidArgumentError` naming the option; a cursor past either end selects nothing.
+ * - `acquireLease` (optional; `leases: false` skips it): one holder per session key, waiters
+ *   of one service served in order; `waitMs` ends in `SessionBusyError` naming the session and
+ *   the wait, the caller's signal at once with its reason; a holder that stops renewing
+ *   (`renew: false`) loses it after `ttlMs` (its signal aborts with `SessionLeaseLostError`),
+ *   and a stale holder's `release()` never frees the next holder's lease.
  */
 import { describe } from 'vitest';
 import { describeAppendCompaction } from './append-compaction.js';
@@ -38,6 +43,7 @@ import { describeCopies } from './copies.js';
 import { describeCreateAndGet } from './create-and-get.js';
 import { describeEventData } from './event-data.js';
 import { describeIsolation } from './isolation.js';
+import { describeLease } from './lease.js';
 import { describeListAndDelete } from './list-and-delete.js';
 import { describeListEvents } from './list-events.js';
 import { describeLoadView } from './load-view.js';
@@ -60,5 +66,7 @@ export function runSessionServiceConformance(options: SessionServiceConformanceO
     describeArguments(context);
     describeRaces(context);
     describeIsolation(context);
+    if (options.leases === false) describe.skip('session lease (leases: false)', () => {});
+    else describeLease(context);
   });
 }

@@ -7,4 +7,9 @@ export interface SessionServiceConformanceOptions {
   createService: () => Promise<SessionService>;
   /** Runs after each test, after `service.close()`: drop files, databases, pools. */
   cleanup?: (service: SessionService) => Promise<void>;
+  /**
+   * Whether the store implements the optional `acquireLease` (default `true`): `false` skips the
+   * session-lease tests, for a store that leaves cross-process serialization out.
+   */
+  leases?: boolean;
 }

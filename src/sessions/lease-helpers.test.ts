@@ -1,0 +1,115 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SessionBusyError, SessionLeaseLostError } from './errors.js';
+import { pollForLease, startHeldLease } from './lease-helpers.js';
+
+const key = { appName: 'app', userId: 'user', sessionId: 'session' };
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function heldLease(renewRecord: () => Promise<boolean>, releaseRecord = async () => {}) {
+  return startHeldLease({
+    key,
+    leaseId: 'lease-1',
+    ttlMs: 3_000,
+    renew: true,
+    renewRecord,
+    releaseRecord,
+  });
+}
+
+describe('startHeldLease', () => {
+  it('renews every third of the ttl and stays held for as long as renewals succeed', async () => {
+    const renewRecord = vi.fn(async () => true);
+    const lease = heldLease(renewRecord);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(renewRecord).toHaveBeenCalledTimes(30);
+    expect(lease.signal.aborted).toBe(false);
+    await lease.release();
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(renewRecord).toHaveBeenCalledTimes(30);
+  });
+
+  it('aborts its signal with SessionLeaseLostError when a renewal finds it taken', async () => {
+    let held = true;
+    const lease = heldLease(async () => held);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(lease.signal.aborted).toBe(false);
+    held = false;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(SessionLeaseLostError.isInstance(lease.signal.reason)).toBe(true);
+    expect((lease.signal.reason as SessionLeaseLostError).sessionId).toBe('session');
+    expect((lease.signal.reason as Error).message).toContain('another holder took it');
+  });
+
+  it('rides out failed renewals inside the ttl, and is lost once they outlast it', async () => {
+    let failing = true;
+    const renewRecord = vi.fn(async () => {
+      if (failing) throw new Error('connection reset');
+      return true;
+    });
+    const lease = heldLease(renewRecord);
+    await vi.advanceTimersByTimeAsync(2_000); // two failures, 1 s left of the ttl
+    expect(lease.signal.aborted).toBe(false);
+    failing = false;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(lease.signal.aborted).toBe(false);
+    failing = true;
+    await vi.advanceTimersByTimeAsync(4_000);
+    const reason = lease.signal.reason as SessionLeaseLostError;
+    expect(SessionLeaseLostError.isInstance(reason)).toBe(true);
+    expect((reason.cause as Error).message).toBe('connection reset');
+  });
+
+  it('lapses at the ttl without renewal; release is idempotent and never throws', async () => {
+    const releaseRecord = vi.fn(async () => {
+      throw new Error('store gone');
+    });
+    const lease = startHeldLease({ key, leaseId: 'l', ttlMs: 500, renew: false, releaseRecord });
+    await vi.advanceTimersByTimeAsync(499);
+    expect(lease.signal.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(SessionLeaseLostError.isInstance(lease.signal.reason)).toBe(true);
+    await expect(lease.release()).resolves.toBeUndefined();
+    await expect(lease.release()).resolves.toBeUndefined();
+    expect(releaseRecord).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('pollForLease', () => {
+  it('backs off between attempts and ends in SessionBusyError at waitMs', async () => {
+    const attempt = vi.fn(async () => false);
+    const polling = pollForLease({
+      attempt,
+      waitMs: 5_000,
+      busy: () => new SessionBusyError({ ...key, waitedMs: 5_000 }),
+    });
+    const settled = polling.catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(5_000);
+    const error = await settled;
+    expect(SessionBusyError.isInstance(error)).toBe(true);
+    // Backoff doubling to 250 ms (with jitter): about 25 attempts in 5 s, never a busy loop.
+    expect(attempt.mock.calls.length).toBeGreaterThan(5);
+    expect(attempt.mock.calls.length).toBeLessThan(60);
+  });
+
+  it('stops at once when the signal aborts', async () => {
+    const controller = new AbortController();
+    const polling = pollForLease({
+      attempt: async () => false,
+      waitMs: 60_000,
+      signal: controller.signal,
+      busy: () => new Error('busy'),
+    });
+    const settled = polling.catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(100);
+    const reason = new Error('stop');
+    controller.abort(reason);
+    expect(await settled).toBe(reason);
+  });
+});

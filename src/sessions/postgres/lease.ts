@@ -1,0 +1,81 @@
+/**
+ * The PostgreSQL session lease: one row per leased session in `orrery_session_leases` (holder,
+ * expiry on the server's clock, so runner hosts need not agree on the time). Each operation is
+ * one auto-committed statement on any pooled connection.
+ *
+ * Why a table and not a session-level advisory lock: the lock belongs to one connection, so
+ * each held lease would pin a pooled connection for the whole invocation (a pool of 10 would
+ * run at most 10 sessions at once, and a poolers' transaction mode cannot hold it at all), and
+ * `pg_try_advisory_lock` is reentrant on one connection, so two runners of one process sharing
+ * a connection would both "hold" it. A row needs no connection between statements; a dead
+ * holder stops renewing and its row expires within the ttl.
+ */
+import type { Pool } from 'pg';
+import type { SessionKey } from '../../events/types.js';
+import type { InMemoryLeases } from '../in-memory-lease.js';
+import type { LeaseRecordOperations } from '../lease-helpers.js';
+import { acquireRecordLease } from '../record-lease.js';
+import type { AcquireLeaseOptions, SessionLease } from '../session-service.js';
+import { keyParams, wrapError } from './key-and-errors.js';
+import { quoteIdentifier } from './migrations.js';
+
+interface LeaseQueries {
+  take: string;
+  renew: string;
+  release: string;
+}
+
+function buildLeaseQueries(schema: string): LeaseQueries {
+  const table = `${quoteIdentifier(schema)}.orrery_session_leases`;
+  const expiry = `clock_timestamp() + $5::integer * interval '1 millisecond'`;
+  return {
+    // Taken when there is no row, or the row's holder let it expire.
+    take: `INSERT INTO ${table} AS lease (app_name, user_id, session_id, holder, expires_at)
+      VALUES ($1, $2, $3, $4, ${expiry})
+      ON CONFLICT (app_name, user_id, session_id) DO UPDATE
+        SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+        WHERE lease.expires_at <= clock_timestamp()
+      RETURNING holder`,
+    renew: `UPDATE ${table} SET expires_at = ${expiry}
+      WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $4`,
+    release: `DELETE FROM ${table}
+      WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $4`,
+  };
+}
+
+function leaseRecords(pool: Pool, queries: LeaseQueries, key: SessionKey): LeaseRecordOperations {
+  const run = async (text: string, values: unknown[]): Promise<number> => {
+    try {
+      return (await pool.query(text, values)).rowCount ?? 0;
+    } catch (error) {
+      throw wrapError(error, key);
+    }
+  };
+  return {
+    tryAcquire: async (leaseId, ttlMs) =>
+      (await run(queries.take, [...keyParams(key), leaseId, ttlMs])) === 1,
+    renew: async (leaseId, ttlMs) =>
+      (await run(queries.renew, [...keyParams(key), leaseId, ttlMs])) === 1,
+    release: async (leaseId) => {
+      await run(queries.release, [...keyParams(key), leaseId]);
+    },
+  };
+}
+
+export interface AcquirePostgresLeaseOptions {
+  pool: Pool;
+  schema: string;
+  /** The service's in-process gate. */
+  local: InMemoryLeases;
+  lease: AcquireLeaseOptions;
+}
+
+export function acquirePostgresLease(options: AcquirePostgresLeaseOptions): Promise<SessionLease> {
+  const queries = buildLeaseQueries(options.schema);
+  const { appName, userId, sessionId } = options.lease;
+  return acquireRecordLease({
+    local: options.local,
+    lease: options.lease,
+    records: leaseRecords(options.pool, queries, { appName, userId, sessionId }),
+  });
+}
