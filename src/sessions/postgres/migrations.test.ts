@@ -151,7 +151,9 @@ describe('PostgreSQL store module', () => {
       .catch((caught: unknown) => caught);
     await service.close();
     expect(SessionStoreError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toContain('Cannot connect to PostgreSQL');
+    expect((error as Error).message).toContain('PostgreSQL migration of schema');
+    expect((error as Error).message).toContain('ECONNREFUSED');
+    expect((error as SessionStoreError).retryable).toBe(true);
   });
 
   it('loads pg only lazily (no runtime import of pg in the library files)', async () => {

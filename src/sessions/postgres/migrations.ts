@@ -5,6 +5,8 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { SessionStoreError } from '../errors.js';
+import { defaultConnectionTimeoutMs, defaultQueryTimeoutMs, withClient } from './pg-checkout.js';
+import { isConnectionError, poolSecrets, toStoreError } from './pg-errors.js';
 
 export interface Migration {
   version: number;
@@ -113,62 +115,75 @@ export interface MigrateOptions {
   /** Defaults to the shipped list; tests pass their own. */
   migrations?: Migration[];
   signal?: AbortSignal;
+  /** Deadline of each statement in ms (default 30000; 0 disables, e.g. for a huge table). */
+  queryTimeoutMs?: number;
+  /** Deadline for getting a connection in ms (default 10000; 0 disables). */
+  connectionTimeoutMs?: number;
 }
 
-/** Applies every pending migration; throws `SessionStoreError` for a newer database. */
+/**
+ * Applies every pending migration; throws `SessionStoreError` for a newer database, and a
+ * `retryable` one when the connection is lost or cannot be opened.
+ */
 export async function migrate(options: MigrateOptions): Promise<{ version: number }> {
+  const checkout = {
+    pool: options.pool,
+    signal: options.signal,
+    queryTimeoutMs: options.queryTimeoutMs ?? defaultQueryTimeoutMs,
+    connectionTimeoutMs: options.connectionTimeoutMs ?? defaultConnectionTimeoutMs,
+  };
+  try {
+    return await withClient(checkout, async (client, discard) => {
+      for (;;) {
+        options.signal?.throwIfAborted();
+        await client.query('BEGIN');
+        try {
+          const version = await applyNext(client, options);
+          await client.query('COMMIT');
+          if (version !== undefined) return { version };
+        } catch (error) {
+          if (!isConnectionError(error)) await client.query('ROLLBACK').catch(discard);
+          throw error;
+        }
+      }
+    });
+  } catch (error) {
+    throw toStoreError({
+      error,
+      operation: `migration of schema '${options.schema}'`,
+      secrets: poolSecrets(options.pool),
+    });
+  }
+}
+
+/**
+ * Inside one transaction: takes the advisory lock and applies the next pending migration.
+ * Returns the schema's version when none is pending.
+ */
+async function applyNext(client: PoolClient, options: MigrateOptions): Promise<number | undefined> {
   const list = options.migrations ?? migrations;
   const known = list[list.length - 1]?.version ?? 0;
   const schema = quoteIdentifier(options.schema);
-  let client: PoolClient;
-  try {
-    client = await options.pool.connect();
-  } catch (error) {
+  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+    advisoryLockKey,
+    options.schema,
+  ]);
+  const current = await readVersion(client, options.schema, schema);
+  if (current > known) {
     throw new SessionStoreError({
-      message: `Cannot connect to PostgreSQL to migrate schema '${options.schema}': ${(error as Error).message}`,
-      cause: error,
+      message: `PostgreSQL schema '${options.schema}' is at version ${current}, newer than version ${known} known to this orrery: upgrade orrery`,
     });
   }
-  try {
-    for (;;) {
-      options.signal?.throwIfAborted();
-      await client.query('BEGIN');
-      try {
-        await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
-          advisoryLockKey,
-          options.schema,
-        ]);
-        const current = await readVersion(client, options.schema, schema);
-        if (current > known) {
-          throw new SessionStoreError({
-            message: `PostgreSQL schema '${options.schema}' is at version ${current}, newer than version ${known} known to this orrery: upgrade orrery`,
-          });
-        }
-        const next = list.find((migration) => migration.version > current);
-        if (!next) {
-          await client.query('COMMIT');
-          return { version: current };
-        }
-        for (const statement of next.statements) {
-          await client.query(statement.replaceAll('{schema}', schema));
-        }
-        await client.query(
-          `INSERT INTO ${schema}.orrery_schema_migrations (version, name) VALUES ($1, $2)`,
-          [next.version, next.name],
-        );
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        if (SessionStoreError.isInstance(error)) throw error;
-        throw new SessionStoreError({
-          message: `PostgreSQL migration of schema '${options.schema}' failed: ${(error as Error).message}`,
-          cause: error,
-        });
-      }
-    }
-  } finally {
-    client.release();
+  const next = list.find((migration) => migration.version > current);
+  if (!next) return current;
+  for (const statement of next.statements) {
+    await client.query(statement.replaceAll('{schema}', schema));
   }
+  await client.query(
+    `INSERT INTO ${schema}.orrery_schema_migrations (version, name) VALUES ($1, $2)`,
+    [next.version, next.name],
+  );
+  return undefined;
 }
 
 async function readVersion(

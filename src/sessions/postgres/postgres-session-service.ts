@@ -5,7 +5,7 @@
  * statement whose cost does not grow with the history. `pg` is loaded lazily.
  */
 import type { Pool, PoolClient } from 'pg';
-import { InvalidEventError } from '../../events/errors.js';
+import { InvalidArgumentError, InvalidEventError } from '../../events/errors.js';
 import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
 import {
   CompactionConflictError,
@@ -38,9 +38,18 @@ import {
   resolveSeqBounds,
   splitState,
 } from '../store-helpers.js';
-import { keyParams, pickKey, validateKey, wrapError } from './key-and-errors.js';
+import { keyParams, pickKey, validateKey } from './key-and-errors.js';
 import { acquirePostgresLease } from './lease.js';
 import { migrate } from './migrations.js';
+import {
+  type CheckoutOptions,
+  defaultConnectionTimeoutMs,
+  defaultQueryTimeoutMs,
+  raceSignal,
+  withClient,
+  withTransaction,
+} from './pg-checkout.js';
+import { passwordsOf, poolSecrets, redactSecrets, toStoreError } from './pg-errors.js';
 import { buildQueries, type Queries } from './queries.js';
 import { type EventRow, rowToEvent, toEventRowValues } from './rows.js';
 
@@ -59,6 +68,14 @@ export interface PostgresSessionServiceOptions {
    */
   onCorruptEvent?: 'throw' | 'skip' | ((error: SessionStoreError) => void);
   logger?: PostgresSessionLogger;
+  /**
+   * Deadline of each statement in ms (default 30000; 0 disables). Past it the connection is
+   * closed (the server rolls the transaction back) and the operation fails with a retryable
+   * `SessionStoreError`. Migrations at first use get the same deadline per statement.
+   */
+  queryTimeoutMs?: number;
+  /** Deadline for getting a connection from the pool in ms (default 10000; 0 disables). */
+  connectionTimeoutMs?: number;
 }
 
 /** pino-compatible: `logger.warn({ ...fields }, message)`. */
@@ -109,7 +126,9 @@ export class PostgresSessionService implements SessionService {
   /** Waiters of this process queue here in order before polling the lease row. */
   private readonly leases = new InMemoryLeases();
   private ready?: Promise<Pool>;
-  private ownedPool?: Pool;
+  private pool?: Promise<Pool>;
+  private readonly queryTimeoutMs: number;
+  private readonly connectionTimeoutMs: number;
 
   constructor(options: PostgresSessionServiceOptions = {}) {
     this.options = options;
@@ -120,6 +139,8 @@ export class PostgresSessionService implements SessionService {
       });
     }
     this.queries = buildQueries(this.schema);
+    this.queryTimeoutMs = timeoutOption('queryTimeoutMs', options.queryTimeoutMs);
+    this.connectionTimeoutMs = timeoutOption('connectionTimeoutMs', options.connectionTimeoutMs);
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
@@ -130,27 +151,34 @@ export class PostgresSessionService implements SessionService {
     const scoped = splitState(options.state);
     assertJsonbStorable(scoped, 'state');
     const now = Date.now() / 1000;
-    return this.transaction(key, options.signal, async (client) => {
-      const inserted = await client.query(this.queries.createSession, [
-        ...keyParams(key),
-        JSON.stringify(scoped.session),
-        now,
-      ]);
-      if (inserted.rowCount === 0) {
-        throw new SessionAlreadyExistsError(key);
-      }
-      await this.upsertScopedState(client, key, scoped, now);
-      const rows = await client.query<ViewRow>(this.queries.header, keyParams(key));
-      return { ...key, ...this.readHeader(rows.rows[0]), events: [] };
-    });
+    return this.transaction(
+      key,
+      options.signal,
+      async (client) => {
+        const inserted = await client.query(this.queries.createSession, [
+          ...keyParams(key),
+          JSON.stringify(scoped.session),
+          now,
+        ]);
+        if (inserted.rowCount === 0) {
+          throw new SessionAlreadyExistsError(key);
+        }
+        await this.upsertScopedState(client, key, scoped, now);
+        const rows = await client.query<ViewRow>(this.queries.header, keyParams(key));
+        return { ...key, ...this.readHeader(rows.rows[0]), events: [] };
+      },
+      'createSession',
+    );
   }
 
   async getSession(options: GetSessionOptions): Promise<Session | undefined> {
     const key = pickKey(options);
     const full = options.events === 'full';
     const rows = full
-      ? await this.query<ViewRow>(key, options.signal, this.queries.full, keyParams(key))
-      : await this.readViewRows(key, options.signal);
+      ? await this.query<ViewRow>(key, options.signal, this.queries.full, keyParams(key), {
+          operation: 'getSession',
+        })
+      : await this.readViewRows(key, options.signal, 'getSession');
     const header = rows[0];
     if (header?.part !== 0) return undefined;
     const events = this.parseRows(rows.slice(1), key);
@@ -159,7 +187,7 @@ export class PostgresSessionService implements SessionService {
 
   async loadView(options: SessionKey & { signal?: AbortSignal }): Promise<StoredView> {
     const key = pickKey(options);
-    const rows = await this.readViewRows(key, options.signal);
+    const rows = await this.readViewRows(key, options.signal, 'loadView');
     const header = rows[0];
     if (header?.part !== 0) throw new SessionNotFoundError(key);
     const checkpointRow = rows[1]?.part === 1 ? rows[1] : undefined;
@@ -181,11 +209,16 @@ export class PostgresSessionService implements SessionService {
       options.signal,
       descending ? this.queries.listEventsDesc : this.queries.listEventsAsc,
       [...keyParams(key), afterSeq, beforeSeq, limit + 1],
+      { operation: 'listEvents' },
     );
     if (rows.length === 0) {
-      const exists = await this.query(key, options.signal, this.queries.sessionExists, [
-        ...keyParams(key),
-      ]);
+      const exists = await this.query(
+        key,
+        options.signal,
+        this.queries.sessionExists,
+        [...keyParams(key)],
+        { operation: 'listEvents' },
+      );
       if (exists.length === 0) throw new SessionNotFoundError(key);
     }
     const page = rows.slice(0, limit);
@@ -197,36 +230,44 @@ export class PostgresSessionService implements SessionService {
   async appendEvent(options: AppendEventOptions): Promise<Event> {
     const key = pickKey(options);
     assertValidNewEvent(options.event, { kind: 'event' });
-    return this.transaction(key, options.signal, (client) =>
-      this.insertEvent(client, key, options.event),
+    return this.transaction(
+      key,
+      options.signal,
+      (client) => this.insertEvent(client, key, options.event),
+      'appendEvent',
     );
   }
 
   async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
     const key = pickKey(options);
     assertValidNewEvent(options.event, { kind: 'compaction' });
-    return this.transaction(key, options.signal, async (client) => {
-      const locked = await client.query<{ last_seq: string }>(
-        this.queries.lockSession,
-        keyParams(key),
-      );
-      const lockedRow = locked.rows[0];
-      if (!lockedRow) throw new SessionNotFoundError(key);
-      const current = await client.query<{ seq: string }>(this.queries.checkpointSeq, [
-        ...keyParams(key),
-        '{}',
-      ]);
-      const currentSeq = current.rows[0] ? Number(current.rows[0].seq) : null;
-      if (currentSeq !== options.expectedCheckpointSeq) {
-        throw new CompactionConflictError({
-          sessionId: key.sessionId,
-          expectedCheckpointSeq: options.expectedCheckpointSeq,
-          actualCheckpointSeq: currentSeq,
-        });
-      }
-      assertCompactionFits(options.event, Number(lockedRow.last_seq) + 1);
-      return (await this.insertEvent(client, key, options.event)) as CompactionEvent;
-    });
+    return this.transaction(
+      key,
+      options.signal,
+      async (client) => {
+        const locked = await client.query<{ last_seq: string }>(
+          this.queries.lockSession,
+          keyParams(key),
+        );
+        const lockedRow = locked.rows[0];
+        if (!lockedRow) throw new SessionNotFoundError(key);
+        const current = await client.query<{ seq: string }>(this.queries.checkpointSeq, [
+          ...keyParams(key),
+          '{}',
+        ]);
+        const currentSeq = current.rows[0] ? Number(current.rows[0].seq) : null;
+        if (currentSeq !== options.expectedCheckpointSeq) {
+          throw new CompactionConflictError({
+            sessionId: key.sessionId,
+            expectedCheckpointSeq: options.expectedCheckpointSeq,
+            actualCheckpointSeq: currentSeq,
+          });
+        }
+        assertCompactionFits(options.event, Number(lockedRow.last_seq) + 1);
+        return (await this.insertEvent(client, key, options.event)) as CompactionEvent;
+      },
+      'appendCompaction',
+    );
   }
 
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
@@ -237,6 +278,7 @@ export class PostgresSessionService implements SessionService {
       options.signal,
       this.queries.listSessions,
       [options.appName, options.userId],
+      { operation: 'listSessions' },
     );
     return rows.map((row) => ({
       appName: options.appName,
@@ -249,7 +291,9 @@ export class PostgresSessionService implements SessionService {
 
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
     const key = pickKey(options);
-    await this.query(key, options.signal, this.queries.deleteSession, keyParams(key));
+    await this.query(key, options.signal, this.queries.deleteSession, keyParams(key), {
+      operation: 'deleteSession',
+    });
   }
 
   /** One invocation at a time per session, across processes (see `lease.ts`). */
@@ -258,11 +302,22 @@ export class PostgresSessionService implements SessionService {
     return acquirePostgresLease({ pool, schema: this.schema, local: this.leases, lease: options });
   }
 
+  /**
+   * Ends the pool it created (after the operations in flight); a pool you passed is left open
+   * and its 'error' listener removed. The next operation opens a new pool.
+   */
   async close(): Promise<void> {
-    const pool = this.ownedPool;
-    this.ownedPool = undefined;
+    const pending = this.pool;
+    this.pool = undefined;
     this.ready = undefined;
-    await pool?.end();
+    const pool = await pending?.catch(() => undefined);
+    if (!pool) return;
+    if (pool === this.options.pool) {
+      pool.removeListener('error', this.onPoolError);
+      return;
+    }
+    // The listener stays: ending idle clients may still report errors.
+    await pool.end();
   }
 
   /** Creates the pool if needed and applies pending migrations (once per service). */
@@ -270,27 +325,67 @@ export class PostgresSessionService implements SessionService {
     await this.connect(options.signal);
   }
 
+  /**
+   * A connection dropped while idle in the pool (server restart, `pg_terminate_backend`, a
+   * proxy timeout) is reported here, never as an unhandled 'error' event; the pool has
+   * discarded it and the next operation opens a new one.
+   */
+  private readonly onPoolError = (error: Error) => {
+    this.options.logger?.warn(
+      { error: redactSecrets(error.message, this.secrets()) },
+      'PostgreSQL idle connection lost',
+    );
+  };
+
+  private secrets(): string[] {
+    return passwordsOf(this.options.connectionString).concat(
+      this.options.pool ? poolSecrets(this.options.pool) : [],
+    );
+  }
+
+  /** The pool, created once; a passed pool gets the 'error' listener too. */
+  private openPool(): Promise<Pool> {
+    this.pool ??= (async () => {
+      if (this.options.pool) {
+        this.options.pool.on('error', this.onPoolError);
+        return this.options.pool;
+      }
+      const { default: pg } = await import('pg');
+      const pool = new pg.Pool({
+        connectionString: this.options.connectionString,
+        connectionTimeoutMillis: this.connectionTimeoutMs,
+        // Finds a peer that vanished without closing the socket (no RST) on idle connections.
+        keepAlive: true,
+      });
+      pool.on('error', this.onPoolError);
+      return pool;
+    })().catch((error: unknown) => {
+      this.pool = undefined;
+      throw error;
+    });
+    return this.pool;
+  }
+
+  /**
+   * The migrated pool. The migration runs once for all callers, bounded by the timeouts; each
+   * caller waits for it only as long as its own signal allows.
+   */
   private connect(signal: AbortSignal | undefined): Promise<Pool> {
     signal?.throwIfAborted();
     this.ready ??= (async () => {
-      let pool = this.options.pool;
-      if (!pool) {
-        const { default: pg } = await import('pg');
-        pool = new pg.Pool({ connectionString: this.options.connectionString });
-        // An idle connection dropped by the server must not crash the process (pg emits
-        // 'error' on the pool); the next query simply opens a new one.
-        pool.on('error', (error) => {
-          this.options.logger?.warn({ error: error.message }, 'PostgreSQL idle connection lost');
-        });
-        this.ownedPool = pool;
-      }
-      await migrate({ pool, schema: this.schema, signal });
+      const pool = await this.openPool();
+      await migrate({
+        pool,
+        schema: this.schema,
+        queryTimeoutMs: this.queryTimeoutMs,
+        connectionTimeoutMs: this.connectionTimeoutMs,
+      });
       return pool;
     })().catch((error: unknown) => {
       this.ready = undefined; // let the next call retry (the database may come back)
       throw error;
     });
-    return this.ready;
+    return raceSignal(this.ready, signal);
   }
 
   private async insertEvent(client: PoolClient, key: SessionKey, event: NewEvent) {
@@ -343,13 +438,16 @@ export class PostgresSessionService implements SessionService {
   }
 
   /** Header + checkpoint + tail; a corrupt checkpoint is skipped unless `onCorruptEvent` throws. */
-  private async readViewRows(key: SessionKey, signal: AbortSignal | undefined) {
+  private async readViewRows(key: SessionKey, signal: AbortSignal | undefined, operation: string) {
     const skipped: number[] = [];
     for (;;) {
-      const rows = await this.query<ViewRow>(key, signal, this.queries.view, [
-        ...keyParams(key),
-        `{${skipped.join(',')}}`,
-      ]);
+      const rows = await this.query<ViewRow>(
+        key,
+        signal,
+        this.queries.view,
+        [...keyParams(key), `{${skipped.join(',')}}`],
+        { operation },
+      );
       const checkpoint = rows[1]?.part === 1 ? rows[1] : undefined;
       if (!checkpoint || this.parseRows([checkpoint], key).length === 1) return rows;
       skipped.push(Number(checkpoint.seq));
@@ -389,40 +487,59 @@ export class PostgresSessionService implements SessionService {
     signal: AbortSignal | undefined,
     text: string,
     values: unknown[],
+    options: { operation?: string } = {},
   ): Promise<Row[]> {
-    const pool = await this.connect(signal);
+    const operation = options.operation ?? 'query';
     try {
-      return (await pool.query<Row>(text, values)).rows;
+      const checkout = await this.checkout(signal);
+      return await withClient(
+        checkout,
+        async (client) => (await client.query<Row>(text, values)).rows,
+      );
     } catch (error) {
-      throw wrapError(error, key);
+      throw toStoreError({ error, operation, key, secrets: this.secrets() });
     }
   }
 
+  /**
+   * `work` in one transaction on one guarded connection: a lost connection, a timeout or an
+   * abort ends it with the connection discarded; driver errors become `SessionStoreError`s
+   * naming `operation` (retryable when the connection was lost).
+   */
   private async transaction<T>(
     key: SessionKey,
     signal: AbortSignal | undefined,
     work: (client: PoolClient) => Promise<T>,
+    operation = 'transaction',
   ): Promise<T> {
-    const pool = await this.connect(signal);
-    let client: PoolClient;
     try {
-      client = await pool.connect();
+      return await withTransaction(await this.checkout(signal), work);
     } catch (error) {
-      throw wrapError(error, key);
-    }
-    let broken = false;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
-      throw wrapError(error, key);
-    } finally {
-      client.release(broken);
+      throw toStoreError({ error, operation, key, secrets: this.secrets() });
     }
   }
+
+  private async checkout(signal: AbortSignal | undefined): Promise<CheckoutOptions> {
+    return {
+      pool: await this.connect(signal),
+      signal,
+      queryTimeoutMs: this.queryTimeoutMs,
+      connectionTimeoutMs: this.connectionTimeoutMs,
+    };
+  }
+}
+
+/** A timeout option: a finite number of ms >= 0 (0 disables), or the default. */
+function timeoutOption(name: 'queryTimeoutMs' | 'connectionTimeoutMs', value: number | undefined) {
+  if (value === undefined) {
+    return name === 'queryTimeoutMs' ? defaultQueryTimeoutMs : defaultConnectionTimeoutMs;
+  }
+  if (!Number.isFinite(value) || value < 0) {
+    throw new InvalidArgumentError({
+      argument: name,
+      message: `must be a number of milliseconds >= 0 (0 disables the deadline), got ${String(value)}`,
+      value,
+    });
+  }
+  return value;
 }

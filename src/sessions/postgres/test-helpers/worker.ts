@@ -29,6 +29,8 @@ export type WorkerResult =
 
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
 const pool = new pg.Pool({ connectionString: config.url, max: 1 });
+// A connection dropped while idle must end this worker's job with an error, not crash it.
+pool.on('error', (error) => process.stderr.write(`idle connection lost: ${error.message}\n`));
 /** Set after `go`, so the migration's own COMMIT at start-up goes through. */
 let armed = false;
 
