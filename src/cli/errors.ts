@@ -1,4 +1,5 @@
 import { OrreryError } from '../events/errors.js';
+import { maskCredentials } from '../redaction/index.js';
 
 const usageMarker = 'orrery.error.CliUsageError';
 const usageSymbol = Symbol.for(usageMarker);
@@ -18,7 +19,10 @@ export class CliUsageError extends OrreryError {
   }
 }
 
-/** One clear line for any error: the typed name and message, and the cause's when it helps. */
+/**
+ * One clear line for any error: the typed name and message, and the cause's when it helps.
+ * Credentials are masked (a store's or a model's URL, a key quoted by a provider).
+ */
 export function formatError(error: unknown): string {
   if (error instanceof Error) {
     const cause =
@@ -26,9 +30,9 @@ export function formatError(error: unknown): string {
         ? ` (${error.cause.message})`
         : '';
     const name = error.name && error.name !== 'Error' ? `${error.name}: ` : '';
-    return `${name}${error.message}${cause}`.replace(/\s*\n\s*/g, ' ');
+    return maskCredentials(`${name}${error.message}${cause}`.replace(/\s*\n\s*/g, ' '));
   }
-  return String(error);
+  return maskCredentials(String(error));
 }
 
 const chatMarker = 'orrery.error.ChatTurnsFailedError';

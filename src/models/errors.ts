@@ -1,4 +1,5 @@
 import { OrreryError } from '../events/errors.js';
+import { maskCredentials } from '../redaction/index.js';
 
 const modelMarker = 'orrery.error.ModelError';
 const modelSymbol = Symbol.for(modelMarker);
@@ -24,7 +25,8 @@ export class ModelError extends OrreryError {
     modelId?: string;
     cause?: unknown;
   }) {
-    super({ name: 'ModelError', message: options.message, cause: options.cause });
+    // Provider messages can quote the request URL, base URLs carry `user:password@`.
+    super({ name: 'ModelError', message: maskCredentials(options.message), cause: options.cause });
     this.kind = options.kind;
     this.statusCode = options.statusCode;
     this.retryAfterMs = options.retryAfterMs;
@@ -50,9 +52,14 @@ export class ModelConfigError extends OrreryError {
   readonly value?: string;
 
   constructor(options: { variable: string; message: string; value?: string; cause?: unknown }) {
-    super({ name: 'ModelConfigError', message: options.message, cause: options.cause });
+    super({
+      name: 'ModelConfigError',
+      message: maskCredentials(options.message),
+      cause: options.cause,
+    });
     this.variable = options.variable;
-    this.value = options.value;
+    // The value of a base URL variable may hold a password.
+    this.value = options.value === undefined ? undefined : maskCredentials(options.value);
   }
 
   static override isInstance(error: unknown): error is ModelConfigError {

@@ -1,15 +1,19 @@
 import { type Logger, pino } from 'pino';
 import type { CompactionReport } from '../runtime/compactor.js';
+import { maskingLogger } from './masked-logger.js';
 
 export interface CreateLoggerOptions {
   /** A pino logger to use, `false` for none (tests), or `undefined` for a new `info` logger. */
   logger?: Logger | false;
 }
 
-/** A logger per Runner: the given one, a silent one, or a new pino logger at `info`. */
+/**
+ * A logger per Runner: the given one, a silent one, or a new pino logger at `info`; either way
+ * masked, so no line carries a credential (`maskingLogger`).
+ */
 export function createRuntimeLogger(options: CreateLoggerOptions = {}): Logger {
   if (options.logger === false) return pino({ enabled: false });
-  return options.logger ?? pino({ level: 'info', name: 'orrery' });
+  return maskingLogger(options.logger ?? pino({ level: 'info', name: 'orrery' }));
 }
 
 function errorMessage(error: unknown): string | undefined {

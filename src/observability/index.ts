@@ -1,2 +1,3 @@
 export * from './compaction-log.js';
+export { maskingLogger } from './masked-logger.js';
 export * from './metrics.js';

@@ -209,10 +209,11 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
     ),
   },
   // `password=hunter2`, `Authorization: Basic dXNl...`: the unquoted value, to a space or `,;&`.
+  // Not a URL (`credentials: http://...` in an error): the URL rule masks its password only.
   {
     kind: 'secret',
     pattern: new RegExp(
-      `${KEY_PREFIX}${AUTH_SCHEME}(?<secret>${NOT_MARKER}[^\\s"',;&<>{}()[\\]]{1,1024})`,
+      `${KEY_PREFIX}${AUTH_SCHEME}(?<secret>${NOT_MARKER}(?![A-Za-z][A-Za-z0-9+.-]{0,30}://)[^\\s"',;&<>{}()[\\]]{1,1024})`,
       'i',
     ),
   },
