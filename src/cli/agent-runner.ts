@@ -3,7 +3,13 @@
  * environment's settings, the summarizer from `resolveSummarizerModel`, and a plugin that prints
  * each compaction and drives the spinner.
  */
-import { createEventsCompactionConfig, resolveSummarizerModel } from '../compaction/config.js';
+import {
+  COMPACTION_ENV,
+  createEventsCompactionConfig,
+  resolveSummarizerModel,
+} from '../compaction/config.js';
+import type { EventsCompactionConfig } from '../compaction/types.js';
+import { ModelConfigError } from '../models/errors.js';
 import { resolveModel } from '../models/resolve-model.js';
 import type { Model } from '../models/types.js';
 import { LlmAgent } from '../runtime/agents/llm-agent.js';
@@ -13,6 +19,7 @@ import type { SessionService } from '../sessions/session-service.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { Spinner } from './spinner.js';
+import { creditOfReport, describeCredit } from './summarizer-label.js';
 
 export const AGENT_NAME = 'assistant';
 
@@ -29,20 +36,52 @@ export async function requireModel(io: CliIo): Promise<Model> {
   return resolveModel({ modelId, env: io.env });
 }
 
-export async function createCliRunner(options: {
-  io: CliIo;
+/** Everything `chat` and `run` configure, resolved and checked before any store is opened. */
+export interface CliAgentSettings {
   model: Model;
+  compaction: EventsCompactionConfig | null;
+  summarizerModel: Model;
+}
+
+/**
+ * `ORRERY_MODEL`, the `ORRERY_COMPACTION_*` settings and the summarizer model: a bad value is an
+ * error naming its variable, raised before a store or session is created.
+ */
+export async function resolveAgentSettings(io: CliIo): Promise<CliAgentSettings> {
+  const model = await requireModel(io);
+  const compaction = createEventsCompactionConfig({ env: io.env });
+  const summarizerId = resolveSummarizerModel({ agentModelId: model.modelId, env: io.env });
+  if (!summarizerId || summarizerId === model.modelId) {
+    return { model, compaction, summarizerModel: model };
+  }
+  try {
+    const summarizerModel = await resolveModel({ modelId: summarizerId, env: io.env });
+    return { model, compaction, summarizerModel };
+  } catch (error) {
+    if (!ModelConfigError.isInstance(error)) throw error;
+    // Name the variable that chose this model, not only the key it lacks.
+    const chosenBy =
+      io.env[COMPACTION_ENV.model] === undefined
+        ? `the summarizer model ${JSON.stringify(summarizerId)} (the default for ${model.modelId}; set ${COMPACTION_ENV.model} to choose another)`
+        : `${COMPACTION_ENV.model}=${JSON.stringify(summarizerId)}`;
+    throw new ModelConfigError({
+      variable: error.variable,
+      value: error.value,
+      message: `${chosenBy} cannot be used: ${error.message}`,
+      cause: error,
+    });
+  }
+}
+
+export function createCliRunner(options: {
+  io: CliIo;
+  settings: CliAgentSettings;
   service: SessionService;
   appName: string;
   spinner: Spinner;
-}): Promise<Runner> {
-  const { io, model, spinner } = options;
-  const compaction = createEventsCompactionConfig({ env: io.env });
-  const summarizerId = resolveSummarizerModel({ agentModelId: model.modelId, env: io.env });
-  const summarizerModel =
-    summarizerId && summarizerId !== model.modelId
-      ? await resolveModel({ modelId: summarizerId, env: io.env })
-      : model;
+}): Runner {
+  const { io, spinner } = options;
+  const { model, compaction, summarizerModel } = options.settings;
   const plugin: Plugin = {
     name: 'orrery-cli',
     beforeModel: () => {
@@ -57,8 +96,11 @@ export async function createCliRunner(options: {
     afterCompaction: ({ report }) => {
       spinner.stop();
       if (report.outcome === 'compacted') {
+        // A fallback is named as one: the summary is not the summarizer model's.
+        const credit = creditOfReport(report, summarizerModel.modelId);
+        const by = credit?.fallback ? `, by ${describeCredit(credit)}` : '';
         io.stderr(
-          `· compacted (${report.trigger}): seq ${report.startSeq}-${report.endSeq}, tokens ${report.tokensBefore.toLocaleString('en-US')} -> ${(report.tokensAfter ?? 0).toLocaleString('en-US')}\n`,
+          `· compacted (${report.trigger}): seq ${report.startSeq}-${report.endSeq}, tokens ${report.tokensBefore.toLocaleString('en-US')} -> ${(report.tokensAfter ?? 0).toLocaleString('en-US')}${by}\n`,
         );
       } else if (report.outcome === 'failed') {
         io.stderr(

@@ -2,8 +2,8 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { getText } from '../events/event-helpers.js';
-import { createCliRunner, requireModel, Spinner } from './agent-runner.js';
-import { addStoreOptions, type StoreFlags, withStore } from './common.js';
+import { createCliRunner, resolveAgentSettings, Spinner } from './agent-runner.js';
+import { addStoreOptions, nonEmpty, type StoreFlags, withStore } from './common.js';
 import { ChatTurnsFailedError } from './errors.js';
 import type { CliIo } from './io.js';
 import { renderPart } from './render-event.js';
@@ -15,7 +15,11 @@ export function registerChat(program: Command, io: CliIo): void {
       .description(
         'chat with the model in ORRERY_MODEL; compaction runs at the environment settings',
       )
-      .option('--session <id>', 'session to continue (created when missing; default: a new one)'),
+      .option(
+        '--session <id>',
+        'session to continue (created when missing; default: a new one)',
+        nonEmpty('--session'),
+      ),
   )
     .addHelpText(
       'after',
@@ -28,14 +32,16 @@ Each compaction prints a line (trigger, tokens before -> after). Ctrl-C cancels 
 in progress; Ctrl-C at the prompt (or Ctrl-D) quits. Stored events are never lost.`,
     )
     .action(async (flags: StoreFlags & { session?: string }) => {
-      const model = await requireModel(io);
+      // Every setting checked before the store is opened: a bad one writes nothing.
+      const settings = await resolveAgentSettings(io);
+      const { model } = settings;
       await withStore(io, flags, async (service) => {
         const sessionId = flags.session ?? crypto.randomUUID();
         const key = { appName: flags.app, userId: flags.user, sessionId };
+        const spinner = new Spinner(io);
+        const runner = createCliRunner({ io, settings, service, appName: flags.app, spinner });
         const existing = await service.getSession(key);
         if (!existing) await service.createSession(key);
-        const spinner = new Spinner(io);
-        const runner = await createCliRunner({ io, model, service, appName: flags.app, spinner });
         io.stderr(
           `${existing ? 'continuing' : 'new'} session ${sessionId} with ${model.modelId} (Ctrl-C to quit)\n`,
         );

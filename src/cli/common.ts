@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type Command, Option } from 'commander';
 import { ImportError } from '../importers/errors.js';
-import type { ImportResult } from '../importers/types.js';
+import { parseImportFormat } from '../importers/import-transcript.js';
+import type { ImportFormat, ImportResult } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -23,8 +24,31 @@ export function addStoreOptions(command: Command): Command {
         './.orrery/orrery.db',
       ),
     )
-    .option('--app <name>', 'app name sessions are scoped by', 'orrery')
-    .option('--user <id>', 'user id sessions are scoped by', 'local');
+    .option('--app <name>', 'app name sessions are scoped by', nonEmpty('--app'), 'orrery')
+    .option('--user <id>', 'user id sessions are scoped by', nonEmpty('--user'), 'local');
+}
+
+/**
+ * A flag or argument that must not be empty (`--app ''`, a session id of `''`): a usage error
+ * naming it, not a store error about a key further down.
+ */
+export function nonEmpty(name: string) {
+  return (value: string): string => {
+    if (value.trim() === '') {
+      throw new CliUsageError({ field: name, message: `${name} is empty: pass a value` });
+    }
+    return value;
+  };
+}
+
+/** `--format` of commands that read transcripts: an unknown one is a usage error (exit 2). */
+export function transcriptFormat(value: string): ImportFormat | 'auto' {
+  try {
+    return parseImportFormat(value);
+  } catch (error) {
+    if (!ImportError.isInstance(error)) throw error;
+    throw new CliUsageError({ field: '--format', message: `--format: ${error.message}` });
+  }
 }
 
 /** `existing`: the command reads or changes stored sessions only, so the store must exist. */

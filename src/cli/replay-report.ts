@@ -1,10 +1,13 @@
 /** Human output of `orrery replay`: a report a person can read in ten seconds. */
-import type { ReplayReport } from '../runtime/replay.js';
+import type { ReplayCompaction, ReplayReport } from '../runtime/replay.js';
+import { plural } from './plural.js';
 
 export interface ReportHeader {
   label: string;
   format: string;
   threshold?: number;
+  /** The byte ceiling the requests were held under, when set. */
+  maxRequestBytes?: number;
   summarizer: string;
   sessionId?: string;
   invocations: number;
@@ -29,15 +32,18 @@ export function replayJson(report: ReplayReport) {
     events: report.events,
     modelCalls: report.modelCalls,
     compactions: report.compactions.map(
-      ({ trigger, startSeq, endSeq, tokensBefore, tokensAfter }) => ({
+      ({ trigger, startSeq, endSeq, tokensBefore, tokensAfter, summarizer, fallback }) => ({
         trigger,
         startSeq,
         endSeq,
         tokensBefore,
         tokensAfter,
+        summarizer,
+        ...(fallback ? { fallback } : {}),
       }),
     ),
     maxViewTokens: report.maxViewTokens,
+    maxViewBytes: report.maxViewBytes,
     orphans: report.orphans,
     lossless: report.lossless,
     tokens: report.tokens,
@@ -48,10 +54,13 @@ export function renderReport(header: ReportHeader, result: ReplayReport): string
   const lines: string[] = [];
   lines.push(`orrery replay · ${header.label} (${header.format})`);
   const settings = [
-    `${number(result.events)} events`,
-    `${number(result.modelCalls)} model calls`,
-    `${number(header.invocations)} invocations`,
+    plural(result.events, 'event'),
+    plural(result.modelCalls, 'model call'),
+    plural(header.invocations, 'invocation'),
     header.threshold ? `threshold ${number(header.threshold)} tokens` : 'token trigger off',
+    ...(header.maxRequestBytes === undefined
+      ? []
+      : [`byte ceiling ${number(header.maxRequestBytes)}`]),
     `summarizer ${header.summarizer}`,
   ];
   lines.push(`  ${settings.join(' · ')}`);
@@ -60,7 +69,9 @@ export function renderReport(header: ReportHeader, result: ReplayReport): string
   lines.push('');
 
   if (result.compactions.length === 0) {
-    lines.push('Compactions: none (no request reached the threshold)');
+    lines.push(
+      `Compactions: none (no request reached the threshold${header.maxRequestBytes === undefined ? '' : ' or the byte ceiling'})`,
+    );
   } else {
     lines.push(`Compactions (${result.compactions.length})`);
     const rows = result.compactions.map((compaction, index) => [
@@ -78,8 +89,11 @@ export function renderReport(header: ReportHeader, result: ReplayReport): string
       ),
     );
   }
+  lines.push(...fallbackLines(result.compactions));
   if (result.failures.length > 0) {
-    lines.push(`  ${result.failures.length} compaction attempt(s) failed: ${result.failures[0]}`);
+    lines.push(
+      `  ${plural(result.failures.length, 'compaction attempt')} failed: ${result.failures[0]}`,
+    );
   }
   lines.push('');
   if (result.requests.length > 0) {
@@ -106,7 +120,15 @@ export function renderReport(header: ReportHeader, result: ReplayReport): string
           'request tokens',
           `${number(result.tokens.withCompaction)} with compaction, ${number(without)} without (${saved}% less)`,
         ],
-        ['orphans', `${result.orphans} request(s) with an unpaired call or response`],
+        ...(header.maxRequestBytes === undefined
+          ? []
+          : [
+              [
+                'largest bytes',
+                `${number(result.maxViewBytes)} bytes; byte ceiling ${number(header.maxRequestBytes)}`,
+              ],
+            ]),
+        ['orphans', `${plural(result.orphans, 'request')} with an unpaired call or response`],
         [
           'lossless',
           result.lossless
@@ -119,10 +141,29 @@ export function renderReport(header: ReportHeader, result: ReplayReport): string
   );
   if (result.recordedCompactionsIgnored > 0) {
     lines.push(
-      `  (${result.recordedCompactionsIgnored} compaction(s) recorded in the file were left out and re-decided)`,
+      `  (${plural(result.recordedCompactionsIgnored, 'compaction')} recorded in the file ${result.recordedCompactionsIgnored === 1 ? 'was' : 'were'} left out and re-decided)`,
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Summaries a fallback wrote, by the summarizer that failed: "3 summarizer attempts by
+ * google:gemini-2.5-flash failed and fell back to digest (first: fetch failed)".
+ */
+export function fallbackLines(compactions: ReplayCompaction[]): string[] {
+  const byFailed = new Map<string, ReplayCompaction[]>();
+  for (const compaction of compactions) {
+    if (!compaction.fallback) continue;
+    const group = byFailed.get(compaction.fallback.from) ?? [];
+    group.push(compaction);
+    byFailed.set(compaction.fallback.from, group);
+  }
+  return [...byFailed].map(([failed, group]) => {
+    const writers = [...new Set(group.map((compaction) => compaction.summarizer))].join(', ');
+    const reason = group.find((compaction) => compaction.fallback?.reason)?.fallback?.reason;
+    return `  ${plural(group.length, 'summarizer attempt')} by ${failed} failed and fell back to ${writers}${reason ? ` (first: ${reason.replace(/\s+/g, ' ').slice(0, 200)})` : ''}`;
+  });
 }
 
 /** Columns of calls (bucketed to fit), bars of the request with compaction, shade without. */

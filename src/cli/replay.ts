@@ -2,17 +2,24 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { COMPACTION_ENV, createEventsCompactionConfig } from '../compaction/config.js';
-import type { EventsSummarizer } from '../compaction/types.js';
-import { importTranscripts, parseImportFormat } from '../importers/import-transcript.js';
+import { importTranscripts } from '../importers/import-transcript.js';
 import type { ImportResult } from '../importers/types.js';
 import type { ReplayReport } from '../runtime/replay.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
-import { integerOption, readTranscriptFile, requireEvents, writeJson } from './common.js';
+import {
+  integerOption,
+  nonEmpty,
+  readTranscriptFile,
+  requireEvents,
+  transcriptFormat,
+  writeJson,
+} from './common.js';
 import { summarizeRepairs } from './import-session.js';
 import type { CliIo } from './io.js';
+import { plural } from './plural.js';
 import { replayTranscript } from './replay-engine.js';
-import { compact, renderReport, replayJson, table } from './replay-report.js';
+import { compact, fallbackLines, renderReport, replayJson, table } from './replay-report.js';
 import { openStore, resolveDb } from './store.js';
 import { createSummarizer } from './summarizer-option.js';
 
@@ -82,8 +89,8 @@ export function registerReplay(program: Command, io: CliIo): void {
       'digest',
     )
     .option('--db <path-or-url>', 'keep the replayed sessions in this store (default: in memory)')
-    .option('--app <name>', 'app name for --db', 'orrery')
-    .option('--user <id>', 'user id for --db', 'local')
+    .option('--app <name>', 'app name for --db', nonEmpty('--app'), 'orrery')
+    .option('--user <id>', 'user id for --db', nonEmpty('--user'), 'local')
     .option('--json', 'print one JSON object per transcript (an array for several)')
     .addHelpText(
       'after',
@@ -100,7 +107,7 @@ and token trigger also run after each invocation. Tokens are orrery's estimate o
 system instruction + tool declarations. A multi-run file (tau-bench) replays every run.`,
     )
     .action(async (files: string[], flags: ReplayFlags) => {
-      const format = parseImportFormat(flags.format);
+      const format = transcriptFormat(flags.format);
       // Read and parse every file first: a bad one fails before anything runs.
       const transcripts: Array<{ file: string; label: string; result: ImportResult }> = [];
       for (const file of files) {
@@ -118,10 +125,8 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
         (io.env[COMPACTION_ENV.tokenThreshold] === undefined
           ? REPLAY_DEFAULT_THRESHOLD
           : undefined);
-      const summarizer: EventsSummarizer = await createSummarizer({
-        value: flags.summarizer,
-        env: io.env,
-      });
+      const choice = await createSummarizer({ value: flags.summarizer, env: io.env });
+      const { summarizer, fallbackSummarizer } = choice;
       const config = createEventsCompactionConfig({
         env: io.env,
         enabled: true,
@@ -132,13 +137,15 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
         maxRequestBytes: flags.maxRequestBytes,
         summarizer,
       });
-      const service: SessionService = flags.db
-        ? await openStore({
-            db: resolveDb({ db: flags.db, io }),
-            appName: flags.app,
-            userId: flags.user,
-          })
-        : new InMemorySessionService();
+      // `--db ''` is refused by resolveDb, not taken for "no --db".
+      const service: SessionService =
+        flags.db !== undefined
+          ? await openStore({
+              db: resolveDb({ db: flags.db, io }),
+              appName: flags.app,
+              userId: flags.user,
+            })
+          : new InMemorySessionService();
       const progress = io.stderrIsTty && !flags.json;
       const outputs: Array<{
         transcript: (typeof transcripts)[number];
@@ -156,11 +163,12 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
             key,
             config: config ?? {},
             summarizer,
+            fallbackSummarizer,
             onProgress: progress
               ? ({ index: done, total, compactions }) => {
                   if (done % 10 === 0 || done === total) {
                     io.stderr(
-                      `\r\x1b[2K${transcripts.length > 1 ? `[${index + 1}/${transcripts.length}] ` : ''}replaying ${transcript.label}: ${done}/${total} events, ${compactions} compaction(s)`,
+                      `\r\x1b[2K${transcripts.length > 1 ? `[${index + 1}/${transcripts.length}] ` : ''}replaying ${transcript.label}: ${done}/${plural(total, 'event')}, ${plural(compactions, 'compaction')}`,
                     );
                   }
                 }
@@ -178,7 +186,7 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
         const objects = outputs.map(({ transcript, sessionId, result }) => ({
           file: transcript.file,
           ...(transcript.result.meta.run === undefined ? {} : { run: transcript.result.meta.run }),
-          ...(flags.db ? { sessionId } : {}),
+          ...(flags.db !== undefined ? { sessionId } : {}),
           ...replayJson(result),
         }));
         writeJson(io, files.length === 1 && objects.length === 1 ? objects[0] : objects);
@@ -193,8 +201,9 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
                   label: transcript.label,
                   format: transcript.result.meta.format,
                   threshold: config?.tokenThreshold,
-                  summarizer: summarizer.name,
-                  sessionId: flags.db ? sessionId : undefined,
+                  maxRequestBytes: config?.maxRequestBytes,
+                  summarizer: choice.label,
+                  sessionId: flags.db !== undefined ? sessionId : undefined,
                   invocations: new Set(transcript.result.events.map((event) => event.invocationId))
                     .size,
                   repairs: summarizeRepairs(transcript.result.repairs),
@@ -232,10 +241,14 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
         outputs.every((output) => output.result.lossless) ? 'yes' : 'NO',
       ]);
       io.stdout(
-        `orrery replay · ${outputs.length} transcripts · threshold ${config?.tokenThreshold ?? 'off'} · summarizer ${summarizer.name}\n\n`,
+        `orrery replay · ${outputs.length} transcripts · threshold ${config?.tokenThreshold ?? 'off'}${config?.maxRequestBytes === undefined ? '' : ` · byte ceiling ${config.maxRequestBytes.toLocaleString('en-US')}`} · summarizer ${choice.label}\n\n`,
       );
       io.stdout(
         `${table(['transcript', 'events', 'calls', 'compactions', 'max view', 'tokens w/o', 'tokens with', 'orphans', 'lossless'], rows).join('\n')}\n`,
       );
+      const notes = fallbackLines(outputs.flatMap((output) => output.result.compactions));
+      const failed = sum((result) => result.failures.length);
+      if (failed > 0) notes.push(`  ${plural(failed, 'compaction attempt')} failed`);
+      if (notes.length > 0) io.stdout(`\n${notes.join('\n')}\n`);
     });
 }

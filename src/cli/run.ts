@@ -1,8 +1,8 @@
 /** `orrery run --session ID "message"`: one invocation, its events printed. */
 import type { Command } from 'commander';
 import type { Event } from '../events/types.js';
-import { createCliRunner, requireModel, Spinner } from './agent-runner.js';
-import { addStoreOptions, type StoreFlags, withStore, writeJson } from './common.js';
+import { createCliRunner, resolveAgentSettings, Spinner } from './agent-runner.js';
+import { addStoreOptions, nonEmpty, type StoreFlags, withStore, writeJson } from './common.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { renderContent } from './render-event.js';
@@ -13,7 +13,11 @@ export function registerRun(program: Command, io: CliIo): void {
       .command('run')
       .description('run one invocation of the agent on ORRERY_MODEL and print its events')
       .argument('<message>', 'the user message')
-      .option('--session <id>', 'session to continue (created when missing; default: a new one)')
+      .option(
+        '--session <id>',
+        'session to continue (created when missing; default: a new one)',
+        nonEmpty('--session'),
+      )
       .option('--json', 'print the events as JSON'),
   )
     .addHelpText(
@@ -27,13 +31,14 @@ export function registerRun(program: Command, io: CliIo): void {
           message: 'the message is empty: pass the text to send, e.g. orrery run "What changed?"',
         });
       }
-      const model = await requireModel(io);
+      // Every setting checked before the store is opened: a bad one writes nothing.
+      const settings = await resolveAgentSettings(io);
       await withStore(io, flags, async (service) => {
         const sessionId = flags.session ?? crypto.randomUUID();
         const key = { appName: flags.app, userId: flags.user, sessionId };
-        if (!(await service.getSession(key))) await service.createSession(key);
         const spinner = new Spinner(io);
-        const runner = await createCliRunner({ io, model, service, appName: flags.app, spinner });
+        const runner = createCliRunner({ io, settings, service, appName: flags.app, spinner });
+        if (!(await service.getSession(key))) await service.createSession(key);
         const events: Event[] = [];
         try {
           for await (const event of runner.run({

@@ -5,10 +5,21 @@ import { isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, SessionKey } from '../events/types.js';
 import { SessionNotFoundError } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
-import { addStoreOptions, integerOption, type StoreFlags, withStore, writeJson } from './common.js';
+import {
+  addStoreOptions,
+  integerOption,
+  nonEmpty,
+  type StoreFlags,
+  withStore,
+  writeJson,
+} from './common.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
+import { plural } from './plural.js';
 import { clip, renderEventLine, time } from './render-event.js';
+import { showJson } from './show-json.js';
+import { creditOfCompaction, describeCredit } from './summarizer-label.js';
+import { alignedTable } from './text-table.js';
 
 export async function readFullHistory(service: SessionService, key: SessionKey): Promise<Event[]> {
   const events: Event[] = [];
@@ -37,6 +48,7 @@ export function registerSessions(program: Command, io: CliIo): void {
 Examples:
   orrery sessions list
   orrery sessions show 7f3a…           the full history, compaction spans and summaries
+  orrery sessions show 7f3a… --json    the same as JSON
   orrery sessions export 7f3a… --format adk > session.json
   orrery sessions delete 7f3a…`,
     );
@@ -50,15 +62,17 @@ Examples:
       if (list.length === 0)
         return io.stdout(`no sessions for app '${flags.app}' and user '${flags.user}'\n`);
       const sorted = [...list].sort((a, b) => b.lastUpdateTime - a.lastUpdateTime);
-      for (const session of sorted) {
-        const updated = new Date(session.lastUpdateTime * 1000)
-          .toISOString()
-          .replace('T', ' ')
-          .slice(0, 19);
-        io.stdout(
-          `${session.sessionId}  ${String(session.eventCount).padStart(6)} events  updated ${updated}\n`,
-        );
-      }
+      const rows = sorted.map((session) => [
+        session.sessionId,
+        session.eventCount.toLocaleString('en-US'),
+        new Date(session.lastUpdateTime * 1000).toISOString().replace('T', ' ').slice(0, 19),
+      ]);
+      const lines = alignedTable({
+        headers: ['session', 'events', 'updated (UTC)'],
+        rows,
+        align: ['left', 'right', 'left'],
+      });
+      io.stdout(`${lines.join('\n')}\n`);
     });
   });
 
@@ -66,25 +80,32 @@ Examples:
     sessions
       .command('show')
       .description('draw the full history: events, compaction spans and each summary')
-      .argument('<id>', 'session id')
-      .option(
-        '--width <chars>',
-        'characters of each event line',
-        integerOption('--width', 10),
-        100,
-      ),
-  ).action(async (sessionId: string, flags: StoreFlags & { width: number }) => {
+      .argument('<id>', 'session id', nonEmpty('session id'))
+      .option('--width <chars>', 'characters of each event line', integerOption('--width', 10), 100)
+      .option('--json', 'print the session, its compactions and events as JSON'),
+  ).action(async (sessionId: string, flags: StoreFlags & { width: number; json?: boolean }) => {
     await withStore(io, { ...flags, existing: true }, async (service) => {
       const key = { appName: flags.app, userId: flags.user, sessionId };
       const session = await requireSession(service, key);
       const events = await readFullHistory(service, key);
       const view = await service.loadView(key);
+      if (flags.json) {
+        return writeJson(
+          io,
+          showJson({ key, session, events, checkpointSeq: view.checkpoint?.seq }),
+        );
+      }
       const hiddenUpTo = view.checkpoint?.actions.compaction.endSeq ?? 0;
       const width = flags.width;
+      const compactions = events.filter(isCompactionEvent).length;
       io.stdout(
-        `session ${sessionId} · ${events.length} events · state keys: ${Object.keys(session.state).join(', ') || 'none'}\n`,
+        `session ${sessionId} · ${plural(events.length, 'event')}${compactions > 0 ? ` (${plural(compactions, 'compaction')})` : ''} · state keys: ${Object.keys(session.state).join(', ') || 'none'}\n`,
       );
-      io.stdout(`│ = summarized by the current checkpoint (left out of the next request)\n\n`);
+      // The legend only when the gutter is drawn: a checkpoint hides events from the request.
+      if (view.checkpoint) {
+        io.stdout(`│ = summarized by the current checkpoint (left out of the next request)\n`);
+      }
+      io.stdout('\n');
       let number = 0;
       for (const event of events) {
         const compaction = event.actions.compaction;
@@ -92,14 +113,16 @@ Examples:
           number++;
           const current = view.checkpoint?.seq === event.seq ? ' (current checkpoint)' : '';
           io.stdout(
-            ` ${String(event.seq).padStart(5)}  ${time(event)}  ┌─ compaction #${number}${current}: ${compaction.trigger}, seq ${compaction.startSeq}-${compaction.endSeq}, tokens ${compaction.tokensBefore} -> ${compaction.tokensAfter}, by ${compaction.summarizer}\n`,
+            ` ${String(event.seq).padStart(5)}  ${time(event)}  ┌─ compaction #${number}${current}: ${compaction.trigger}, seq ${compaction.startSeq}-${compaction.endSeq}, tokens ${compaction.tokensBefore.toLocaleString('en-US')} -> ${compaction.tokensAfter.toLocaleString('en-US')}, by ${describeCredit(creditOfCompaction(compaction))}\n`,
           );
           const summary = compaction.compactedContent.parts.map((part) => part.text ?? '').join('');
           const lines = summary.split('\n').filter((line) => line.trim() !== '');
           for (const line of lines.slice(0, 40))
             io.stdout(`                             │ ${clip(line, width)}\n`);
           if (lines.length > 40)
-            io.stdout(`                             │ … ${lines.length - 40} more lines\n`);
+            io.stdout(
+              `                             │ … ${plural(lines.length - 40, 'more line')}\n`,
+            );
           io.stdout(`                             └─\n`);
           continue;
         }
@@ -113,7 +136,7 @@ Examples:
     sessions
       .command('export')
       .description('print a session as JSON')
-      .argument('<id>', 'session id')
+      .argument('<id>', 'session id', nonEmpty('session id'))
       .option(
         '--format <format>',
         'adk (ADK session JSON, camelCase) | adk-snake | orrery (events with seq)',
@@ -153,7 +176,7 @@ Examples:
     sessions
       .command('delete')
       .description('delete a session and all its events')
-      .argument('<id>', 'session id'),
+      .argument('<id>', 'session id', nonEmpty('session id')),
   ).action(async (sessionId: string, flags: StoreFlags) => {
     await withStore(io, { ...flags, existing: true }, async (service) => {
       const key = { appName: flags.app, userId: flags.user, sessionId };

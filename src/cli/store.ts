@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { SessionStoreError } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 
 export const DEFAULT_DB_PATH = './.orrery/orrery.db';
@@ -16,8 +17,31 @@ export interface StoreOptions {
   user: string;
 }
 
+/**
+ * `--db`, else `ORRERY_DB`, else the default. An empty value and a URL of any scheme other than
+ * PostgreSQL's are usage errors: they would otherwise open a SQLite file named after them.
+ */
 export function resolveDb(options: { db?: string; io: CliIo }): string {
-  return options.db ?? options.io.env.ORRERY_DB ?? DEFAULT_DB_PATH;
+  const [source, db] =
+    options.db !== undefined
+      ? ['--db', options.db]
+      : options.io.env.ORRERY_DB !== undefined
+        ? ['ORRERY_DB', options.io.env.ORRERY_DB]
+        : ['default', DEFAULT_DB_PATH];
+  if (db.trim() === '') {
+    throw new CliUsageError({
+      field: source,
+      message: `${source} is empty: pass a SQLite file path or a postgres:// URL${source === 'ORRERY_DB' ? ', or unset ORRERY_DB for the default ./.orrery/orrery.db' : ''}`,
+    });
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(db)?.[1];
+  if (scheme !== undefined && !isPostgresUrl(db) && scheme.toLowerCase() !== 'file') {
+    throw new CliUsageError({
+      field: source,
+      message: `${source} ${JSON.stringify(redact(db))} is a ${scheme}:// URL: orrery stores sessions in SQLite (a file path) or PostgreSQL (postgres:// or postgresql://)`,
+    });
+  }
+  return db;
 }
 
 export function isPostgresUrl(db: string): boolean {
@@ -69,5 +93,6 @@ export async function openStore(options: {
 
 /** A database URL without its password, for messages. */
 export function redact(db: string): string {
-  return db.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+  // Up to the authority's last `@`: a password may hold an `@` of its own.
+  return db.replace(/(\/\/[^:/@]*:)[^/?#]*@/, '$1***@').replace(/([?&]password=)[^&]*/gi, '$1***');
 }

@@ -1,12 +1,17 @@
 /** `orrery view ID`: exactly what the next model request would hold. */
 import type { Command } from 'commander';
-import { estimateContentsTokens } from '../compaction/token-estimate.js';
-import { estimateRequestOverhead } from '../runtime/context-guard.js';
-import { OrphanCallRestorer } from '../runtime/restore-calls.js';
-import { addStoreOptions, integerOption, type StoreFlags, withStore, writeJson } from './common.js';
-import { INSTRUCTION_STATE_KEY } from './import-session.js';
+import {
+  addStoreOptions,
+  integerOption,
+  nonEmpty,
+  type StoreFlags,
+  withStore,
+  writeJson,
+} from './common.js';
 import type { CliIo } from './io.js';
+import { plural } from './plural.js';
 import { renderContent } from './render-event.js';
+import { explainTrigger, measureNextRequest } from './request-size.js';
 import { requireSession } from './sessions.js';
 
 export function registerView(program: Command, io: CliIo): void {
@@ -14,7 +19,7 @@ export function registerView(program: Command, io: CliIo): void {
     program
       .command('view')
       .description('print the contents the next model request would hold (summary + tail)')
-      .argument('<id>', 'session id')
+      .argument('<id>', 'session id', nonEmpty('session id'))
       .option('--json', 'print the provider-ready contents as JSON')
       .option(
         '--width <chars>',
@@ -31,24 +36,26 @@ export function registerView(program: Command, io: CliIo): void {
       await withStore(io, { ...flags, existing: true }, async (service) => {
         const key = { appName: flags.app, userId: flags.user, sessionId };
         const session = await requireSession(service, key);
-        const stored = await service.loadView(key);
         // Assembled as the runtime does, orphan calls restored from storage included.
-        const view = await new OrphanCallRestorer({ sessionService: service }).assemble({
+        const { stored, view, systemInstruction, size } = await measureNextRequest({
+          service,
           key,
-          stored,
+          state: session.state,
         });
-        const instruction = session.state[INSTRUCTION_STATE_KEY];
-        const systemInstruction = typeof instruction === 'string' ? instruction : undefined;
-        const tokens =
-          estimateRequestOverhead({ systemInstruction }).tokens +
-          estimateContentsTokens(view.contents);
         if (flags.json) {
           return writeJson(io, {
             systemInstruction,
             contents: view.contents,
             checkpointSeq: stored.checkpoint?.seq,
             tailEvents: stored.tail.length,
-            estimatedTokens: tokens,
+            estimatedTokens: size.tokens,
+            trigger: {
+              tokens: size.trigger.tokens,
+              basis: size.trigger.basis,
+              ...(size.trigger.usageSeq === undefined
+                ? {}
+                : { usageSeq: size.trigger.usageSeq, reportedTokens: size.trigger.reportedTokens }),
+            },
             warnings: view.warnings,
           });
         }
@@ -56,12 +63,16 @@ export function registerView(program: Command, io: CliIo): void {
         const covered = stored.checkpoint
           ? `summary of seq ${stored.checkpoint.actions.compaction.startSeq}-${stored.checkpoint.actions.compaction.endSeq} + `
           : '';
+        const counted =
+          systemInstruction === undefined ? 'contents' : 'contents + system instruction';
         io.stdout(
-          `next request for ${sessionId}: ${covered}${stored.tail.length} events as ${view.contents.length} contents, ~${tokens.toLocaleString('en-US')} tokens\n`,
+          `next request for ${sessionId}: ${covered}${plural(stored.tail.length, 'event')} as ${plural(view.contents.length, 'content')}, ~${size.tokens.toLocaleString('en-US')} tokens (estimated: ${counted})\n`,
         );
-        if (typeof instruction === 'string')
+        const trigger = explainTrigger(size);
+        if (trigger) io.stdout(`(${trigger})\n`);
+        if (systemInstruction !== undefined)
           io.stdout(
-            `[system] ${renderContent({ role: 'user', parts: [{ text: instruction }] }, width)}\n`,
+            `[system] ${renderContent({ role: 'user', parts: [{ text: systemInstruction }] }, width)}\n`,
           );
         for (const [index, content] of view.contents.entries()) {
           io.stdout(`[${index}] ${content.role}: ${renderContent(content, width)}\n`);

@@ -97,12 +97,41 @@ describe('fitViewToCeilings', () => {
     expect(fitted.tokens).toBeLessThanOrEqual(3000);
   });
 
-  it('reports when even truncation cannot fit (the summary alone is too big)', () => {
-    const summary = compactionEvent({ startSeq: 1, endSeq: 4, text: 's'.repeat(50_000) });
+  it('cuts an oversized summary in the view, naming the compaction event that holds it whole', () => {
+    const text = `GOAL ${'s'.repeat(5_000_000)} NEXT`;
+    const summary = compactionEvent({ startSeq: 1, endSeq: 4, text });
     const checkpoint = event(10, summary) as CompactionEvent;
-    const fitted = fitViewToCeilings({ checkpoint, tail: [], maxRequestBytes: 1000 });
-    expect(fitted.overLimit).toBe(true);
-    expect(fitted.truncated).toBe(0);
+    const before = structuredClone(checkpoint);
+    const tail = [
+      event(11, { author: 'user', content: { role: 'user', parts: [{ text: 'next question' }] } }),
+    ];
+    const fitted = fitViewToCeilings({ checkpoint, tail, maxRequestBytes: 200_000 });
+    expect(fitted.overLimit).toBe(false);
+    expect(fitted.bytes).toBeLessThanOrEqual(200_000);
+    expect(fitted.bytes).toBeGreaterThan(190_000);
+    expect(fitted.truncated).toBe(1);
+    const shown = fitted.contents[0]!.parts[0]!.text!;
+    expect(shown.startsWith('Summary of the conversation so far:\nGOAL')).toBe(true);
+    expect(shown.endsWith('NEXT')).toBe(true);
+    expect(shown).toContain(
+      `the whole summary is stored in compaction event ${checkpoint.id} (seq 10)`,
+    );
+    expect(fitted.contents[0]!.parts[1]).toEqual({ text: 'next question' });
+    expect(fitted.warnings).toEqual([expect.objectContaining({ kind: 'text_truncated', seq: 10 })]);
+    expect(checkpoint).toEqual(before);
+  });
+
+  it('never cuts an event it is told to keep whole, and says when nothing else can give', () => {
+    const big = { role: 'user' as const, parts: [{ text: 'u'.repeat(50_000) }] };
+    const tail = [event(1, { author: 'user', content: big })];
+    const kept = fitViewToCeilings({ tail, maxRequestBytes: 1000, keepWhole: new Set(['e1']) });
+    expect(kept).toEqual(expect.objectContaining({ overLimit: true, truncated: 0 }));
+    expect(kept.contents[0]!.parts[0]!.text).toHaveLength(50_000);
+    const cut = fitViewToCeilings({ tail, maxRequestBytes: 1000 });
+    expect(cut).toEqual(expect.objectContaining({ overLimit: false, truncated: 1 }));
+    // Even the smallest cut is over a tiny ceiling: reported, not hidden.
+    const tiny = fitViewToCeilings({ tail, maxRequestBytes: 100 });
+    expect(tiny.overLimit).toBe(true);
   });
 });
 

@@ -55,7 +55,14 @@ export function estimatePartTokens(part: Part): number {
       estimateValueTokens(part.functionResponse.response)
     );
   }
-  if (part.inlineData) return INLINE_DATA_TOKENS;
+  // A file by URI is billed like an inline one once the provider fetches it.
+  if (part.inlineData || part.fileData) return INLINE_DATA_TOKENS;
+  if (part.executableCode) {
+    return CALL_OVERHEAD + estimateTextTokens(part.executableCode.code);
+  }
+  if (part.codeExecutionResult) {
+    return CALL_OVERHEAD + estimateTextTokens(part.codeExecutionResult.output ?? '');
+  }
   return 0;
 }
 

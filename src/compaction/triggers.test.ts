@@ -9,6 +9,7 @@ import {
   estimateNextRequest,
   type PlanCompactionOptions,
   planCompaction,
+  unreadUserMessageIndex,
 } from './triggers.js';
 import type { CompactionPlan, EventsCompactionConfig } from './types.js';
 import { activeView, selectCheckpoint } from './view.js';
@@ -277,6 +278,29 @@ describe('planCompaction: token threshold', () => {
     expect(seqs(answered.events)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(answered.retained).toEqual([]);
     expect(currentStepStart(history.events)).toBe(history.events.length);
+  });
+
+  it("never summarizes the user's message before the model has read it", () => {
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'first' }); // 1
+    history.modelText({ invocationId: 'i1', text: 'answer' }); // 2
+    history.userText({ invocationId: 'i2', text: 'x'.repeat(2_000_000) }); // 3
+    for (const trigger of ['token_threshold', 'overflow', 'manual'] as const) {
+      const decision = expectPlan(
+        plan(history, { trigger, config: tiny(0), currentInvocationId: 'i2' }),
+      );
+      expect(seqs(decision.events)).toEqual([1, 2]);
+      expect(seqs(decision.retained)).toEqual([3]);
+    }
+    expect(unreadUserMessageIndex(history.events, 'i2')).toBe(2);
+    // Without the running invocation (after it), or once the model answered, it is history.
+    expect(unreadUserMessageIndex(history.events, undefined)).toBe(-1);
+    history.modelText({ invocationId: 'i2', text: 'read it' }); // 4
+    expect(unreadUserMessageIndex(history.events, 'i2')).toBe(-1);
+    const later = expectPlan(
+      plan(history, { trigger: 'token_threshold', config: tiny(0), currentInvocationId: 'i2' }),
+    );
+    expect(seqs(later.events)).toEqual([1, 2, 3, 4]);
   });
 
   it('never summarizes a pending tool confirmation', () => {

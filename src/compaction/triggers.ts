@@ -155,6 +155,33 @@ export function currentStepStart(tail: Event[]): number {
   return tail.length;
 }
 
+/**
+ * The message the user sent to the running invocation, while the model has not read it yet (no
+ * model content of that invocation follows it): its index in `tail`, else -1. It is never
+ * summarized in the turn it arrives in: the model reads it whole or the turn fails saying it is
+ * too large (`MessageTooLargeError`), never a summary of it.
+ */
+export function unreadUserMessageIndex(
+  tail: readonly Event[],
+  currentInvocationId: string | undefined,
+): number {
+  if (currentInvocationId === undefined) return -1;
+  for (let index = tail.length - 1; index >= 0; index--) {
+    const event = tail[index]!;
+    if (event.invocationId !== currentInvocationId || event.partial) continue;
+    const content = event.content;
+    if (!content) continue;
+    if (content.role === 'model') return -1;
+    if (
+      event.author === 'user' &&
+      content.parts.some((part) => part.functionResponse === undefined)
+    ) {
+      return index;
+    }
+  }
+  return -1;
+}
+
 function skip(reason: CompactionSkip['reason'], tokensBefore: number): CompactionSkip {
   return { kind: 'skip', reason, tokensBefore };
 }
@@ -202,9 +229,11 @@ export function planCompaction(options: PlanCompactionOptions): CompactionDecisi
       }
     }
     const retention = resolveRetention({ trigger, config, retention: options.retention });
+    const unread = unreadUserMessageIndex(tail, currentInvocationId);
     desiredEndIndex = Math.min(
       tail.length - 1 - retainedCount({ tail, ...retention }),
       currentStepStart(tail) - 1,
+      unread === -1 ? tail.length - 1 : unread - 1,
     );
   }
 

@@ -20,7 +20,10 @@ export interface ViewWarning {
     | 'orphan_response_dropped'
     | 'orphan_call_restored'
     | 'dangling_call_answered'
-    | 'tool_output_truncated';
+    | 'tool_output_truncated'
+    | 'text_truncated'
+    /** A stored compaction the store would not use as checkpoint (corrupt or impossible range). */
+    | 'checkpoint_skipped';
   seq: number;
   callId?: string;
   message: string;
@@ -50,6 +53,8 @@ export interface AssembleViewOptions {
    * is dropped with an `orphan_response_dropped` warning.
    */
   restoredCalls?: ReadonlyMap<string, Event>;
+  /** Warnings the store reported while loading (`StoredView.warnings`); they come first. */
+  warnings?: readonly ViewWarning[];
 }
 
 /** The call part with `callId` in a stored event, if it holds one. */
@@ -135,7 +140,7 @@ export function assembleView(options: AssembleViewOptions): ActiveView {
   let events = options.tail.filter((event) => event.seq > endSeq && !event.actions?.compaction);
   if (!isSorted(events)) events = [...events].sort((left, right) => left.seq - right.seq);
 
-  const warnings: ViewWarning[] = [];
+  const warnings: ViewWarning[] = [...(options.warnings ?? [])];
   const visible = events.filter((event) => !event.partial);
 
   // Pass 1: which call ids have a (kept) response after them.

@@ -9,6 +9,26 @@ import type { Content, Event, NewEvent, Part, Session } from './types.js';
 
 const ORRERY_METADATA_KEY = 'orrery';
 const ADK_FIELDS_KEY = 'adkFields';
+const ADK_TIMESTAMPS_KEY = 'adkTimestamps';
+/** orrery's compaction fields: written under `customMetadata.orrery`, never in ADK's object. */
+const ORRERY_COMPACTION_FIELDS = [
+  'startSeq',
+  'endSeq',
+  'trigger',
+  'tokensBefore',
+  'tokensAfter',
+  'summarizer',
+  'fallback',
+  'rolling',
+] as const;
+const ADK_COMPACTION_FIELDS = new Set(['startTimestamp', 'endTimestamp', 'compactedContent']);
+/** Usage fields that hold lists of genai `ModalityTokenCount`. */
+const USAGE_DETAIL_KEYS = new Set([
+  'promptTokensDetails',
+  'candidatesTokensDetails',
+  'cacheTokensDetails',
+  'toolUsePromptTokensDetails',
+]);
 
 export interface ToAdkSessionJsonOptions {
   /** The session's key, state and time; `events` is used when `options.events` is absent. */
@@ -58,21 +78,27 @@ export function toAdkEventJson(
   casing: AdkCasing = 'camel',
 ): Record<string, unknown> {
   const key = (name: string) => casedKey(name, casing);
+  const {
+    [ADK_FIELDS_KEY]: adkFields,
+    [ADK_TIMESTAMPS_KEY]: writtenTimestamps,
+    ...customMetadata
+  } = structuredClone(event.customMetadata ?? {});
+  const timestamps = isPlainObject(writtenTimestamps) ? writtenTimestamps : {};
   const output: Record<string, unknown> = {};
   output.id = event.id;
   output[key('invocationId')] = event.invocationId;
   output.author = event.author;
-  output.timestamp = event.timestamp;
+  output.timestamp = asWritten(event.timestamp, timestamps.timestamp);
   setDefined(output, 'branch', event.branch);
   if (event.content) output.content = contentToAdk(event.content, casing);
   if (event.usageMetadata) {
     const usage: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(event.usageMetadata)) {
-      setDefined(usage, key(name), value);
+      setDefined(usage, key(name), USAGE_DETAIL_KEYS.has(name) ? casedList(value, casing) : value);
     }
     output[key('usageMetadata')] = usage;
   }
-  output.actions = actionsToAdk(event.actions, casing);
+  output.actions = actionsToAdk(event.actions, casing, timestamps);
   if (event.longRunningToolIds) output[key('longRunningToolIds')] = [...event.longRunningToolIds];
   setDefined(output, 'partial', event.partial);
   setDefined(output, key('turnComplete'), event.turnComplete);
@@ -80,9 +106,9 @@ export function toAdkEventJson(
   setDefined(output, key('errorCode'), event.errorCode);
   setDefined(output, key('errorMessage'), event.errorMessage);
 
-  const { [ADK_FIELDS_KEY]: adkFields, ...customMetadata } = structuredClone(
-    event.customMetadata ?? {},
-  );
+  if (writtenTimestamps !== undefined && !isPlainObject(writtenTimestamps)) {
+    customMetadata[ADK_TIMESTAMPS_KEY] = writtenTimestamps;
+  }
   // ADK fields orrery has no place for were kept at import: put them back where ADK wants them.
   if (isPlainObject(adkFields)) {
     for (const [name, value] of Object.entries(adkFields)) {
@@ -95,19 +121,51 @@ export function toAdkEventJson(
   setDefined(orrery, 'seq', event.seq);
   const compaction = event.actions.compaction;
   if (compaction) {
-    orrery.compaction = {
-      startSeq: compaction.startSeq,
-      endSeq: compaction.endSeq,
-      trigger: compaction.trigger,
-      tokensBefore: compaction.tokensBefore,
-      tokensAfter: compaction.tokensAfter,
-      summarizer: compaction.summarizer,
-    };
+    const fields: Record<string, unknown> = {};
+    for (const field of ORRERY_COMPACTION_FIELDS) {
+      setDefined(fields, field, structuredClone(compaction[field]));
+    }
+    orrery.compaction = fields;
   }
   if (Object.keys(orrery).length > 0) customMetadata[ORRERY_METADATA_KEY] = orrery;
-  // An empty custom metadata object is written as none (and read back as none).
-  if (Object.keys(customMetadata).length > 0) {
+  const written = output[key('customMetadata')];
+  if (Array.isArray(written)) {
+    // ADK Java's list form, kept as imported: orrery's fields travel as one more entry.
+    if (Object.keys(customMetadata).length > 0) {
+      written.push({ key: ORRERY_METADATA_KEY, stringValue: JSON.stringify(customMetadata) });
+    }
+  } else if (Object.keys(customMetadata).length > 0) {
+    // An empty custom metadata object is written as none (and read back as none).
     output[key('customMetadata')] = customMetadata;
+  }
+  return output;
+}
+
+/** The timestamp as the file wrote it (RFC 3339 text, epoch ms) when it still says the same. */
+function asWritten(seconds: number, written: unknown): unknown {
+  if (typeof written === 'number' && written / 1000 === seconds) return written;
+  if (typeof written === 'string' && Math.abs(parseRfc3339(written) - seconds) < 1e-6) {
+    return written;
+  }
+  return seconds;
+}
+
+function parseRfc3339(text: string): number {
+  const match = /^(.*?)(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.exec(text);
+  if (!match) return Number.NaN;
+  return Date.parse(`${match[1]}${match[3]!.toUpperCase()}`) / 1000 + Number(`0${match[2] ?? ''}`);
+}
+
+/** A list of ADK objects (usage details, streamed arguments) with each one's keys cased. */
+function casedList(value: unknown, casing: AdkCasing): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((item) => (isPlainObject(item) ? casedKeys(item, casing) : item));
+}
+
+function casedKeys(value: Record<string, unknown>, casing: AdkCasing): Record<string, unknown> {
+  const output: Record<string, unknown> = {};
+  for (const [name, item] of Object.entries(value)) {
+    setDefined(output, casedKey(name, casing), structuredClone(item));
   }
   return output;
 }
@@ -116,38 +174,74 @@ function contentToAdk(content: Content, casing: AdkCasing): Record<string, unkno
   return { role: content.role, parts: content.parts.map((part) => partToAdk(part, casing)) };
 }
 
+/**
+ * A part in ADK's form: every key cased, one level down too (the kind's own object), except the
+ * user data in a call's `args` and a response's `response`. Fields orrery does not model were
+ * kept at import with their names camelized; they are cased back the same way.
+ */
 function partToAdk(part: Part, casing: AdkCasing): Record<string, unknown> {
-  const key = (name: string) => casedKey(name, casing);
   const output: Record<string, unknown> = {};
-  setDefined(output, 'text', part.text);
-  setDefined(output, 'thought', part.thought);
-  setDefined(output, key('thoughtSignature'), part.thoughtSignature);
-  if (part.functionCall) {
-    const { id, name, args } = part.functionCall;
-    output[key('functionCall')] = { id, name, args: structuredClone(args) };
-  }
-  if (part.functionResponse) {
-    const { id, name, response } = part.functionResponse;
-    output[key('functionResponse')] = { id, name, response: structuredClone(response) };
-  }
-  if (part.inlineData) {
-    const { mimeType, data } = part.inlineData;
-    output[key('inlineData')] = { [key('mimeType')]: mimeType, data };
+  for (const [name, value] of Object.entries(part)) {
+    if (value === undefined) continue;
+    output[casedKey(name, casing)] =
+      PART_OBJECTS.has(name) && isPlainObject(value)
+        ? partObjectToAdk(value, casing)
+        : structuredClone(value);
   }
   return output;
 }
 
-function actionsToAdk(actions: NewEvent['actions'], casing: AdkCasing): Record<string, unknown> {
+const PART_OBJECTS = new Set([
+  'functionCall',
+  'functionResponse',
+  'inlineData',
+  'fileData',
+  'executableCode',
+  'codeExecutionResult',
+]);
+
+function partObjectToAdk(
+  value: Record<string, unknown>,
+  casing: AdkCasing,
+): Record<string, unknown> {
+  const output: Record<string, unknown> = {};
+  for (const [name, item] of Object.entries(value)) {
+    if (item === undefined) continue;
+    output[casedKey(name, casing)] =
+      name === 'partialArgs' ? casedList(item, casing) : structuredClone(item);
+  }
+  return output;
+}
+
+function actionsToAdk(
+  actions: NewEvent['actions'],
+  casing: AdkCasing,
+  timestamps: Record<string, unknown>,
+): Record<string, unknown> {
   const output: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(actions)) {
     if (value === undefined) continue;
     if (name === 'compaction') {
       const compaction = actions.compaction!;
-      output.compaction = {
-        [casedKey('startTimestamp', casing)]: compaction.startTimestamp,
-        [casedKey('endTimestamp', casing)]: compaction.endTimestamp,
+      const adk: Record<string, unknown> = {
+        [casedKey('startTimestamp', casing)]: asWritten(
+          compaction.startTimestamp,
+          timestamps.startTimestamp,
+        ),
+        [casedKey('endTimestamp', casing)]: asWritten(
+          compaction.endTimestamp,
+          timestamps.endTimestamp,
+        ),
         [casedKey('compactedContent', casing)]: contentToAdk(compaction.compactedContent, casing),
       };
+      // Fields ADK wrote that orrery does not model (kept at import) go back in place.
+      for (const [field, item] of Object.entries(compaction)) {
+        const known =
+          ADK_COMPACTION_FIELDS.has(field) ||
+          (ORRERY_COMPACTION_FIELDS as readonly string[]).includes(field);
+        if (!known && item !== undefined) adk[casedKey(field, casing)] = structuredClone(item);
+      }
+      output.compaction = adk;
     } else {
       // Only the action's own name is cased: its value (state, confirmations) is user data.
       output[casedKey(name, casing)] = structuredClone(value);

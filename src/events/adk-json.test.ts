@@ -281,6 +281,7 @@ describe('fromAdkSessionJson on ADK for Python output', () => {
       candidatesTokenCount: 41,
       totalTokenCount: 949,
       thoughtsTokenCount: 96,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: 812 }],
     });
     expect(call!.finishReason).toBe('STOP');
     expect(call!.customMetadata).toEqual({ adkFields: { modelVersion: 'gemini-2.5-flash' } });
@@ -321,6 +322,7 @@ describe('fromAdkSessionJson on ADK for Python output', () => {
       tokensBefore: 0,
       tokensAfter: 0,
       summarizer: 'adk',
+      rolling: false,
     });
   });
 
@@ -339,8 +341,7 @@ describe('fromAdkSessionJson on ADK for Python output', () => {
       casing: 'snake',
     });
     const expected = structuredClone(original) as { events: Array<Record<string, unknown>> };
-    // Differences by design: usage details orrery does not model, and orrery's derived fields.
-    delete (expected.events[1]!.usage_metadata as Record<string, unknown>).prompt_tokens_details;
+    // The one difference by design: orrery's derived fields.
     expected.events[6]!.custom_metadata = {
       orrery: {
         compaction: {
@@ -350,6 +351,7 @@ describe('fromAdkSessionJson on ADK for Python output', () => {
           tokensBefore: 0,
           tokensAfter: 0,
           summarizer: 'adk',
+          rolling: false,
         },
       },
     };
@@ -529,12 +531,12 @@ describe('fromAdkSessionJson rejects bad input with the path', () => {
     expect(error.value).toBe(7);
   });
 
-  it('names an unsupported part kind', () => {
+  it('names a part that holds no kind orrery knows', () => {
     const events = good();
-    events[2]!.content.parts[0] = { file_data: { file_uri: 'gs://x' } } as never;
+    events[2]!.content.parts[0] = { video_metadata: { fps: 2 } } as never;
     const error = catchError(() => fromAdkSessionJson(events));
     expect(error.path).toBe('events[2].content.parts[0]');
-    expect(error.message).toContain('fileData');
+    expect(error.message).toContain('codeExecutionResult');
   });
 
   it('names a missing timestamp, a bad role and a non-object event', () => {

@@ -21,6 +21,12 @@ export { type ToAdkSessionJsonOptions, toAdkSessionJson } from './adk-json-expor
 export const ORRERY_METADATA_KEY = 'orrery';
 /** Key in `customMetadata` that keeps ADK event fields orrery's model lacks. Reserved. */
 export const ADK_FIELDS_KEY = 'adkFields';
+/**
+ * Key in `customMetadata` that keeps timestamps as the file wrote them when that was not float
+ * seconds (ADK Go's and ADK Rust's RFC 3339 text, ADK Java's epoch milliseconds), so an export
+ * writes them back. Reserved.
+ */
+export const ADK_TIMESTAMPS_KEY = 'adkTimestamps';
 
 /** An imported event: `seq` is set only when the export carried orrery's own `seq`. */
 export type ImportedEvent = NewEvent & { seq?: number };
@@ -64,6 +70,9 @@ const PART_KEYS = new Set([
   'functionCall',
   'functionResponse',
   'inlineData',
+  'fileData',
+  'executableCode',
+  'codeExecutionResult',
 ]);
 const USAGE_KEYS = [
   'promptTokenCount',
@@ -72,7 +81,22 @@ const USAGE_KEYS = [
   'cachedContentTokenCount',
   'thoughtsTokenCount',
   'toolUsePromptTokenCount',
+  'trafficType',
 ];
+/** Usage breakdowns: lists of genai `ModalityTokenCount` (`modality`, `token_count`). */
+const USAGE_DETAIL_KEYS = [
+  'promptTokensDetails',
+  'candidatesTokensDetails',
+  'cacheTokensDetails',
+  'toolUsePromptTokensDetails',
+];
+/** The fields of each part kind's object orrery models; the rest pass through as written. */
+const PART_OBJECT_KEYS: Record<string, readonly string[]> = {
+  inlineData: ['mimeType', 'data', 'displayName'],
+  fileData: ['fileUri', 'mimeType', 'displayName'],
+  executableCode: ['code', 'language'],
+  codeExecutionResult: ['outcome', 'output'],
+};
 const ACTION_KEYS = [
   'stateDelta',
   'artifactDelta',
@@ -89,6 +113,8 @@ const COMPACTION_FIELDS = [
   'tokensBefore',
   'tokensAfter',
   'summarizer',
+  'fallback',
+  'rolling',
 ] as const;
 
 const OrreryMetadataSchema = z.object({
@@ -101,6 +127,8 @@ const OrreryMetadataSchema = z.object({
       tokensBefore: z.number().nonnegative().optional(),
       tokensAfter: z.number().nonnegative().optional(),
       summarizer: z.string().min(1).optional(),
+      fallback: z.object({ from: z.string().min(1), reason: z.string() }).optional(),
+      rolling: z.boolean().optional(),
     })
     .optional(),
 });
@@ -176,7 +204,7 @@ function readSessionFields(data: Record<string, unknown>, result: AdkSessionImpo
   if (state !== undefined && !isPlainObject(state)) {
     throw invalid('state', 'expected an object', state);
   }
-  const lastUpdateTime = readField(data, 'lastUpdateTime');
+  const lastUpdateTime = readTimestamp(readField(data, 'lastUpdateTime'), 'lastUpdateTime', {});
   if (lastUpdateTime !== undefined && !Number.isFinite(lastUpdateTime)) {
     throw invalid('lastUpdateTime', 'expected epoch seconds', lastUpdateTime);
   }
@@ -195,7 +223,6 @@ function convertEvent(raw: unknown, path: string, openCalls: OpenCalls): unknown
     'id',
     'invocationId',
     'author',
-    'timestamp',
     'branch',
     'longRunningToolIds',
     'partial',
@@ -207,6 +234,8 @@ function convertEvent(raw: unknown, path: string, openCalls: OpenCalls): unknown
   ]) {
     setDefined(event, key, readField(raw, key));
   }
+  const timestamps: Record<string, unknown> = {};
+  event.timestamp = readTimestamp(readField(raw, 'timestamp'), 'timestamp', timestamps);
   const eventId = typeof event.id === 'string' ? event.id : `${path}`;
   const content = readField(raw, 'content');
   if (content !== undefined) {
@@ -216,7 +245,8 @@ function convertEvent(raw: unknown, path: string, openCalls: OpenCalls): unknown
   const usage = readField(raw, 'usageMetadata');
   if (usage !== undefined) event.usageMetadata = convertUsage(usage);
   const actions = readField(raw, 'actions');
-  event.actions = actions === undefined ? {} : convertActions(actions, eventId, openCalls);
+  event.actions =
+    actions === undefined ? {} : convertActions(actions, eventId, openCalls, timestamps);
 
   const { customMetadata, metadata } = splitCustomMetadata(readField(raw, 'customMetadata'), path);
   const extras = extraFields(raw, EVENT_KEYS);
@@ -226,6 +256,7 @@ function convertEvent(raw: unknown, path: string, openCalls: OpenCalls): unknown
       : {};
     customMetadata[ADK_FIELDS_KEY] = { ...kept, ...structuredClone(extras) };
   }
+  if (Object.keys(timestamps).length > 0) customMetadata[ADK_TIMESTAMPS_KEY] = timestamps;
   if (Object.keys(customMetadata).length > 0) event.customMetadata = customMetadata;
 
   if (metadata.seq !== undefined) event.seq = metadata.seq;
@@ -245,6 +276,38 @@ function splitCustomMetadata(
   raw: unknown,
   path: string,
 ): { customMetadata: Record<string, unknown>; metadata: OrreryMetadata } {
+  // ADK Java writes a list of `{key, stringValue}`: kept as written, with the other ADK fields.
+  if (Array.isArray(raw)) {
+    const entries = structuredClone(raw) as unknown[];
+    const index = entries.findIndex(
+      (entry) => isPlainObject(entry) && entry.key === ORRERY_METADATA_KEY,
+    );
+    let fields: Record<string, unknown> = {};
+    if (index >= 0) {
+      const text = (entries[index] as Record<string, unknown>).stringValue;
+      try {
+        const parsed: unknown = typeof text === 'string' ? JSON.parse(text) : undefined;
+        if (isPlainObject(parsed)) fields = parsed;
+      } catch (error) {
+        throw invalid(
+          `${path}.customMetadata[${index}].stringValue`,
+          'not valid JSON',
+          text,
+          error,
+        );
+      }
+      entries.splice(index, 1);
+    }
+    const split = splitCustomMetadata(fields, path);
+    if (entries.length > 0) {
+      const kept = split.customMetadata[ADK_FIELDS_KEY];
+      split.customMetadata[ADK_FIELDS_KEY] = {
+        ...(isPlainObject(kept) ? kept : {}),
+        customMetadata: entries,
+      };
+    }
+    return split;
+  }
   if (!isPlainObject(raw)) return { customMetadata: {}, metadata: {} };
   const { [ORRERY_METADATA_KEY]: orrery, ...rest } = structuredClone(raw);
   if (orrery === undefined) return { customMetadata: rest, metadata: {} };
@@ -290,11 +353,24 @@ function convertPart(raw: unknown, partKey: string, openCalls: OpenCalls): unkno
   if (call !== undefined) part.functionCall = convertCall(call, partKey, openCalls);
   const response = readField(raw, 'functionResponse');
   if (response !== undefined) part.functionResponse = convertResponse(response, partKey, openCalls);
-  const inline = readField(raw, 'inlineData');
-  if (isPlainObject(inline)) {
-    part.inlineData = { mimeType: readField(inline, 'mimeType'), data: readField(inline, 'data') };
-  } else setDefined(part, 'inlineData', inline);
+  for (const [kind, fields] of Object.entries(PART_OBJECT_KEYS)) {
+    setDefined(part, kind, convertObject(readField(raw, kind), fields));
+  }
   return part;
+}
+
+/** `fields` read in either casing, every other key kept as written (its name camelized). */
+function convertObject(raw: unknown, fields: readonly string[]): unknown {
+  if (!isPlainObject(raw)) return raw;
+  const output: Record<string, unknown> = structuredClone(extraFields(raw, new Set(fields)));
+  for (const field of fields) setDefined(output, field, readField(raw, field));
+  return output;
+}
+
+/** A list of ADK objects (usage details, streamed call arguments): each one's keys camelized. */
+function camelizeList(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((item) => structuredClone(camelizeKeys(item)));
 }
 
 /** A call without an id (older data) gets a deterministic one, so re-imports agree. */
@@ -308,8 +384,15 @@ function convertCall(raw: unknown, partKey: string, openCalls: OpenCalls): unkno
     open.push(id);
     openCalls.set(name, open);
   }
-  return { id, name, args: structuredClone(readField(raw, 'args') ?? {}) };
+  const call: Record<string, unknown> = structuredClone(extraFields(raw, CALL_KEYS));
+  Object.assign(call, { id, name, args: structuredClone(readField(raw, 'args') ?? {}) });
+  setDefined(call, 'partialArgs', camelizeList(readField(raw, 'partialArgs')));
+  setDefined(call, 'willContinue', readField(raw, 'willContinue'));
+  return call;
 }
+
+const CALL_KEYS = new Set(['id', 'name', 'args', 'partialArgs', 'willContinue']);
+const RESPONSE_KEYS = new Set(['id', 'name', 'response', 'willContinue', 'scheduling']);
 
 /** A response without an id pairs with the oldest open call of the same name. */
 function convertResponse(raw: unknown, partKey: string, openCalls: OpenCalls): unknown {
@@ -323,17 +406,29 @@ function convertResponse(raw: unknown, partKey: string, openCalls: OpenCalls): u
     const index = open.indexOf(id as string);
     if (index >= 0) open.splice(index, 1);
   }
-  return { id, name, response: structuredClone(readField(raw, 'response') ?? {}) };
+  const output: Record<string, unknown> = structuredClone(extraFields(raw, RESPONSE_KEYS));
+  Object.assign(output, { id, name, response: structuredClone(readField(raw, 'response') ?? {}) });
+  setDefined(output, 'willContinue', readField(raw, 'willContinue'));
+  setDefined(output, 'scheduling', readField(raw, 'scheduling'));
+  return output;
 }
 
 function convertUsage(raw: unknown): unknown {
   if (!isPlainObject(raw)) return raw;
-  const usage: Record<string, unknown> = {};
+  const usage: Record<string, unknown> = structuredClone(
+    extraFields(raw, new Set([...USAGE_KEYS, ...USAGE_DETAIL_KEYS])),
+  );
   for (const key of USAGE_KEYS) setDefined(usage, key, readField(raw, key));
+  for (const key of USAGE_DETAIL_KEYS) setDefined(usage, key, camelizeList(readField(raw, key)));
   return usage;
 }
 
-function convertActions(raw: unknown, eventId: string, openCalls: OpenCalls): unknown {
+function convertActions(
+  raw: unknown,
+  eventId: string,
+  openCalls: OpenCalls,
+  timestamps: Record<string, unknown>,
+): unknown {
   if (!isPlainObject(raw)) return raw;
   const actions: Record<string, unknown> = structuredClone(
     extraFields(raw, new Set([...ACTION_KEYS, 'compaction'])),
@@ -354,16 +449,28 @@ function convertActions(raw: unknown, eventId: string, openCalls: OpenCalls): un
   }
   const compaction = readField(raw, 'compaction');
   if (compaction !== undefined) {
-    actions.compaction = convertCompaction(compaction, eventId, openCalls);
+    actions.compaction = convertCompaction(compaction, eventId, openCalls, timestamps);
   }
   return actions;
 }
 
-function convertCompaction(raw: unknown, eventId: string, openCalls: OpenCalls): unknown {
+function convertCompaction(
+  raw: unknown,
+  eventId: string,
+  openCalls: OpenCalls,
+  timestamps: Record<string, unknown>,
+): unknown {
   if (!isPlainObject(raw)) return raw;
-  const compaction: Record<string, unknown> = {};
-  setDefined(compaction, 'startTimestamp', readField(raw, 'startTimestamp'));
-  setDefined(compaction, 'endTimestamp', readField(raw, 'endTimestamp'));
+  // Fields ADK adds that orrery does not model (ADK Go's `excludedEvents`) pass through.
+  const compaction: Record<string, unknown> = structuredClone(
+    extraFields(
+      raw,
+      new Set(['startTimestamp', 'endTimestamp', 'compactedContent', ...COMPACTION_FIELDS]),
+    ),
+  );
+  for (const field of ['startTimestamp', 'endTimestamp']) {
+    setDefined(compaction, field, readTimestamp(readField(raw, field), field, timestamps));
+  }
   const content = readField(raw, 'compactedContent');
   if (content !== undefined) {
     compaction.compactedContent = convertContent(content, 'model', `${eventId}-summary`, openCalls);
@@ -404,9 +511,34 @@ function completeCompaction(
     }
     compaction.startSeq ??= covered[0]!.seq;
     compaction.endSeq ??= covered[covered.length - 1]!.seq;
+    // ADK's summaries cover their own window only, not what came before (see `expandView`).
+    compaction.rolling ??= false;
   }
   compaction.trigger ??= 'sliding_window';
   compaction.summarizer ??= 'adk';
   compaction.tokensBefore ??= 0;
   compaction.tokensAfter ??= 0;
+}
+
+/** Whole seconds of ADK Java's epoch milliseconds start here (float seconds stay far below). */
+const EPOCH_MILLISECONDS_FLOOR = 1e11;
+const RFC_3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Epoch seconds from ADK's float seconds (Python), RFC 3339 text (Go, Rust; fractions to the
+ * nanosecond kept) or integer epoch milliseconds (Java). Anything else is returned as is, for
+ * the schema to name. The original is kept in `original[field]` when it was not float seconds.
+ */
+function readTimestamp(value: unknown, field: string, original: Record<string, unknown>): unknown {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= EPOCH_MILLISECONDS_FLOOR) {
+    original[field] = value;
+    return value / 1000;
+  }
+  if (typeof value !== 'string') return value;
+  const match = RFC_3339.exec(value);
+  if (!match) return value;
+  const whole = Date.parse(`${match[1]}T${match[2]}${match[4]!.toUpperCase()}`);
+  if (Number.isNaN(whole)) return value;
+  original[field] = value;
+  return whole / 1000 + Number(`0${match[3] ?? ''}`);
 }

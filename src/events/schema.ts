@@ -11,38 +11,72 @@ import { assertValidEvent, preview } from './validate-event.js';
 
 export { preview };
 
-const PART_KINDS = ['text', 'functionCall', 'functionResponse', 'inlineData'] as const;
+const PART_KINDS = [
+  'text',
+  'functionCall',
+  'functionResponse',
+  'inlineData',
+  'fileData',
+  'executableCode',
+  'codeExecutionResult',
+] as const;
 
 const count = z.number().int().nonnegative();
 const tokens = z.number().nonnegative().finite();
 const seq = z.number().int().positive();
 const record = z.record(z.string(), z.unknown());
 
-export const FunctionCallSchema = z.object({
+// Part-level objects are loose: fields ADK writes that orrery does not model pass through, so
+// an imported session exports as it was.
+export const FunctionCallSchema = z.looseObject({
   id: z.string().min(1),
   name: z.string().min(1),
   args: record,
+  partialArgs: z.array(record).optional(),
+  willContinue: z.boolean().optional(),
 });
 
-export const FunctionResponseSchema = z.object({
+export const FunctionResponseSchema = z.looseObject({
   id: z.string().min(1),
   name: z.string().min(1),
   response: record,
+  willContinue: z.boolean().optional(),
+  scheduling: z.string().optional(),
 });
 
-export const InlineDataSchema = z.object({
+export const InlineDataSchema = z.looseObject({
   mimeType: z.string().min(1),
   data: z.string(),
+  displayName: z.string().optional(),
+});
+
+export const FileDataSchema = z.looseObject({
+  fileUri: z.string().min(1),
+  mimeType: z.string().min(1).optional(),
+  displayName: z.string().optional(),
+});
+
+export const ExecutableCodeSchema = z.looseObject({
+  code: z.string(),
+  language: z.string().optional(),
+});
+
+export const CodeExecutionResultSchema = z.looseObject({
+  outcome: z.string().min(1),
+  output: z.string().optional(),
 });
 
 export const PartSchema = z
-  .object({
+  .looseObject({
     text: z.string().optional(),
     thought: z.boolean().optional(),
     thoughtSignature: z.string().optional(),
     functionCall: FunctionCallSchema.optional(),
     functionResponse: FunctionResponseSchema.optional(),
     inlineData: InlineDataSchema.optional(),
+    fileData: FileDataSchema.optional(),
+    executableCode: ExecutableCodeSchema.optional(),
+    codeExecutionResult: CodeExecutionResultSchema.optional(),
   })
   .superRefine((part, context) => {
     const kinds = PART_KINDS.filter((kind) => part[kind] !== undefined);
@@ -71,13 +105,23 @@ export const ContentSchema = z.object({
   parts: z.array(PartSchema),
 });
 
-export const UsageMetadataSchema = z.object({
+const ModalityTokenCountSchema = z.looseObject({
+  modality: z.string().optional(),
+  tokenCount: count.optional(),
+});
+
+export const UsageMetadataSchema = z.looseObject({
   promptTokenCount: count.optional(),
   candidatesTokenCount: count.optional(),
   totalTokenCount: count.optional(),
   cachedContentTokenCount: count.optional(),
   thoughtsTokenCount: count.optional(),
   toolUsePromptTokenCount: count.optional(),
+  promptTokensDetails: z.array(ModalityTokenCountSchema).optional(),
+  candidatesTokensDetails: z.array(ModalityTokenCountSchema).optional(),
+  cacheTokensDetails: z.array(ModalityTokenCountSchema).optional(),
+  toolUsePromptTokensDetails: z.array(ModalityTokenCountSchema).optional(),
+  trafficType: z.string().optional(),
 });
 
 export const CompactionTriggerSchema = z.enum([
@@ -87,8 +131,9 @@ export const CompactionTriggerSchema = z.enum([
   'manual',
 ]);
 
+// Loose: fields ADK writes that orrery does not model (ADK Go's `excludedEvents`) pass through.
 export const EventCompactionSchema = z
-  .object({
+  .looseObject({
     startSeq: seq,
     endSeq: seq,
     startTimestamp: z.number().finite(),
@@ -99,6 +144,7 @@ export const EventCompactionSchema = z
     tokensAfter: tokens,
     summarizer: z.string().min(1),
     fallback: z.object({ from: z.string().min(1), reason: z.string() }).optional(),
+    rolling: z.boolean().optional(),
   })
   .superRefine((compaction, context) => {
     if (compaction.startSeq > compaction.endSeq) {
@@ -126,6 +172,7 @@ export const EventActionsSchema = z.looseObject({
   requestedToolConfirmations: z.record(z.string(), ToolConfirmationSchema).optional(),
   requestedAuthConfigs: record.optional(),
   compaction: EventCompactionSchema.optional(),
+  rewindBeforeInvocationId: z.string().optional(),
 });
 
 const newEventShape = {

@@ -11,25 +11,62 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
+/*
+ * Part-level objects keep the fields ADK (genai) writes that orrery does not model (e.g. a part's
+ * `videoMetadata`): the schema lets unknown keys through, so an ADK session exports as imported.
+ */
+
 export interface FunctionCall {
   id: string;
   name: string;
   args: Record<string, unknown>;
+  /** Streamed argument chunks (genai `partial_args`), kept as written. */
+  partialArgs?: Array<Record<string, unknown>>;
+  willContinue?: boolean;
 }
 
 export interface FunctionResponse {
   id: string;
   name: string;
   response: Record<string, unknown>;
+  /** A streaming (long-running) tool's response that more will follow. */
+  willContinue?: boolean;
+  /** genai's `scheduling` (`SILENT`, `WHEN_IDLE`, `INTERRUPT`). */
+  scheduling?: string;
 }
 
 export interface InlineData {
   mimeType: string;
   /** base64 */
   data: string;
+  displayName?: string;
 }
 
-/** Exactly one of `text`, `functionCall`, `functionResponse`, `inlineData` is set. */
+/** A file referenced by URI (`gs://`, `https://`, a Files API URI), not embedded. */
+export interface FileData {
+  fileUri: string;
+  mimeType?: string;
+  displayName?: string;
+}
+
+/** Code a model wrote for a code-execution tool. */
+export interface ExecutableCode {
+  code: string;
+  /** genai's language enum, e.g. `PYTHON`. */
+  language?: string;
+}
+
+/** What running `ExecutableCode` gave. */
+export interface CodeExecutionResult {
+  /** genai's outcome enum, e.g. `OUTCOME_OK`, `OUTCOME_FAILED`. */
+  outcome: string;
+  output?: string;
+}
+
+/**
+ * Exactly one of `text`, `functionCall`, `functionResponse`, `inlineData`, `fileData`,
+ * `executableCode`, `codeExecutionResult` is set.
+ */
 export interface Part {
   text?: string;
   /** A model's reasoning; left out of summaries. */
@@ -39,6 +76,9 @@ export interface Part {
   functionCall?: FunctionCall;
   functionResponse?: FunctionResponse;
   inlineData?: InlineData;
+  fileData?: FileData;
+  executableCode?: ExecutableCode;
+  codeExecutionResult?: CodeExecutionResult;
 }
 
 export type Role = 'user' | 'model';
@@ -56,6 +96,19 @@ export interface UsageMetadata {
   /** Reasoning tokens (Gemini thinking models). */
   thoughtsTokenCount?: number;
   toolUsePromptTokenCount?: number;
+  /** Per-modality breakdowns, as the provider reported them. */
+  promptTokensDetails?: ModalityTokenCount[];
+  candidatesTokensDetails?: ModalityTokenCount[];
+  cacheTokensDetails?: ModalityTokenCount[];
+  toolUsePromptTokensDetails?: ModalityTokenCount[];
+  /** Vertex AI's billing class, e.g. `ON_DEMAND`. */
+  trafficType?: string;
+}
+
+export interface ModalityTokenCount {
+  /** e.g. `TEXT`, `IMAGE`, `AUDIO`. */
+  modality?: string;
+  tokenCount?: number;
 }
 
 export type CompactionTrigger = 'token_threshold' | 'sliding_window' | 'overflow' | 'manual';
@@ -76,6 +129,13 @@ export interface EventCompaction {
   summarizer: string;
   /** Set when a fallback wrote the summary: the summarizer that failed first, and why. */
   fallback?: { from: string; reason: string };
+  /**
+   * `false`: the summary covers only its own range, not what came before it (ADK's sliding
+   * window writes such summaries; imported ADK compactions are marked so). Such a checkpoint
+   * is viewed as ADK would send it (`expandView`). Absent or `true`: orrery's rolling summary of
+   * everything up to `endSeq`.
+   */
+  rolling?: boolean;
 }
 
 export interface ToolConfirmation {
@@ -95,6 +155,11 @@ export interface EventActions {
   /** Keyed by the function call id that waits for an auth response. */
   requestedAuthConfigs?: Record<string, unknown>;
   compaction?: EventCompaction;
+  /**
+   * ADK's rewind: this event annuls every event from the first one of that invocation up to
+   * itself (they stay stored; the view leaves them out, as ADK does).
+   */
+  rewindBeforeInvocationId?: string;
   [key: string]: unknown;
 }
 

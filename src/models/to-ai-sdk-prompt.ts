@@ -107,6 +107,10 @@ function appendUserPart(
       data: part.inlineData.data,
       mediaType: part.inlineData.mimeType,
     });
+  } else if (part.fileData !== undefined) {
+    push(prompt, 'user', fileDataPart(part));
+  } else if (part.executableCode !== undefined || part.codeExecutionResult !== undefined) {
+    push(prompt, 'user', { type: 'text', text: codeAsText(part) });
   } else if (part.functionCall !== undefined) {
     throw new InvalidEventError({
       path,
@@ -152,6 +156,10 @@ function appendModelPart(
       mediaType: part.inlineData.mimeType,
       ...signatureOptions(part, family, 'file'),
     });
+  } else if (part.fileData !== undefined) {
+    push(prompt, 'assistant', fileDataPart(part));
+  } else if (part.executableCode !== undefined || part.codeExecutionResult !== undefined) {
+    push(prompt, 'assistant', { type: 'text', text: codeAsText(part) });
   } else if (part.functionResponse !== undefined) {
     throw new InvalidEventError({
       path,
@@ -159,6 +167,37 @@ function appendModelPart(
       value: part,
     });
   }
+}
+
+/**
+ * A file referenced by URI: a file part by URL when its type is known and the URI parses (the
+ * provider fetches it or passes it on), else a text line naming it.
+ */
+function fileDataPart(part: Part): UserPart & AssistantPart {
+  const file = part.fileData!;
+  let url: URL | undefined;
+  try {
+    url = new URL(file.fileUri);
+  } catch {
+    url = undefined;
+  }
+  if (url && file.mimeType) return { type: 'file', data: url, mediaType: file.mimeType };
+  const label = file.displayName ? ` (${file.displayName})` : '';
+  return { type: 'text', text: `[file ${file.fileUri}${label}]` };
+}
+
+/**
+ * Code a model ran, or its result, as text: the AI SDK has no part kind for either, and every
+ * provider reads a fenced block.
+ */
+export function codeAsText(part: Part): string {
+  if (part.executableCode) {
+    const language = (part.executableCode.language ?? '').toLowerCase();
+    const fence = language === 'language_unspecified' ? '' : language;
+    return `\`\`\`${fence}\n${part.executableCode.code}\n\`\`\``;
+  }
+  const result = part.codeExecutionResult!;
+  return `Code execution result (${result.outcome}):\n${result.output ?? ''}`;
 }
 
 function signatureOptions(

@@ -27,6 +27,7 @@ import type {
 } from '../events/types.js';
 import { CompactionConflictError } from '../sessions/errors.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
+import { loadActiveView } from './active-view.js';
 import { summarizeWithin } from './summarize-within.js';
 
 export type CompactionOutcome = 'compacted' | 'skipped' | 'failed' | 'conflict';
@@ -154,7 +155,8 @@ export class Compactor {
       return full;
     };
 
-    const stored = known ?? (await this.sessionService.loadView({ ...key, signal }));
+    const stored =
+      known ?? (await loadActiveView({ sessionService: this.sessionService, ...key, signal }));
     const tail = stored.tail;
     const overlapEvents =
       trigger === 'sliding_window' && stored.checkpoint
@@ -174,7 +176,12 @@ export class Compactor {
         tokensBefore: decision.tokensBefore,
       });
     }
-    const plan = decision;
+    // An expanded view (imported ADK summaries, rewinds) has no checkpoint of its own: the new
+    // summary is rolling from seq 1 and conditional on the stored checkpoint.
+    const plan =
+      stored.expandedFromCheckpointSeq === undefined
+        ? decision
+        : { ...decision, startSeq: 1, expectedCheckpointSeq: stored.expandedFromCheckpointSeq };
     const range = { startSeq: plan.startSeq, endSeq: plan.endSeq, tokensBefore: plan.tokensBefore };
     if ((await this.hooks.beforeCompaction?.(plan)) === false) {
       return finish({ outcome: 'skipped', reason: 'hook', ...range });

@@ -9,13 +9,15 @@ import {
   estimateContentsTokens,
   estimateContentTokens,
 } from '../compaction/token-estimate.js';
-import { estimateNextRequest } from '../compaction/triggers.js';
+import { estimateNextRequest, unreadUserMessageIndex } from '../compaction/triggers.js';
 import type { CompactionRequest, EventsCompactionConfig } from '../compaction/types.js';
 import type { ActiveView, ViewWarning } from '../compaction/view.js';
-import type { SessionKey } from '../events/types.js';
+import type { Event, SessionKey } from '../events/types.js';
 import type { FunctionDeclaration, Model } from '../models/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
+import { loadActiveView } from './active-view.js';
 import type { CompactionReport } from './compactor.js';
+import { ContextOverflowError, MessageTooLargeError } from './errors.js';
 import { OrphanCallRestorer } from './restore-calls.js';
 
 export interface RequestOverhead {
@@ -143,7 +145,11 @@ export class ContextGuard {
   }
 
   private load(options: { key: SessionKey; signal?: AbortSignal }): Promise<StoredView> {
-    return this.sessionService.loadView({ ...options.key, signal: options.signal });
+    return loadActiveView({
+      sessionService: this.sessionService,
+      ...options.key,
+      signal: options.signal,
+    });
   }
 
   private overCeilings(size: ViewSize, model: Model): boolean {
@@ -169,6 +175,10 @@ export class ContextGuard {
       signal,
     };
     let stored = options.stored ?? (await this.load(options));
+    // The user's new message is sent whole or not at all: never summarized, never cut.
+    const unreadIndex = unreadUserMessageIndex(stored.tail, invocationId);
+    const unread = unreadIndex === -1 ? undefined : stored.tail[unreadIndex];
+    if (unread) this.checkMessageFits({ key, message: unread, model, overhead });
     // Whether `stored` is still what the store holds (a compaction attempt may have written).
     let current = true;
     const { tokenThreshold } = this.config;
@@ -216,18 +226,71 @@ export class ContextGuard {
       (limits.bytes !== undefined && size.bytes - overhead.bytes > limits.bytes) ||
       (limits.tokens !== undefined && size.tokens > limits.tokens)
     ) {
-      // Last resort: truncate oversized tool output in the view only (storage keeps it whole).
-      view = fitViewToCeilings({
+      // Last resort: truncate oversized tool output, the summary and long texts in the view
+      // only (storage keeps them whole); the user's unread message stays whole.
+      const fitted = fitViewToCeilings({
         checkpoint: stored.checkpoint,
         tail: stored.tail,
         view,
         maxRequestBytes: limits.bytes,
         maxTokens: limits.tokens,
         overheadTokens: overhead.tokens,
+        keepWhole: new Set(unread ? [unread.id] : []),
+      });
+      view = fitted;
+      size = { tokens: fitted.tokens, bytes: fitted.bytes + overhead.bytes };
+    }
+    const { maxRequestBytes } = this.config;
+    if (maxRequestBytes !== undefined && size.bytes > maxRequestBytes) {
+      // Never sent over the ceiling: what is left cannot be cut (calls' arguments, structure).
+      throw new ContextOverflowError({
+        sessionId: key.sessionId,
+        agentName,
+        compacted: true,
+        message: `The request for agent '${agentName}' is ${size.bytes} bytes after compacting and truncating, over maxRequestBytes=${maxRequestBytes} by ${size.bytes - maxRequestBytes} bytes; it was not sent`,
       });
     }
     if (view.warnings.length > 0) this.onViewWarnings?.({ key, warnings: view.warnings });
     return { view, stored };
+  }
+
+  /** Throws `MessageTooLargeError` when the message alone makes the request too large. */
+  private checkMessageFits(options: {
+    key: SessionKey;
+    message: Event;
+    model: Model;
+    overhead: RequestOverhead;
+  }): void {
+    const { key, message, model, overhead } = options;
+    const content = message.content;
+    if (!content) return;
+    const common = { sessionId: key.sessionId, eventId: message.id, seq: message.seq };
+    const { maxRequestBytes } = this.config;
+    if (maxRequestBytes !== undefined) {
+      const bytes = overhead.bytes + estimateContentBytes(content);
+      if (bytes > maxRequestBytes) {
+        throw new MessageTooLargeError({
+          ...common,
+          unit: 'bytes',
+          size: bytes,
+          limit: maxRequestBytes,
+          ceiling: 'maxRequestBytes',
+        });
+      }
+    }
+    const window = model.contextWindowTokens;
+    if (window !== undefined) {
+      const tokens = overhead.tokens + estimateContentTokens(content);
+      if (tokens > window) {
+        throw new MessageTooLargeError({
+          ...common,
+          unit: 'tokens',
+          size: tokens,
+          limit: window,
+          ceiling: `contextWindowTokens of '${model.modelId}'`,
+        });
+      }
+    }
   }
 
   /** Content bytes (overhead excluded) and request tokens (overhead included) allowed. */

@@ -5,7 +5,8 @@ const overflowSymbol = Symbol.for(overflowMarker);
 
 /**
  * A model call was rejected for size even after compacting with a smaller tail and retrying
- * once (or compaction is disabled). `cause` is the provider's `ModelError`.
+ * once (or compaction is disabled), or the request could not be brought under `maxRequestBytes`
+ * at all (it is never sent over it). `cause` is the provider's `ModelError`, when there is one.
  */
 export class ContextOverflowError extends OrreryError {
   protected readonly [overflowSymbol] = true;
@@ -72,5 +73,53 @@ export class MaxStepsExceededError extends OrreryError {
 
   static override isInstance(error: unknown): error is MaxStepsExceededError {
     return OrreryError.hasMarker(error, maxStepsMarker);
+  }
+}
+
+const messageTooLargeMarker = 'orrery.error.MessageTooLargeError';
+const messageTooLargeSymbol = Symbol.for(messageTooLargeMarker);
+
+/**
+ * The user's new message alone (with the system instruction and tools) is over a request
+ * ceiling: `maxRequestBytes` or the model's context window. It is never summarized in the turn
+ * it arrives in, so the turn fails before any model call. The message stays stored.
+ */
+export class MessageTooLargeError extends OrreryError {
+  protected readonly [messageTooLargeSymbol] = true;
+  readonly sessionId: string;
+  /** The stored message's event. */
+  readonly eventId: string;
+  readonly seq: number;
+  /** Which ceiling: request bytes or request tokens. */
+  readonly unit: 'bytes' | 'tokens';
+  /** The request's size with the message (and overhead), in `unit`. */
+  readonly size: number;
+  /** The ceiling, in `unit`. */
+  readonly limit: number;
+
+  constructor(options: {
+    sessionId: string;
+    eventId: string;
+    seq: number;
+    unit: 'bytes' | 'tokens';
+    size: number;
+    limit: number;
+    ceiling: string;
+  }) {
+    const { unit, size, limit } = options;
+    super({
+      name: 'MessageTooLargeError',
+      message: `The user's message (event ${options.eventId}, seq ${options.seq}) is too large: the request with it is ${size} ${unit}, over ${options.ceiling}=${limit} by ${size - limit} ${unit}. It is stored but was not sent; shorten it or raise ${options.ceiling}`,
+    });
+    this.sessionId = options.sessionId;
+    this.eventId = options.eventId;
+    this.seq = options.seq;
+    this.unit = unit;
+    this.size = size;
+    this.limit = limit;
+  }
+
+  static override isInstance(error: unknown): error is MessageTooLargeError {
+    return OrreryError.hasMarker(error, messageTooLargeMarker);
   }
 }

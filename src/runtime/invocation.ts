@@ -5,6 +5,7 @@ import type { Event, FunctionCall, NewEvent, Part, SessionKey } from '../events/
 import { ModelError } from '../models/errors.js';
 import type { ModelRequest, ModelResponse } from '../models/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
+import { loadActiveView } from './active-view.js';
 import type { GenerateOptions, InvocationContext, RunToolsOptions } from './agents/agent.js';
 import {
   type ContextGuard,
@@ -140,7 +141,7 @@ export class Invocation implements InvocationContext {
     }
     // A copy: the stored event is also yielded to the caller, who may change it.
     this.known = {
-      checkpoint: known.checkpoint,
+      ...known,
       tail: [...known.tail, structuredClone(event)],
       lastSeq: event.seq,
     };
@@ -230,7 +231,11 @@ export class Invocation implements InvocationContext {
     } else {
       const stored =
         this.known ??
-        (await this.options.sessionService.loadView({ ...this.key, signal: this.signal }));
+        (await loadActiveView({
+          sessionService: this.options.sessionService,
+          ...this.key,
+          signal: this.signal,
+        }));
       view = await new OrphanCallRestorer({ sessionService: this.options.sessionService }).assemble(
         { key: this.key, stored, signal: this.signal },
       );

@@ -1,8 +1,10 @@
 /**
  * Replay: play a recorded transcript into a store as if it were live, with compaction on, and
- * report what each model request would have held. Before each model-authored event the token
- * trigger runs on the view that request would have held (recorded usage is ignored: the store
- * the Compactor reads hides it); after each invocation the sliding window and the token trigger
+ * report what each model request would have held. Before each model-authored event the request
+ * is prepared as the Runner's ContextGuard prepares it: the token trigger on the view that
+ * request would have held (recorded usage is ignored: the store the Compactor reads hides it),
+ * then the byte ceiling (`maxRequestBytes`) with a smaller tail and, as a last resort, oversized
+ * tool output truncated in the view only; after each invocation the sliding window and the token trigger
  * run, as the Runner does. Offline with a deterministic summarizer; the store keeps every event.
  */
 import { estimateContentTokens, estimatePartTokens } from '../compaction/token-estimate.js';
@@ -18,10 +20,11 @@ import type {
   Part,
   SessionKey,
 } from '../events/types.js';
+import type { Model } from '../models/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { type CompactionReport, Compactor } from './compactor.js';
-import { estimateRequestOverhead } from './context-guard.js';
+import { ContextGuard, estimateRequestOverhead, measureView } from './context-guard.js';
 import { RunnerConfigError } from './errors.js';
 
 export interface ReplayCompaction {
@@ -34,12 +37,18 @@ export interface ReplayCompaction {
   tokensAfter: number;
   /** The model call (1-based) it ran before; `modelCalls + 1` when it ran after the last. */
   beforeCall: number;
+  /** The summarizer that wrote the summary (the fallback's name when the fallback did). */
+  summarizer: string;
+  /** Set when the fallback wrote it: the summarizer that failed first, and why when recorded. */
+  fallback?: { from: string; reason?: string };
 }
 
 /** Estimated tokens of one model request, with compaction and without (for a chart). */
 export interface ReplayRequest {
   withCompaction: number;
   withoutCompaction: number;
+  /** Bytes of the request with compaction: contents as JSON + instruction + tools. */
+  bytes: number;
 }
 
 export interface ReplayReport {
@@ -51,6 +60,8 @@ export interface ReplayReport {
   compactions: ReplayCompaction[];
   /** The largest request with compaction, in estimated tokens. */
   maxViewTokens: number;
+  /** The largest request with compaction, in bytes (what `maxRequestBytes` bounds). */
+  maxViewBytes: number;
   /** Requests that held a function call or response without its partner. */
   orphans: number;
   /** The stored history holds every replayed event, unchanged and in order. */
@@ -137,10 +148,12 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
   const isModelCall = options.isModelCall ?? isRecordedModelCall;
   const replayed = options.events.filter((event) => !isCompactionEvent(event));
   // Counted as the Runner counts it, so a replayed request is sized like a live one.
-  const overheadTokens =
-    options.overheadTokens ??
-    estimateRequestOverhead({ systemInstruction: options.systemInstruction, tools: options.tools })
-      .tokens;
+  const estimatedOverhead = estimateRequestOverhead({
+    systemInstruction: options.systemInstruction,
+    tools: options.tools,
+  });
+  const overheadTokens = options.overheadTokens ?? estimatedOverhead.tokens;
+  const overhead = { tokens: overheadTokens, bytes: estimatedOverhead.bytes };
   await service.createSession({ ...key, state: options.state, signal });
 
   const compactions: ReplayCompaction[] = [];
@@ -151,8 +164,9 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
   const appended: Event[] = [];
   const contentsTokens = requestTokenCounter(overheadTokens);
 
+  const compactorService = usageBlind(service);
   const compactor = new Compactor({
-    sessionService: usageBlind(service),
+    sessionService: compactorService,
     config,
     summarizer,
     fallbackSummarizer: options.fallbackSummarizer,
@@ -163,6 +177,9 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
       report.startSeq !== undefined &&
       report.endSeq !== undefined
     ) {
+      const fallback =
+        report.event?.actions.compaction.fallback ??
+        (report.usedFallback ? { from: summarizer.name } : undefined);
       compactions.push({
         trigger: report.trigger,
         startSeq: toPosition(positions, report.startSeq),
@@ -170,11 +187,23 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
         tokensBefore: report.tokensBefore,
         tokensAfter: report.tokensAfter ?? 0,
         beforeCall: requests.length + 1,
+        summarizer: report.event?.actions.compaction.summarizer ?? report.summarizer ?? '',
+        ...(fallback ? { fallback } : {}),
       });
     } else if (report.outcome === 'failed' || report.outcome === 'conflict') {
       failures.push(`${report.trigger}: ${report.reason ?? report.outcome}`);
     }
   };
+  // Each request is prepared as the Runner prepares it: token trigger, byte ceiling, truncation.
+  const guard = new ContextGuard({
+    sessionService: compactorService,
+    config,
+    compact: async ({ key: guardKey, ...request }) => {
+      const report = await compactor.compact({ ...guardKey, ...request });
+      record(report);
+      return report;
+    },
+  });
   const afterInvocation = async () => {
     if (config.compactionInterval !== undefined) {
       record(
@@ -196,26 +225,21 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
       await afterInvocation();
     }
     if (isModelCall(event)) {
-      if (config.tokenThreshold) {
-        record(
-          await compactor.compact({
-            ...key,
-            trigger: 'token_threshold',
-            agentName: event.author,
-            branch: event.branch,
-            overheadTokens,
-            currentInvocationId: event.invocationId,
-            signal,
-          }),
-        );
-      }
-      const stored = await service.loadView({ ...key, signal });
-      const view = assembleView({ checkpoint: stored.checkpoint, tail: stored.tail });
+      const { view } = await guard.prepare({
+        key,
+        agentName: event.author,
+        branch: event.branch,
+        model: RECORDED_MODEL,
+        overhead,
+        invocationId: event.invocationId,
+        signal,
+      });
       const full = assembleView({ tail: appended });
       if (hasUnpaired(view.contents)) orphans++;
       requests.push({
         withCompaction: contentsTokens(view.contents),
         withoutCompaction: contentsTokens(full.contents),
+        bytes: measureView(view, overhead).bytes,
       });
     }
     const stored = await service.appendEvent({ ...key, event, signal });
@@ -236,6 +260,7 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
     modelCalls: requests.length,
     compactions,
     maxViewTokens: Math.max(0, ...requests.map((request) => request.withCompaction)),
+    maxViewBytes: Math.max(0, ...requests.map((request) => request.bytes)),
     orphans,
     lossless: await isLossless({ service, key, replayed, signal }),
     tokens: {
@@ -248,6 +273,15 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
     overheadTokens,
   };
 }
+
+/**
+ * The recorded transcript's model as the context guard sees it: no known context window (the
+ * replay bounds requests by the configured threshold and byte ceiling only); never called.
+ */
+const RECORDED_MODEL: Model = {
+  modelId: 'recorded',
+  generate: () => Promise.reject(new Error('replay never calls the recorded model')),
+};
 
 /** Estimated tokens of a request's contents plus the overhead; parts are estimated once. */
 function requestTokenCounter(overheadTokens: number): (contents: Content[]) => number {

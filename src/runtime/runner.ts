@@ -11,6 +11,7 @@ import {
   createEventsCompactionConfig,
   validateEventsCompactionConfig,
 } from '../compaction/config.js';
+import { needsExpandedView } from '../compaction/expanded-view.js';
 import { fallbackReason } from '../compaction/mask-credentials.js';
 import { countCompletedInvocations, estimateNextRequest } from '../compaction/triggers.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
@@ -24,6 +25,7 @@ import { type CompactionMetrics, createCompactionMetrics } from '../observabilit
 import { SessionNotFoundError } from '../sessions/errors.js';
 import type { SessionLease, SessionService, StoredView } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
+import { loadActiveView } from './active-view.js';
 import type { Agent } from './agents/agent.js';
 import { type CompactionReport, Compactor } from './compactor.js';
 import { ContextGuard, type GuardCompactOptions } from './context-guard.js';
@@ -129,7 +131,9 @@ function storedViewOf(events: Event[]): StoredView | undefined {
     previous = event.seq;
     lastSeq = Math.max(lastSeq, event.seq);
   }
-  return { checkpoint, tail, lastSeq };
+  const view = { checkpoint, tail, lastSeq };
+  // Not what the model sees (imported ADK summaries, a rewind): the first call reads it expanded.
+  return needsExpandedView(view) ? undefined : view;
 }
 
 function sessionKeyString(key: SessionKey): string {
@@ -437,7 +441,8 @@ export class Runner {
       signal,
     };
     // One view read serves both checks unless the window compacted in between.
-    let stored = options.stored ?? (await this.sessionService.loadView({ ...key, signal }));
+    const load = () => loadActiveView({ sessionService: this.sessionService, ...key, signal });
+    let stored = options.stored ?? (await load());
     // Whether `stored` is still what the store holds, so the compactor need not read it again.
     let current = true;
     if (
@@ -446,7 +451,7 @@ export class Runner {
     ) {
       const report = await this.compact({ ...common, stored, trigger: 'sliding_window' });
       if (report.outcome === 'compacted') {
-        stored = await this.sessionService.loadView({ ...key, signal });
+        stored = await load();
       } else if (report.outcome !== 'skipped') {
         // The attempt may have written (a lost race): the compactor reads the store itself.
         current = false;

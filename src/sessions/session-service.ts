@@ -32,6 +32,13 @@ export interface StoredView {
   tail: Event[];
   /** The largest `seq` stored in the session (0 when empty). */
   lastSeq: number;
+  /**
+   * Set only on a view the runtime expanded from the full history (`loadActiveView`: imported
+   * ADK summaries that are not rolling, or an ADK rewind): `checkpoint` is then unset, `tail`
+   * holds the summaries as events, and this is the stored checkpoint's `seq` (`null`: none),
+   * which a compaction planned from this view must expect. Stores never set it.
+   */
+  expandedFromCheckpointSeq?: number | null;
 }
 
 export interface ListEventsOptions extends SessionKey {

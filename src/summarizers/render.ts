@@ -70,6 +70,18 @@ function renderPart(part: Part, maxItemChars: number): string | null {
   if (part.inlineData) {
     return `[inline ${part.inlineData.mimeType}, ${base64Bytes(part.inlineData.data)} bytes]`;
   }
+  if (part.fileData) {
+    const { fileUri, mimeType } = part.fileData;
+    return `[file ${mimeType ?? 'of unknown type'}: ${fileUri}]`;
+  }
+  if (part.executableCode) {
+    const language = part.executableCode.language ?? 'code';
+    return `code (${language}): ${capText({ text: part.executableCode.code, maxChars: maxItemChars })}`;
+  }
+  if (part.codeExecutionResult) {
+    const { outcome, output } = part.codeExecutionResult;
+    return `code result ${outcome}: ${capText({ text: output ?? '', maxChars: maxItemChars })}`;
+  }
   if (part.text !== undefined) return part.text;
   return null;
 }

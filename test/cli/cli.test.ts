@@ -112,7 +112,9 @@ describe('orrery (spawned)', () => {
 
     const compacted = await cli(['compact', 's1', '--db', db, '--retention', '2']);
     expect(compacted.stderr).toBe('');
-    expect(compacted.stdout).toMatch(/^compacted s1: seq 1-\d+, tokens [\d,]+ -> [\d,]+ \(digest/);
+    expect(compacted.stdout).toMatch(
+      /^compacted s1: seq 1-\d+ by digest in \d+ ms; next request ~[\d,]+ -> ~[\d,]+ tokens/,
+    );
 
     const after = JSON.parse((await cli(['view', 's1', '--db', db, '--json'])).stdout);
     expect(after.contents[0].parts[0].text).toMatch(/^Summary of the conversation so far/);
@@ -145,6 +147,7 @@ describe('orrery (spawned)', () => {
         'events',
         'file',
         'lossless',
+        'maxViewBytes',
         'maxViewTokens',
         'modelCalls',
         'orphans',

@@ -21,18 +21,27 @@ import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
 import { type FakeGemini, startFakeGemini } from './fake-gemini.js';
 import { appName, collect, compactions, fullHistory, userId } from './helpers.js';
 
-const MiB = 1024 * 1024;
+/**
+ * Sizes at 1/16 scale: Gemini's 10 MiB request limit (the fake endpoint takes it as a
+ * parameter), a 4 MiB tool cap and an 8 MiB ceiling become 640, 256 and 512 KiB. The ratios and
+ * so the request sequence are the same; every request's contents are generated, capped,
+ * estimated, serialized and summarized at a sixteenth of the bytes (the full-size run took
+ * ~25 s a test on a loaded machine).
+ */
+const MiB = (1024 * 1024) / 16;
+/** What the wire format (Gemini JSON, instruction, tools) adds to the runtime's measure. */
+const wireSlack = 4 * 1024;
 const geminiLimit = 10 * MiB;
 const toolCap = 4 * MiB;
 const parts = 5;
 
-/** ~4.1 MiB of log lines for part `n`: over the cap, so the plugin cuts each to 4 MiB. */
+/** Log lines for part `n` a little over the cap, so the plugin cuts each to the cap. */
 function logOutput(part: number): string {
   const line = (index: number) =>
     `2025-01-0${part}T10:00:${String(index % 60).padStart(2, '0')}Z part=${part} worker=${index % 7} GET /api/items/${index} 200 ${index % 97}ms\n`;
   const lines: string[] = [];
   let size = 0;
-  for (let index = 0; size < toolCap + 100 * 1024; index++) {
+  for (let index = 0; size < toolCap + 100 * 64; index++) {
     const text = line(index);
     lines.push(text);
     size += text.length;
@@ -144,7 +153,7 @@ describe('a session that outgrows the provider byte ceiling', () => {
     expect(fake.requests).toHaveLength(parts + 1);
     for (const request of fake.requests) {
       expect(request.status).toBe(200);
-      expect(request.bytes).toBeLessThanOrEqual(8 * MiB + 64 * 1024);
+      expect(request.bytes).toBeLessThanOrEqual(8 * MiB + wireSlack);
     }
     const made = compactions(await fullHistory(sessionService, 'incident'));
     expect(made.length).toBeGreaterThan(0);
@@ -156,6 +165,7 @@ describe('a session that outgrows the provider byte ceiling', () => {
     const { fake, run, sessionService } = await runInvestigation({
       compaction: {
         tokenThreshold: 100_000_000,
+        eventRetentionSize: 10,
         maxRequestBytes: 8 * MiB,
         summarizer: new DigestSummarizer(),
       },
@@ -164,7 +174,7 @@ describe('a session that outgrows the provider byte ceiling', () => {
     await run;
     expect(fake.requests.every((request) => request.status === 200)).toBe(true);
     expect(Math.max(...fake.requests.map((request) => request.bytes))).toBeLessThanOrEqual(
-      8 * MiB + 64 * 1024,
+      8 * MiB + wireSlack,
     );
     const made = compactions(await fullHistory(sessionService, 'incident'));
     expect(made.length).toBeGreaterThan(0);
@@ -174,7 +184,11 @@ describe('a session that outgrows the provider byte ceiling', () => {
 
   it('recovers from the 400 itself when no ceiling is configured (compact, retry once)', async () => {
     const { fake, run, sessionService } = await runInvestigation({
-      compaction: { tokenThreshold: 100_000_000, summarizer: new DigestSummarizer() },
+      compaction: {
+        tokenThreshold: 100_000_000,
+        eventRetentionSize: 10,
+        summarizer: new DigestSummarizer(),
+      },
       contextWindowTokens: 100_000_000,
     });
     const events = await run;
