@@ -6,12 +6,31 @@ import { codeAsText, toAiSdkPrompt } from '../models/to-ai-sdk-prompt.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { renderEvents } from '../summarizers/render.js';
 import { fromAdkSessionJson, toAdkSessionJson } from './adk-json.js';
-import type { Event } from './types.js';
+import type { Event, NewEvent } from './types.js';
 
 type Json = Record<string, unknown> & { events: Array<Record<string, unknown>> };
 
 function fixture(name: string): Json {
   return JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8'));
+}
+
+/** Stores imported events in a new session, as `orrery import` does (seqs 1, 2, 3...). */
+async function storeEvents(
+  service: InMemorySessionService,
+  key: { appName: string; userId: string; sessionId: string },
+  events: NewEvent[],
+): Promise<void> {
+  await service.createSession(key);
+  for (const event of events) {
+    if (event.actions.compaction) {
+      const { checkpoint } = await service.loadView(key);
+      await service.appendCompaction({
+        ...key,
+        event,
+        expectedCheckpointSeq: checkpoint?.seq ?? null,
+      });
+    } else await service.appendEvent({ ...key, event });
+  }
 }
 
 function roundTrip(original: Json, casing: 'snake' | 'camel'): Record<string, unknown> {
@@ -74,7 +93,7 @@ describe('ADK for Python parts and fields orrery did not model', () => {
     const service = new InMemorySessionService();
     const key = { appName: 'a', userId: 'u', sessionId: 's' };
     const result = importAdk(original);
-    await service.importSession({ ...key, events: result.events });
+    await storeEvents(service, key, result.events);
     const stored = (await service.getSession({ ...key, events: 'full' }))!.events as Event[];
     expect(stored.map(({ seq: _seq, ...event }) => event)).toEqual(result.events);
   });

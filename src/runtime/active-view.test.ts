@@ -8,7 +8,7 @@ import {
 import type { SummarizeOptions } from '../compaction/types.js';
 import { assembleView, SUMMARY_PREFIX } from '../compaction/view.js';
 import { getText } from '../events/event-helpers.js';
-import type { Event } from '../events/types.js';
+import type { Event, NewEvent } from '../events/types.js';
 import { importAdk } from '../importers/adk.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { StoredView } from '../sessions/session-service.js';
@@ -44,10 +44,29 @@ function camelCased(value: unknown): unknown {
 
 const key = { appName: 'adk', userId: 'u-7', sessionId: 's' };
 
+/** Stores imported events in a new session, as `orrery import` does (seqs 1, 2, 3...). */
+async function storeEvents(
+  service: InMemorySessionService,
+  key: { appName: string; userId: string; sessionId: string },
+  events: NewEvent[],
+): Promise<void> {
+  await service.createSession(key);
+  for (const event of events) {
+    if (event.actions.compaction) {
+      const { checkpoint } = await service.loadView(key);
+      await service.appendCompaction({
+        ...key,
+        event,
+        expectedCheckpointSeq: checkpoint?.seq ?? null,
+      });
+    } else await service.appendEvent({ ...key, event });
+  }
+}
+
 async function imported(session: unknown): Promise<InMemorySessionService> {
   const service = new InMemorySessionService();
   const result = importAdk(session);
-  await service.importSession({ ...key, events: result.events, state: result.meta.state });
+  await storeEvents(service, key, result.events);
   return service;
 }
 
@@ -132,10 +151,13 @@ describe('loadActiveView on sessions ADK for Python wrote', () => {
     expect(needsExpandedView(plain)).toBe(true);
     const session = await service.getSession({ ...key, events: 'full' });
     const fresh = new InMemorySessionService();
-    await fresh.importSession({
-      ...key,
-      events: (session!.events as Event[]).filter((event) => !event.actions.compaction),
-    });
+    await storeEvents(
+      fresh,
+      key,
+      (session!.events as Event[])
+        .filter((event) => !event.actions.compaction)
+        .map(({ seq: _seq, ...event }) => event),
+    );
     const stored = await loadActiveView({ sessionService: fresh, ...key });
     expect(stored).toEqual(await fresh.loadView(key));
     expect(stored.expandedFromCheckpointSeq).toBeUndefined();

@@ -75,8 +75,8 @@ export class OrphanCallRestorer {
     stored: StoredView;
     signal?: AbortSignal;
   }): Promise<ActiveView> {
-    const { checkpoint, tail } = options.stored;
-    const view = assembleView({ checkpoint, tail });
+    const { checkpoint, tail, warnings } = options.stored;
+    const view = assembleView({ checkpoint, tail, warnings });
     const orphans = view.warnings.filter(
       (warning) => warning.kind === 'orphan_response_dropped' && warning.callId !== undefined,
     );
@@ -105,7 +105,7 @@ export class OrphanCallRestorer {
       }
     }
     if (restoredCalls.size === 0) return view;
-    return assembleView({ checkpoint, tail, restoredCalls });
+    return assembleView({ checkpoint, tail, restoredCalls, warnings });
   }
 
   private remember(key: string, value: Event | null): void {

@@ -4,6 +4,7 @@
  * `orrery/testing`. Every method is scoped by app and user: no session is reachable from
  * another user.
  */
+import type { ViewWarning } from '../compaction/view.js';
 import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../events/types.js';
 
 export interface CreateSessionOptions {
@@ -32,6 +33,12 @@ export interface StoredView {
   tail: Event[];
   /** The largest `seq` stored in the session (0 when empty). */
   lastSeq: number;
+  /**
+   * What the store passed over while loading: a `checkpoint_skipped` warning for each stored
+   * compaction it would not use as checkpoint (corrupt, or a range that cannot be). Absent when
+   * there was none. `assembleView({ warnings })` puts them first in the view's warnings.
+   */
+  warnings?: ViewWarning[];
   /**
    * Set only on a view the runtime expanded from the full history (`loadActiveView`: imported
    * ADK summaries that are not rolling, or an ADK rewind): `checkpoint` is then unset, `tail`

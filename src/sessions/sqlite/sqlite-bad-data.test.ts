@@ -252,3 +252,136 @@ describe('SqliteSessionService bad data', () => {
     );
   });
 });
+
+describe('SqliteSessionService rows checked on read', () => {
+  /** Events 1-4, compaction of 1-2 at seq 5, event 6, compaction of 1-4 at seq 7, event 8. */
+  async function seedTwoCheckpoints(service: SqliteSessionService) {
+    await seed(service, 4);
+    const first = await service.appendCompaction({
+      ...key,
+      event: compactionEvent({ startSeq: 1, endSeq: 2, text: 'old summary' }),
+      expectedCheckpointSeq: null,
+    });
+    await service.appendEvent({ ...key, event: userTextEvent({ text: 'm6' }) });
+    const second = await service.appendCompaction({
+      ...key,
+      event: compactionEvent({ startSeq: 1, endSeq: 4, text: 'new summary' }),
+      expectedCheckpointSeq: first.seq,
+    });
+    await service.appendEvent({ ...key, event: userTextEvent({ text: 'the new message' }) });
+    return { first, second, database: await service.getDatabase() };
+  }
+
+  function setJson(database: Database.Database, seq: number, path: string, value: unknown) {
+    database
+      .prepare(
+        "UPDATE events SET event = json_set(event, ?, json(?)) WHERE session_id = 'session' AND seq = ?",
+      )
+      .run(path, JSON.stringify(value), seq);
+  }
+
+  async function storeError(promise: Promise<unknown>): Promise<SessionStoreError> {
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    if (!SessionStoreError.isInstance(error)) throw new Error(`expected a SessionStoreError`);
+    return error;
+  }
+
+  it.each([
+    ['a wrong digit (end 40)', 40],
+    ['a range that disagrees with its row (end 3)', 3],
+  ])('never uses a checkpoint whose JSON range is %s: falls back and says so', async (_, end) => {
+    const warnings: Record<string, unknown>[] = [];
+    const service = open({ logger: { warn: (fields) => warnings.push(fields) } });
+    const { first, second, database } = await seedTwoCheckpoints(service);
+    setJson(database, second.seq, '$.actions.compaction.endSeq', end);
+    const view = await service.loadView(key);
+    expect(view.checkpoint?.seq).toBe(first.seq);
+    expect(view.tail.map((event) => event.seq)).toEqual([3, 4, 6, 8]);
+    expect(view.tail.at(-1)?.content?.parts[0]?.text).toBe('the new message');
+    expect(view.warnings).toEqual([
+      expect.objectContaining({ kind: 'checkpoint_skipped', seq: second.seq }),
+    ]);
+    expect(view.warnings?.[0]?.message).toContain(`1..${end}`);
+    expect(warnings).toEqual([expect.objectContaining({ sessionId: 'session', seq: 7 })]);
+    const session = await service.getSession(key);
+    expect(session?.events.map((event) => event.seq)).toEqual([5, 3, 4, 6, 8]);
+    // A compaction planned from that view (expecting the fallback) is not a conflict.
+    await expect(
+      service.appendCompaction({
+        ...key,
+        event: compactionEvent({ startSeq: 1, endSeq: 6 }),
+        expectedCheckpointSeq: first.seq,
+      }),
+    ).resolves.toMatchObject({ seq: 9 });
+  });
+
+  it('never uses a compaction row that lies past the session last seq', async () => {
+    const service = open();
+    const { first, database } = await seedTwoCheckpoints(service);
+    database
+      .prepare(
+        `INSERT INTO events (app_name, user_id, session_id, seq, id, invocation_id, author, timestamp, is_compaction,
+           compaction_start_seq, compaction_end_seq, event) VALUES ('app', 'user', 'session', 12, 'ghost', 'i', 'user', 1, 1, 1, 10, ?)`,
+      )
+      .run(JSON.stringify(compactionEvent({ startSeq: 1, endSeq: 10 })));
+    database.prepare("DELETE FROM events WHERE session_id = 'session' AND seq = 7").run();
+    const view = await service.loadView(key);
+    expect(view.lastSeq).toBe(8);
+    expect(view.checkpoint?.seq).toBe(first.seq);
+    expect(view.tail.map((event) => event.seq)).toEqual([3, 4, 6, 8]);
+  });
+
+  it.each([
+    ['a role the model has not', '$.content.role', 'tool', "field 'content.role'"],
+    [
+      'a call with no id',
+      '$.content',
+      { role: 'model', parts: [{ functionCall: { name: 'x', args: {} } }] },
+      "field 'content.parts[0].functionCall.id'",
+    ],
+    ['a timestamp that is text', '$.timestamp', 'yesterday', "field 'timestamp'"],
+    [
+      'a compaction on a plain row',
+      '$.actions.compaction',
+      { startSeq: 1 },
+      "field 'actions.compaction.endSeq' must be an integer >= 1",
+    ],
+  ])(
+    'names session and seq of a row with %s, typed and not retryable',
+    async (_, path, value, field) => {
+      const service = open();
+      const { database } = await seedTwoCheckpoints(service);
+      setJson(database, 8, path, value);
+      for (const read of [
+        () => service.loadView(key),
+        () => service.getSession(key),
+        () => service.getSession({ ...key, events: 'full' }),
+        () => service.listEvents({ ...key, afterSeq: 7 }),
+      ]) {
+        const error = await storeError(read());
+        expect(error).toMatchObject({ sessionId: 'session', seq: 8, retryable: false });
+        expect(error.message).toContain("seq 8 in session 'session'");
+        expect(error.message).toContain(field);
+      }
+      expect((await service.listEvents({ ...key, beforeSeq: 8 })).events).toHaveLength(7);
+    },
+  );
+
+  it('fails on a checkpoint row that is corrupt, and skips it with a warning in skip mode', async () => {
+    const service = open();
+    const { first, second, database } = await seedTwoCheckpoints(service);
+    setJson(database, second.seq, '$.actions.compaction.compactedContent', 'oops');
+    const error = await storeError(service.loadView(key));
+    expect(error).toMatchObject({ seq: second.seq, retryable: false });
+    expect(error.message).toContain("field 'actions.compaction.compactedContent'");
+    const lenient = open({ onCorruptEvent: 'skip' });
+    const view = await lenient.loadView(key);
+    expect(view.checkpoint?.seq).toBe(first.seq);
+    expect(view.warnings?.map((warning) => [warning.kind, warning.seq])).toEqual([
+      ['checkpoint_skipped', second.seq],
+    ]);
+  });
+});

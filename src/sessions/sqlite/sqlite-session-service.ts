@@ -4,10 +4,16 @@
  * per-session counter, so `seq` is gapless and unique, and a compaction is stored only if the
  * checkpoint it was planned from is still the checkpoint.
  *
- * Corrupted rows: an event row whose JSON cannot be read is a `SessionStoreError` naming the
- * session and `seq` (`onCorruptEvent: 'throw'`, the default); the rows around it stay readable
- * with `listEvents` bounds. `onCorruptEvent: 'skip'` leaves the bad row out of every read and
- * logs a warning instead, so the rest of the session still loads.
+ * Corrupted rows: every row read is checked by the append rule and against its own columns
+ * (stored-row-rules.ts); a bad one is a `SessionStoreError` naming the session and `seq`
+ * (`onCorruptEvent: 'throw'`, the default); the rows around it stay readable with `listEvents`
+ * bounds. `onCorruptEvent: 'skip'` leaves the bad row out of every read and logs a warning
+ * instead, so the rest of the session still loads. A compaction that cannot be the checkpoint is
+ * passed over for the previous one, with a `checkpoint_skipped` warning in `StoredView.warnings`.
+ *
+ * Locks: `busy_timeout` is 0 and a busy database is waited for asynchronously (busy-wait.ts), so
+ * one session waiting for another process never freezes the others; driver errors leave as typed
+ * errors (sqlite-errors.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -46,15 +52,12 @@ import {
   splitState,
   toStoredEvent,
 } from '../store-helpers.js';
+import { runWhileBusy } from './busy-wait.js';
 import { acquireSqliteLease } from './lease.js';
 import { loadSqliteDriver } from './load-driver.js';
 import { migrateSqlite } from './migrations.js';
-import {
-  type EventRow,
-  prepareStatements,
-  type SessionRow,
-  type SqliteStatements,
-} from './statements.js';
+import { type RowReadOptions, readCheckpoint, readRows, readSqliteView } from './read-rows.js';
+import { prepareStatements, type SessionRow, type SqliteStatements } from './statements.js';
 
 /** pino-compatible: `logger.warn({ ...fields }, message)`. */
 export interface SqliteSessionLogger {
@@ -66,7 +69,11 @@ export interface SqliteSessionServiceOptions {
   path?: string;
   /** An open better-sqlite3 database to use instead of `path`; `close()` leaves it open. */
   database?: BetterSqlite3.Database;
-  /** How long a write waits for another process's lock; default 5000 ms. */
+  /**
+   * How long an operation keeps trying while another connection holds the lock, in ms; default
+   * 5000. The wait never blocks the event loop (timers, other sessions run on); past it the
+   * operation throws `SessionStoreError` with `retryable: true`; the caller's signal ends it at once.
+   */
   busyTimeoutMs?: number;
   /**
    * `normal` (default): WAL with `synchronous=NORMAL`, durable across process crashes; a power
@@ -84,6 +91,9 @@ interface Connection {
 }
 
 export const DEFAULT_SQLITE_PATH = './.orrery/orrery.db';
+
+/** Default `busyTimeoutMs`. */
+export const DEFAULT_BUSY_WAIT_MS = 5000;
 
 function now(): number {
   return Date.now() / 1000;
@@ -108,68 +118,74 @@ export class SqliteSessionService implements SessionService {
     const { database, statements } = await this.open(options.signal);
     const parts = splitState(options.state);
     const time = now();
-    return database
-      .transaction(() => {
-        if (statements.selectSession.get(key.appName, key.userId, sessionId)) {
-          throw new SessionAlreadyExistsError(key);
-        }
-        statements.insertSession.run(
-          key.appName,
-          key.userId,
-          sessionId,
-          JSON.stringify(parts.session),
-          time,
-          time,
-        );
-        this.writeShared(statements, key, parts.app, parts.user, time);
-        const row = statements.selectSession.get(key.appName, key.userId, sessionId)!;
-        return this.toSession(statements, row, []);
-      })
-      .immediate();
+    const create = database.transaction(() => {
+      if (statements.selectSession.get(key.appName, key.userId, sessionId)) {
+        throw new SessionAlreadyExistsError(key);
+      }
+      statements.insertSession.run(
+        key.appName,
+        key.userId,
+        sessionId,
+        JSON.stringify(parts.session),
+        time,
+        time,
+      );
+      this.writeShared(statements, key, parts.app, parts.user, time);
+      const row = statements.selectSession.get(key.appName, key.userId, sessionId)!;
+      return this.toSession(statements, row, []);
+    });
+    return this.run(() => create.immediate(), {
+      operation: 'createSession',
+      key,
+      signal: options.signal,
+      creating: true,
+    });
   }
 
   async getSession(options: GetSessionOptions): Promise<Session | undefined> {
     assertValidSessionKey(options);
     const { database, statements } = await this.open(options.signal);
-    return database
-      .transaction(() => {
-        const row = statements.selectSession.get(
+    const work = database.transaction(() => {
+      const row = statements.selectSession.get(options.appName, options.userId, options.sessionId);
+      if (!row) return undefined;
+      let events: Event[];
+      if (options.events === 'full') {
+        // Row by row: each row's JSON text can be freed once parsed, instead of holding every
+        // row's text and every event at once (100k events: +132 MB heap with .all()).
+        const rows = statements.pageAsc.iterate(
           options.appName,
           options.userId,
           options.sessionId,
+          0,
+          Number.MAX_SAFE_INTEGER,
+          -1,
         );
-        if (!row) return undefined;
-        let events: Event[];
-        if (options.events === 'full') {
-          // Row by row: each row's JSON text can be freed once parsed, instead of holding every
-          // row's text and every event at once (100k events: +132 MB heap with .all()).
-          const rows = statements.pageAsc.iterate(
-            options.appName,
-            options.userId,
-            options.sessionId,
-            0,
-            Number.MAX_SAFE_INTEGER,
-            -1,
-          );
-          events = this.parseRows(options, rows);
-        } else {
-          const view = this.readView(statements, options, row.last_seq);
-          events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
-        }
-        return this.toSession(statements, row, events);
-      })
-      .deferred();
+        events = readRows(rows, this.rowOptions(options));
+      } else {
+        const view = readSqliteView(statements, row.last_seq, this.rowOptions(options));
+        events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
+      }
+      return this.toSession(statements, row, events);
+    });
+    return this.run(() => work.deferred(), {
+      operation: 'getSession',
+      key: options,
+      signal: options.signal,
+    });
   }
 
   async loadView(options: SessionKey & { signal?: AbortSignal }): Promise<StoredView> {
     assertValidSessionKey(options);
     const { database, statements } = await this.open(options.signal);
-    return database
-      .transaction(() => {
-        const row = this.requireSession(statements, options);
-        return this.readView(statements, options, row.last_seq);
-      })
-      .deferred();
+    const work = database.transaction(() => {
+      const row = this.requireSession(statements, options);
+      return readSqliteView(statements, row.last_seq, this.rowOptions(options));
+    });
+    return this.run(() => work.deferred(), {
+      operation: 'loadView',
+      key: options,
+      signal: options.signal,
+    });
   }
 
   async listEvents(options: ListEventsOptions): Promise<EventPage> {
@@ -177,67 +193,85 @@ export class SqliteSessionService implements SessionService {
     const limit = resolvePageSize(options.limit);
     const { afterSeq, beforeSeq } = resolveSeqBounds(options);
     const { database, statements } = await this.open(options.signal);
-    return database
-      .transaction(() => {
-        this.requireSession(statements, options);
-        const statement = options.order === 'desc' ? statements.pageDesc : statements.pageAsc;
-        const rows = statement.all(
-          options.appName,
-          options.userId,
-          options.sessionId,
-          afterSeq,
-          beforeSeq,
-          limit + 1,
-        );
-        const page = rows.slice(0, limit);
-        const last = page[page.length - 1];
-        return {
-          events: this.parseRows(options, page),
-          nextCursor: rows.length > limit && last ? last.seq : undefined,
-        };
-      })
-      .deferred();
+    const work = database.transaction(() => {
+      this.requireSession(statements, options);
+      const statement = options.order === 'desc' ? statements.pageDesc : statements.pageAsc;
+      const rows = statement.all(
+        options.appName,
+        options.userId,
+        options.sessionId,
+        afterSeq,
+        beforeSeq,
+        limit + 1,
+      );
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        events: readRows(page, this.rowOptions(options)),
+        nextCursor: rows.length > limit && last ? last.seq : undefined,
+      };
+    });
+    return this.run(() => work.deferred(), {
+      operation: 'listEvents',
+      key: options,
+      signal: options.signal,
+    });
   }
 
   async appendEvent(options: AppendEventOptions): Promise<Event> {
     assertValidSessionKey(options);
     assertValidNewEvent(options.event, { kind: 'event' });
     const { database, statements } = await this.open(options.signal);
-    return database
-      .transaction(() => {
-        const row = this.requireSession(statements, options);
-        return this.insert(statements, options, row, options.event);
-      })
-      .immediate();
+    const work = database.transaction(() => {
+      const row = this.requireSession(statements, options);
+      return this.insert(statements, options, row, options.event);
+    });
+    return this.run(() => work.immediate(), {
+      operation: 'appendEvent',
+      key: options,
+      signal: options.signal,
+    });
   }
 
   async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
     assertValidSessionKey(options);
     assertValidNewEvent(options.event, { kind: 'compaction' });
     const { database, statements } = await this.open(options.signal);
-    return database
-      .transaction(() => {
-        const row = this.requireSession(statements, options);
-        assertCompactionFits(options.event, row.last_seq + 1);
-        const actual =
-          statements.checkpointSeq.get(options.appName, options.userId, options.sessionId)?.seq ??
-          null;
-        if (actual !== options.expectedCheckpointSeq) {
-          throw new CompactionConflictError({
-            sessionId: options.sessionId,
-            expectedCheckpointSeq: options.expectedCheckpointSeq,
-            actualCheckpointSeq: actual,
-          });
-        }
-        return this.insert(statements, options, row, options.event) as CompactionEvent;
-      })
-      .immediate();
+    const work = database.transaction(() => {
+      const row = this.requireSession(statements, options);
+      assertCompactionFits(options.event, row.last_seq + 1);
+      // The checkpoint the view would use (same rule, same skips), so a compaction planned
+      // from a view that passed over an impossible checkpoint is not a conflict forever.
+      const actual =
+        readCheckpoint(statements, row.last_seq, this.rowOptions(options)).checkpoint?.seq ?? null;
+      if (actual !== options.expectedCheckpointSeq) {
+        throw new CompactionConflictError({
+          sessionId: options.sessionId,
+          expectedCheckpointSeq: options.expectedCheckpointSeq,
+          actualCheckpointSeq: actual,
+        });
+      }
+      return this.insert(statements, options, row, options.event) as CompactionEvent;
+    });
+    return this.run(() => work.immediate(), {
+      operation: 'appendCompaction',
+      key: options,
+      signal: options.signal,
+    });
   }
 
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
     assertValidSessionKey({ ...options, sessionId: '-' });
     const { statements } = await this.open(options.signal);
-    return statements.listSessions.all(options.appName, options.userId).map((row) => ({
+    const rows = await this.run(
+      () => statements.listSessions.all(options.appName, options.userId),
+      {
+        operation: 'listSessions',
+        key: options,
+        signal: options.signal,
+      },
+    );
+    return rows.map((row) => ({
       appName: row.app_name,
       userId: row.user_id,
       sessionId: row.id,
@@ -249,12 +283,15 @@ export class SqliteSessionService implements SessionService {
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
     assertValidSessionKey(options);
     const { database, statements } = await this.open(options.signal);
-    database
-      .transaction(() => {
-        statements.deleteEvents.run(options.appName, options.userId, options.sessionId);
-        statements.deleteSession.run(options.appName, options.userId, options.sessionId);
-      })
-      .immediate();
+    const work = database.transaction(() => {
+      statements.deleteEvents.run(options.appName, options.userId, options.sessionId);
+      statements.deleteSession.run(options.appName, options.userId, options.sessionId);
+    });
+    await this.run(() => work.immediate(), {
+      operation: 'deleteSession',
+      key: options,
+      signal: options.signal,
+    });
   }
 
   /** One invocation at a time per session, across processes (see `lease.ts`). */
@@ -296,11 +333,14 @@ export class SqliteSessionService implements SessionService {
       database = new Driver(path);
     }
     try {
-      // busy_timeout first: switching to WAL and migrating need the write lock.
-      database.pragma(`busy_timeout = ${Math.trunc(this.options.busyTimeoutMs ?? 5000)}`);
-      database.pragma('journal_mode = WAL');
+      // No synchronous busy wait: it would block the event loop (see busy-wait.ts). Switching
+      // to WAL and migrating need the write lock, so they wait here the asynchronous way.
+      database.pragma('busy_timeout = 0');
+      const opened = database;
+      const wait = { key: {}, waitMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS };
+      await runWhileBusy(() => opened.pragma('journal_mode = WAL'), { ...wait, operation: 'open' });
       database.pragma(`synchronous = ${this.options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-      migrateSqlite(database);
+      await runWhileBusy(() => migrateSqlite(opened), { ...wait, operation: 'migrate' });
       return { database, statements: prepareStatements(database) };
     } catch (error) {
       if (!this.options.database) database.close();
@@ -358,61 +398,33 @@ export class SqliteSessionService implements SessionService {
     return event;
   }
 
-  private readView(statements: SqliteStatements, key: SessionKey, lastSeq: number): StoredView {
-    let checkpoint: CompactionEvent | undefined;
-    // Lazy iteration: normally only the first (best) row is read; later ones only when
-    // skipping a corrupted checkpoint.
-    for (const row of statements.checkpoints.iterate(key.appName, key.userId, key.sessionId)) {
-      const event = this.parseRow(key, row);
-      if (event) {
-        checkpoint = event as CompactionEvent;
-        break;
-      }
-    }
-    const rows = statements.tail.iterate(
-      key.appName,
-      key.userId,
-      key.sessionId,
-      checkpoint?.actions.compaction.endSeq ?? 0,
-    );
-    return { checkpoint, tail: this.parseRows(key, rows), lastSeq };
+  private rowOptions(key: SessionKey): RowReadOptions {
+    return {
+      key: { appName: key.appName, userId: key.userId, sessionId: key.sessionId },
+      onCorruptEvent: this.options.onCorruptEvent,
+      logger: this.options.logger,
+    };
   }
 
-  private parseRows(key: SessionKey, rows: Iterable<EventRow>): Event[] {
-    const events: Event[] = [];
-    for (const row of rows) {
-      const event = this.parseRow(key, row);
-      if (event) events.push(event);
-    }
-    return events;
-  }
-
-  /** A stored row as an event; `undefined` for a corrupted row in `skip` mode. */
-  private parseRow(key: SessionKey, row: EventRow): Event | undefined {
-    let reason: string | undefined;
-    let cause: unknown;
-    try {
-      const parsed = JSON.parse(row.event) as unknown;
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-        const event = parsed as Event;
-        if (typeof event.actions === 'object' && event.actions !== null) {
-          event.seq = row.seq;
-          return event;
-        }
-        reason = 'the stored event has no actions object';
-      } else {
-        reason = 'the stored event is not a JSON object';
-      }
-    } catch (error) {
-      reason = `invalid JSON (${(error as Error).message})`;
-      cause = error;
-    }
-    const message = `Corrupted event at seq ${row.seq} in session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): ${reason}`;
-    if (this.options.onCorruptEvent === 'skip') {
-      this.options.logger?.warn({ ...key, seq: row.seq, reason }, `${message}; skipped`);
-      return undefined;
-    }
-    throw new SessionStoreError({ message, sessionId: key.sessionId, seq: row.seq, cause });
+  /** Runs a synchronous transaction, waiting asynchronously while the database is busy. */
+  private run<T>(
+    work: () => T,
+    options: {
+      operation: string;
+      key: Partial<SessionKey>;
+      signal?: AbortSignal;
+      creating?: boolean;
+    },
+  ): Promise<T> {
+    return runWhileBusy(work, {
+      ...options,
+      key: {
+        appName: options.key.appName,
+        userId: options.key.userId,
+        sessionId: options.key.sessionId,
+      },
+      waitMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS,
+    });
   }
 
   private parseState(text: string, sessionId: string, scope = 'session'): Record<string, unknown> {

@@ -19,13 +19,20 @@ export interface SessionRow {
 
 export interface EventRow {
   seq: number;
+  is_compaction: number;
+  compaction_start_seq: number | null;
+  compaction_end_seq: number | null;
   event: string;
 }
+
+/** Read with every event: the JSON and the columns it is checked against. */
+const eventColumns = 'seq, is_compaction, compaction_start_seq, compaction_end_seq, event';
 
 /**
  * The range part of `isValidCompaction` (compaction/view.ts: `1 <= start <= end < seq`) as SQL,
  * so the checkpoint is one index probe; `ORDER BY compaction_end_seq DESC, seq DESC` below is
- * `isBetterCheckpoint`. Change them together.
+ * `isBetterCheckpoint`. Change them together. The row's JSON is checked against these columns
+ * when read (read-rows.ts), and a row past the session's last seq is no candidate either.
  */
 const validCompaction =
   'is_compaction = 1 AND compaction_start_seq >= 1 AND compaction_start_seq <= compaction_end_seq AND compaction_end_seq < seq';
@@ -54,23 +61,22 @@ export function prepareStatements(database: BetterSqlite3.Database) {
         is_compaction, compaction_start_seq, compaction_end_seq, event)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    /** Valid compactions, best first: the first row is the checkpoint. */
+    /**
+     * Valid compactions up to the session's last seq (the 4th parameter), best first: the first
+     * row whose JSON agrees is the checkpoint (read lazily: normally only the first is read).
+     */
     checkpoints: prepare<EventRow>(
-      `SELECT seq, event FROM events WHERE ${sessionScope} AND ${validCompaction}
-       ORDER BY compaction_end_seq DESC, seq DESC`,
-    ),
-    checkpointSeq: prepare<{ seq: number }>(
-      `SELECT seq FROM events WHERE ${sessionScope} AND ${validCompaction}
-       ORDER BY compaction_end_seq DESC, seq DESC LIMIT 1`,
+      `SELECT ${eventColumns} FROM events WHERE ${sessionScope} AND ${validCompaction}
+       AND seq <= ? ORDER BY compaction_end_seq DESC, seq DESC`,
     ),
     tail: prepare<EventRow>(
-      `SELECT seq, event FROM events WHERE ${sessionScope} AND seq > ? AND is_compaction = 0 ORDER BY seq`,
+      `SELECT ${eventColumns} FROM events WHERE ${sessionScope} AND seq > ? AND is_compaction = 0 ORDER BY seq`,
     ),
     pageAsc: prepare<EventRow>(
-      `SELECT seq, event FROM events WHERE ${sessionScope} AND seq > ? AND seq < ? ORDER BY seq LIMIT ?`,
+      `SELECT ${eventColumns} FROM events WHERE ${sessionScope} AND seq > ? AND seq < ? ORDER BY seq LIMIT ?`,
     ),
     pageDesc: prepare<EventRow>(
-      `SELECT seq, event FROM events WHERE ${sessionScope} AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+      `SELECT ${eventColumns} FROM events WHERE ${sessionScope} AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
     ),
     selectAppState: prepare<{ state: string }>('SELECT state FROM app_state WHERE app_name = ?'),
     upsertAppState: prepare(
