@@ -19,6 +19,7 @@ import type { PluginRunContext } from './plugins/plugin.js';
 import type { PluginManager } from './plugins/plugin-manager.js';
 import { OrphanCallRestorer } from './restore-calls.js';
 import { type InvocationState, ToolStateDelta } from './state.js';
+import { toJsonRecord, toJsonValue } from './tools/to-json-value.js';
 import type { Tool } from './tools/tool.js';
 
 export interface InvocationOptions {
@@ -53,6 +54,13 @@ function isContextOverflow(error: unknown): error is ModelError {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The event with its state writes as JSON (`toJsonValue`): a `Date` in state is no failed turn. */
+function withJsonStateDelta(event: NewEvent): NewEvent {
+  const delta = event.actions?.stateDelta;
+  if (!delta || Object.keys(delta).length === 0) return event;
+  return { ...event, actions: { ...event.actions, stateDelta: toJsonRecord(delta) } };
 }
 
 /** A tool result as a function response's `response` object. */
@@ -103,10 +111,12 @@ export class Invocation implements InvocationContext {
 
   async appendEvent(event: NewEvent): Promise<Event> {
     this.signal?.throwIfAborted();
-    const final = await this.options.plugins.onEvent({
-      ...this.pluginContext(event.author === 'user' ? this.options.rootAgentName : event.author),
-      event,
-    });
+    const final = withJsonStateDelta(
+      await this.options.plugins.onEvent({
+        ...this.pluginContext(event.author === 'user' ? this.options.rootAgentName : event.author),
+        event,
+      }),
+    );
     const stored = await this.options.sessionService.appendEvent({
       ...this.options.key,
       event: final,
@@ -328,6 +338,18 @@ export class Invocation implements InvocationContext {
       }
     }
     const final = await this.options.plugins.afterTool({ ...pluginContext, result, error });
-    return { response: toResponseObject(final), stateDelta: state.delta };
+    // Stored as JSON: a Date, Map, bigint or cycle in a result (or a plugin's) is converted,
+    // and a value that cannot be read at all goes back to the model as an error.
+    try {
+      return { response: toResponseObject(toJsonValue(final)), stateDelta: state.delta };
+    } catch (caught) {
+      if (this.signal?.aborted) throw caught;
+      return {
+        response: {
+          error: `Tool '${call.name}' returned a value that cannot be stored as JSON: ${messageOf(caught)}`,
+        },
+        stateDelta: state.delta,
+      };
+    }
   }
 }
