@@ -6,6 +6,7 @@ import { createCliRunner, resolveAgentSettings, Spinner } from './agent-runner.j
 import { addStoreOptions, nonEmpty, type StoreFlags, withStore } from './common.js';
 import { ChatTurnsFailedError } from './errors.js';
 import type { CliIo } from './io.js';
+import { plural } from './plural.js';
 import { renderPart } from './render-event.js';
 
 export function registerChat(program: Command, io: CliIo): void {
@@ -104,7 +105,7 @@ in progress; Ctrl-C at the prompt (or Ctrl-D) quits. Stored events are never los
         io.stderr(`${interactive ? '\n' : ''}session ${sessionId} saved\n`);
         if (!interactive && failedTurns > 0) {
           throw new ChatTurnsFailedError({
-            message: `${failedTurns} message(s) got no answer (errors above); session ${sessionId} keeps what was stored`,
+            message: `${plural(failedTurns, 'message')} got no answer (errors above); session ${sessionId} keeps what was stored`,
           });
         }
       });

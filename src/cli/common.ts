@@ -7,6 +7,7 @@ import type { ImportFormat, ImportResult } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
+import { plural } from './plural.js';
 import { openStore, resolveDb } from './store.js';
 
 export interface StoreFlags {
@@ -109,7 +110,7 @@ export function requireEvents(results: ImportResult[], fileName: string): void {
     if (result.events.length > 0) continue;
     const run = result.meta.run === undefined ? '' : ` run ${result.meta.run}`;
     const skipped = result.meta.skipped
-      ? ` (${result.meta.skipped} record(s) that are not messages were skipped)`
+      ? ` (${plural(result.meta.skipped, 'record')} that ${result.meta.skipped === 1 ? 'is not a message was' : 'are not messages were'} skipped)`
       : '';
     throw new ImportError({
       message: `${fileName}${run} holds no conversation to import${skipped}`,

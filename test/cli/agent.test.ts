@@ -153,7 +153,7 @@ describe('orrery chat', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/^error: .*invalid api key/m);
       expect(result.stderr).toMatch(
-        /orrery: ChatTurnsFailedError: 1 message\(s\) got no answer .*session broken keeps what was stored\n$/,
+        /orrery: ChatTurnsFailedError: 1 message got no answer .*session broken keeps what was stored\n$/,
       );
     } finally {
       failWith = undefined;

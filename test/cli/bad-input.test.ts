@@ -32,7 +32,7 @@ describe('bad transcript files', () => {
       [file(directory, 'blank.json', '  \n\n'), /blank\.json is empty/],
       [
         file(directory, 'summary-only.jsonl', '{"type":"summary","summary":"x"}\n'),
-        /summary-only\.jsonl holds no conversation to import \(1 record\(s\) that are not messages were skipped\)/,
+        /summary-only\.jsonl holds no conversation to import \(1 record that is not a message was skipped\)/,
       ],
       [file(directory, 'no-messages.json', '[]'), /no-messages\.json holds no conversation/],
     ] as const;
