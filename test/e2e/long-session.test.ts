@@ -384,35 +384,56 @@ describe('a long investigation over the real Google provider and SQLite', () => 
     const runner = makeRunner({ background: true });
     // Long reports: the session goes over the threshold at the end of a turn, so the
     // after-invocation compaction (the one that runs in the background) has work to do.
-    server.summarizerDelayMs = 300;
+    // Explicit synchronization, no clock: a summarizer request that arrives between two turns
+    // (a background compaction's) is held until the test releases it.
+    let inRun = false;
+    const turn = async (number: number) => {
+      server.enqueue(...scriptFor(number, 90));
+      inRun = true;
+      try {
+        return await collect(
+          runner.run({ userId, sessionId: 'background', newMessage: `Turn ${number}: go on` }),
+        );
+      } finally {
+        inRun = false;
+      }
+    };
     const yielded: Event[] = [];
     const observed: number[] = [];
-    for (let turn = 0; turn < 10; turn++) {
-      server.enqueue(...scriptFor(turn, 90));
-      const events = await collect(
-        runner.run({ userId, sessionId: 'background', newMessage: `Turn ${turn}: go on` }),
-      );
-      yielded.push(...events);
+    let held = server.hold('summarizer', { when: () => !inRun });
+    const lastTurn = 9;
+    let number = 0;
+    yielded.push(...(await turn(number)));
+    for (;;) {
       expect(server.queued()).toBe(0);
       const landed = compactions(await fullHistory(sessionService, 'background')).length;
-      const started = Date.now();
-      while (server.summarizerInFlight() === 0 && Date.now() - started < 150) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
+      // Either the turn's background compaction reaches the summarizer (held there, so flush()
+      // cannot settle first) or there is none and flush() settles: no timing decides which.
+      const outcome = await Promise.race([
+        held.received.then(() => 'summarizing' as const),
+        runner.flush().then(() => 'idle' as const),
+      ]);
+      if (outcome === 'idle') {
+        if (number === lastTurn) break;
+        number++;
+        yielded.push(...(await turn(number)));
+        continue;
       }
-      if (server.summarizerInFlight() === 0) continue;
       // run() has returned while its compaction is still with the summarizer.
       expect(compactions(await fullHistory(sessionService, 'background'))).toHaveLength(landed);
       observed.push(server.requests.filter((request) => request.kind === 'summarizer').length);
-      if (turn === 9) continue;
+      const release = held.release;
+      held = server.hold('summarizer', { when: () => !inRun });
+      if (number === lastTurn) {
+        release();
+        break;
+      }
       // The next turn waits for it: its first request already holds that summary.
       const nextRequest = server.requests.length;
-      server.enqueue(...scriptFor(turn + 1, 90));
-      yielded.push(
-        ...(await collect(
-          runner.run({ userId, sessionId: 'background', newMessage: `Turn ${turn + 1}: go on` }),
-        )),
-      );
-      turn++;
+      number++;
+      const next = turn(number);
+      release();
+      yielded.push(...(await next));
       const first = server.requests.slice(nextRequest).find((request) => request.kind === 'agent')!;
       expect(JSON.stringify(first.body.contents[0])).toContain(`SUMMARY #${observed.at(-1)}`);
     }

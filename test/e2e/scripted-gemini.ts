@@ -54,9 +54,13 @@ export interface ScriptedGemini {
   clearQueue(): void;
   /**
    * Holds the next request of `kind` open until `release()`; `received` settles when it arrives,
-   * `closed` when the client drops the connection.
+   * `closed` when the client drops the connection. With `when`, only a request that arrives while
+   * `when()` is true is held (e.g. a background compaction's, between two turns).
    */
-  hold(kind: 'agent' | 'summarizer'): {
+  hold(
+    kind: 'agent' | 'summarizer',
+    options?: { when?: () => boolean },
+  ): {
     received: Promise<ReceivedRequest>;
     closed: Promise<void>;
     release: () => void;
@@ -78,6 +82,7 @@ interface Hold {
   received: (request: ReceivedRequest) => void;
   closed: () => void;
   gate: Promise<void>;
+  when?: () => boolean;
 }
 
 export async function startScriptedGemini(options: {
@@ -134,7 +139,9 @@ export async function startScriptedGemini(options: {
     };
     response.on('close', onClose);
 
-    const holdIndex = holds.findIndex((candidate) => candidate.kind === kind);
+    const holdIndex = holds.findIndex(
+      (candidate) => candidate.kind === kind && (candidate.when?.() ?? true),
+    );
     if (holdIndex >= 0) {
       const [held] = holds.splice(holdIndex, 1);
       held!.received(record);
@@ -217,7 +224,7 @@ export async function startScriptedGemini(options: {
       queue.length = 0;
     },
     summarizerInFlight: () => summarizerInFlight,
-    hold: (kind) => {
+    hold: (kind, options) => {
       let received!: (request: ReceivedRequest) => void;
       let closed!: () => void;
       let release!: () => void;
@@ -230,7 +237,7 @@ export async function startScriptedGemini(options: {
       const gate = new Promise<void>((resolve) => {
         release = resolve;
       });
-      holds.push({ kind, received, closed, gate });
+      holds.push({ kind, received, closed, gate, when: options?.when });
       return { received: receivedPromise, closed: closedPromise, release };
     },
     close: () =>
