@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SessionBusyError, SessionLeaseLostError } from './errors.js';
+import { SessionBusyError, SessionLeaseLostError, SessionStoreError } from './errors.js';
 import { pollForLease, startHeldLease } from './lease-helpers.js';
 
 const key = { appName: 'app', userId: 'user', sessionId: 'session' };
@@ -96,6 +96,44 @@ describe('pollForLease', () => {
     // Backoff doubling to 250 ms (with jitter): about 25 attempts in 5 s, never a busy loop.
     expect(attempt.mock.calls.length).toBeGreaterThan(5);
     expect(attempt.mock.calls.length).toBeLessThan(60);
+  });
+
+  it('tries again after a retryable store error, and throws it if it is the last', async () => {
+    const lost = new SessionStoreError({ message: 'connection lost', retryable: true });
+    let calls = 0;
+    const recovered = pollForLease({
+      attempt: async () => {
+        calls++;
+        if (calls < 3) throw lost;
+        return true;
+      },
+      waitMs: 5_000,
+      busy: () => new Error('busy'),
+    });
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(recovered).resolves.toBeUndefined();
+    expect(calls).toBe(3);
+
+    const down = pollForLease({
+      attempt: async () => {
+        throw lost;
+      },
+      waitMs: 2_000,
+      busy: () => new Error('busy'),
+    }).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await down).toBe(lost);
+
+    const fatal = new SessionStoreError({ message: 'corrupt' });
+    await expect(
+      pollForLease({
+        attempt: async () => {
+          throw fatal;
+        },
+        waitMs: 2_000,
+        busy: () => new Error('busy'),
+      }),
+    ).rejects.toBe(fatal);
   });
 
   it('stops at once when the signal aborts', async () => {

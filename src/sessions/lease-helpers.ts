@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError } from '../events/errors.js';
 import type { SessionKey } from '../events/types.js';
-import { SessionLeaseLostError } from './errors.js';
+import { SessionLeaseLostError, SessionStoreError } from './errors.js';
 import type { AcquireLeaseOptions, SessionLease } from './session-service.js';
 import { assertValidSessionKey } from './store-helpers.js';
 
@@ -88,7 +88,8 @@ const MAX_POLL_MS = 250;
 /**
  * Tries `tryAcquire` until it succeeds, waiting between attempts with a growing, jittered
  * backoff (no busy wait). Throws `SessionBusyError` (via `busy`) once `waitMs` has passed, and
- * the signal's reason at once when it aborts.
+ * the signal's reason at once when it aborts. A retryable `SessionStoreError` (a lost connection)
+ * is tried again too; if the last attempt before the deadline failed so, that error is thrown.
  */
 export async function pollForLease(options: {
   attempt: () => Promise<boolean>;
@@ -100,9 +101,15 @@ export async function pollForLease(options: {
   let delay = FIRST_POLL_MS;
   for (;;) {
     options.signal?.throwIfAborted();
-    if (await options.attempt()) return;
+    let failure: SessionStoreError | undefined;
+    try {
+      if (await options.attempt()) return;
+    } catch (error) {
+      if (!SessionStoreError.isInstance(error) || !error.retryable) throw error;
+      failure = error;
+    }
     const remaining = deadline - Date.now();
-    if (remaining <= 0) throw options.busy();
+    if (remaining <= 0) throw failure ?? options.busy();
     // Jitter: waiters in different processes do not poll in lockstep.
     const jittered = Math.ceil(delay * (0.5 + Math.random()));
     await abortableDelay(Math.min(jittered, remaining), options.signal);

@@ -117,16 +117,68 @@ describePostgres('PostgreSQL corrupt rows', (url) => {
     expect(reported.map((entry) => entry.seq)).toEqual([9]);
   });
 
-  it('treats a compaction whose JSON range disagrees with its row as corrupt', async () => {
-    const key = await seed('range-row');
+  it.each([
+    ['disagrees with its row (end 2)', 2],
+    ['has a wrong digit (end 40)', 40],
+  ])('never uses a checkpoint whose JSON range %s: falls back and says so', async (_, end) => {
+    const key = await seed(`range-row-${end}`);
     await fixture.pool.query(
       `UPDATE "${fixture.schema}".orrery_events
-       SET event = jsonb_set(event::jsonb, '{actions,compaction,endSeq}', '2')
+       SET event = jsonb_set(event::jsonb, '{actions,compaction,endSeq}', $3::jsonb)
        WHERE app_name = $1 AND session_id = $2 AND seq = 7`,
-      [app, 'range-row'],
+      [app, key.sessionId, JSON.stringify(end)],
     );
-    const error = await failure(service.loadView(key));
-    expect(error).toMatchObject({ sessionId: 'range-row', seq: 7 });
-    expect(error.message).toContain('does not match');
+    const view = await service.loadView(key);
+    expect(view.checkpoint).toBeUndefined();
+    expect(view.tail.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 8]);
+    expect(view.warnings).toEqual([
+      expect.objectContaining({ kind: 'checkpoint_skipped', seq: 7 }),
+    ]);
+    expect(view.warnings?.[0]?.message).toContain(`1..${end}`);
+    // A compaction planned from that view (no checkpoint) is not a conflict.
+    await expect(
+      service.appendCompaction({
+        ...key,
+        event: compactionEvent({ startSeq: 1, endSeq: 6 }),
+        expectedCheckpointSeq: null,
+      }),
+    ).resolves.toMatchObject({ seq: 9 });
+    expect((await service.loadView(key)).checkpoint?.seq).toBe(9);
+  });
+
+  it('never uses a compaction row past the session last seq', async () => {
+    const key = await seed('ghost-row');
+    const ghost = compactionEvent({ startSeq: 1, endSeq: 8 });
+    await fixture.pool.query(
+      `INSERT INTO "${fixture.schema}".orrery_events (app_name, user_id, session_id, seq, event_id,
+         invocation_id, author, timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event)
+       VALUES ($1, $2, $3, 12, 'ghost', 'i', 'user', 1, true, 1, 8, $4::json)`,
+      [app, user, key.sessionId, JSON.stringify(ghost)],
+    );
+    const view = await service.loadView(key);
+    expect(view.lastSeq).toBe(8);
+    expect(view.checkpoint?.seq).toBe(7);
+    expect(view.tail.map((event) => event.seq)).toEqual([5, 6, 8]);
+  });
+
+  it('names session and seq of a function call with no id, typed and not retryable', async () => {
+    const key = await seed('call-row');
+    await corrupt(
+      'call-row',
+      8,
+      JSON.stringify({
+        id: 'x',
+        invocationId: 'i',
+        author: 'a',
+        timestamp: 1,
+        actions: {},
+        content: { role: 'model', parts: [{ functionCall: { name: 'search', args: {} } }] },
+      }),
+    );
+    for (const read of [() => service.loadView(key), () => service.listEvents(key)]) {
+      const error = await failure(read());
+      expect(error).toMatchObject({ sessionId: 'call-row', seq: 8, retryable: false });
+      expect(error.message).toContain("field 'content.parts[0].functionCall.id'");
+    }
   });
 });

@@ -5,6 +5,7 @@
  * statement whose cost does not grow with the history. `pg` is loaded lazily.
  */
 import type { Pool, PoolClient } from 'pg';
+import type { ViewWarning } from '../../compaction/view.js';
 import { InvalidArgumentError, InvalidEventError } from '../../events/errors.js';
 import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
 import {
@@ -38,6 +39,7 @@ import {
   resolveSeqBounds,
   splitState,
 } from '../store-helpers.js';
+import { skippedCheckpointWarning } from '../stored-row-rules.js';
 import { keyParams, pickKey, validateKey } from './key-and-errors.js';
 import { acquirePostgresLease } from './lease.js';
 import { migrate } from './migrations.js';
@@ -51,7 +53,7 @@ import {
 } from './pg-checkout.js';
 import { passwordsOf, poolSecrets, redactSecrets, toStoreError } from './pg-errors.js';
 import { buildQueries, type Queries } from './queries.js';
-import { type EventRow, rowToEvent, toEventRowValues } from './rows.js';
+import { checkpointRowProblem, type EventRow, rowToEvent, toEventRowValues } from './rows.js';
 
 export interface PostgresSessionServiceOptions {
   /** A pool you own (not ended by `close()`). */
@@ -187,7 +189,8 @@ export class PostgresSessionService implements SessionService {
 
   async loadView(options: SessionKey & { signal?: AbortSignal }): Promise<StoredView> {
     const key = pickKey(options);
-    const rows = await this.readViewRows(key, options.signal, 'loadView');
+    const warnings: ViewWarning[] = [];
+    const rows = await this.readViewRows(key, options.signal, 'loadView', warnings);
     const header = rows[0];
     if (header?.part !== 0) throw new SessionNotFoundError(key);
     const checkpointRow = rows[1]?.part === 1 ? rows[1] : undefined;
@@ -196,7 +199,9 @@ export class PostgresSessionService implements SessionService {
     const checkpoint = checkpointRow
       ? (rowToEvent(checkpointRow, key) as CompactionEvent)
       : undefined;
-    return { checkpoint, tail, lastSeq: Number(header.seq) };
+    const view: StoredView = { checkpoint, tail, lastSeq: Number(header.seq) };
+    if (warnings.length > 0) view.warnings = warnings;
+    return view;
   }
 
   async listEvents(options: ListEventsOptions): Promise<EventPage> {
@@ -251,11 +256,7 @@ export class PostgresSessionService implements SessionService {
         );
         const lockedRow = locked.rows[0];
         if (!lockedRow) throw new SessionNotFoundError(key);
-        const current = await client.query<{ seq: string }>(this.queries.checkpointSeq, [
-          ...keyParams(key),
-          '{}',
-        ]);
-        const currentSeq = current.rows[0] ? Number(current.rows[0].seq) : null;
+        const currentSeq = await this.currentCheckpointSeq(client, key);
         if (currentSeq !== options.expectedCheckpointSeq) {
           throw new CompactionConflictError({
             sessionId: key.sessionId,
@@ -437,8 +438,16 @@ export class PostgresSessionService implements SessionService {
     }
   }
 
-  /** Header + checkpoint + tail; a corrupt checkpoint is skipped unless `onCorruptEvent` throws. */
-  private async readViewRows(key: SessionKey, signal: AbortSignal | undefined, operation: string) {
+  /**
+   * Header + checkpoint + tail. A checkpoint that cannot be one (stored-row-rules.ts) is passed
+   * over with a warning; a corrupt one too unless `onCorruptEvent` throws.
+   */
+  private async readViewRows(
+    key: SessionKey,
+    signal: AbortSignal | undefined,
+    operation: string,
+    warnings: ViewWarning[] = [],
+  ) {
     const skipped: number[] = [];
     for (;;) {
       const rows = await this.query<ViewRow>(
@@ -449,8 +458,36 @@ export class PostgresSessionService implements SessionService {
         { operation },
       );
       const checkpoint = rows[1]?.part === 1 ? rows[1] : undefined;
-      if (!checkpoint || this.parseRows([checkpoint], key).length === 1) return rows;
+      const problem = checkpoint && this.checkpointProblem(checkpoint, key, Number(rows[0]?.seq));
+      if (!checkpoint || !problem) return rows;
+      warnings.push(
+        skippedCheckpointWarning({ key, seq: Number(checkpoint.seq), reason: problem }),
+      );
       skipped.push(Number(checkpoint.seq));
+    }
+  }
+
+  /** Why a checkpoint candidate cannot be used (a corrupt row throws in `throw` mode). */
+  private checkpointProblem(row: EventRow, key: SessionKey, lastSeq: number): string | undefined {
+    const event = this.parseRows([row], key)[0];
+    const problem = event ? checkpointRowProblem(row, event, lastSeq) : 'its row is corrupt';
+    if (problem)
+      this.options.logger?.warn({ ...key, seq: Number(row.seq) }, `checkpoint skipped: ${problem}`);
+    return problem;
+  }
+
+  /** The checkpoint the view would use now (same rule, same skips), inside a transaction. */
+  private async currentCheckpointSeq(client: PoolClient, key: SessionKey): Promise<number | null> {
+    const skipped: number[] = [];
+    for (;;) {
+      const result = await client.query<EventRow>(this.queries.checkpointSeq, [
+        ...keyParams(key),
+        `{${skipped.join(',')}}`,
+      ]);
+      const row = result.rows[0];
+      if (!row) return null;
+      if (!this.checkpointProblem(row, key, Number.MAX_SAFE_INTEGER)) return Number(row.seq);
+      skipped.push(Number(row.seq));
     }
   }
 

@@ -29,6 +29,7 @@ export interface Queries {
   listEventsDesc: string;
   sessionExists: string;
   lockSession: string;
+  /** The checkpoint candidate's row ($4: seqs passed over). */
   checkpointSeq: string;
   /** Assigns the next seq (row-locks the session) and inserts the event, in one statement. */
   appendEvent: string;
@@ -54,8 +55,11 @@ export function buildQueries(schemaName: string): Queries {
     LEFT JOIN ${userState} u ON u.app_name = s.app_name AND u.user_id = s.user_id
     WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3`;
 
+  // A row past the session's last seq is no candidate either; rows whose JSON disagrees are
+  // passed over by the caller, which re-runs the statement with their seqs in $4.
   const checkpoint = `SELECT ${eventColumns} FROM ${events}
     WHERE ${sessionKey} AND ${validCompaction} AND NOT (seq = ANY($4::bigint[]))
+      AND seq <= (SELECT last_seq FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND id = $3)
     ORDER BY compaction_end_seq DESC, seq DESC LIMIT 1`;
 
   return {
@@ -91,7 +95,7 @@ export function buildQueries(schemaName: string): Queries {
     sessionExists: `SELECT 1 FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND id = $3`,
     lockSession: `SELECT last_seq FROM ${sessions}
       WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE`,
-    checkpointSeq: `SELECT seq FROM (${checkpoint}) c`,
+    checkpointSeq: `SELECT ${eventColumns} FROM (${checkpoint}) c`,
     appendEvent: `WITH s AS (
         UPDATE ${sessions} SET last_seq = last_seq + 1, event_count = event_count + 1,
           updated_at = greatest(updated_at, $4), state = state || $5::jsonb

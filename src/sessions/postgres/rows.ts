@@ -1,7 +1,7 @@
-/** Row -> event mapping for the PostgreSQL store, with the shape checks that find corrupt rows. */
+/** Row -> event mapping for the PostgreSQL store: each row checked as stored-row-rules.ts says. */
 import type { Event, NewEvent, SessionKey } from '../../events/types.js';
-import { SessionStoreError } from '../errors.js';
 import { toStoredEvent } from '../store-helpers.js';
+import { checkpointProblem, type EventRowColumns, toCheckedEvent } from '../stored-row-rules.js';
 
 export interface EventRow {
   seq: string | number;
@@ -11,60 +11,33 @@ export interface EventRow {
   event: unknown;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The row's range columns, as the shared row rules read them. */
+export function rowColumns(row: EventRow): EventRowColumns {
+  return {
+    seq: Number(row.seq),
+    isCompaction: row.is_compaction,
+    compactionStartSeq: row.compaction_start_seq === null ? null : Number(row.compaction_start_seq),
+    compactionEndSeq: row.compaction_end_seq === null ? null : Number(row.compaction_end_seq),
+  };
 }
 
-/** The first shape problem of a stored event, or `undefined` when it is readable. */
-function findShapeProblem(row: EventRow, value: unknown): string | undefined {
-  if (!isRecord(value)) return 'event is not a JSON object';
-  for (const field of ['id', 'invocationId', 'author'] as const) {
-    if (typeof value[field] !== 'string') return `field '${field}' is not a string`;
-  }
-  if (typeof value.timestamp !== 'number' || !Number.isFinite(value.timestamp)) {
-    return `field 'timestamp' is not a number: ${JSON.stringify(value.timestamp)}`;
-  }
-  if (!isRecord(value.actions)) return `field 'actions' is not an object`;
-  if (value.content !== undefined && value.content !== null) {
-    const content = value.content;
-    if (!isRecord(content)) return `field 'content' is not an object`;
-    if (content.role !== 'user' && content.role !== 'model') {
-      return `field 'content.role' is ${JSON.stringify(content.role)}`;
-    }
-    if (!Array.isArray(content.parts) || !content.parts.every(isRecord)) {
-      return `field 'content.parts' is not a list of parts`;
-    }
-  }
-  const compaction = value.actions.compaction;
-  if (row.is_compaction) {
-    if (!isRecord(compaction)) return `field 'actions.compaction' is missing`;
-    if (
-      compaction.startSeq !== Number(row.compaction_start_seq) ||
-      compaction.endSeq !== Number(row.compaction_end_seq)
-    ) {
-      return `field 'actions.compaction' range ${JSON.stringify(compaction.startSeq)}..${JSON.stringify(compaction.endSeq)} does not match the row's ${row.compaction_start_seq}..${row.compaction_end_seq}`;
-    }
-    if (!isRecord(compaction.compactedContent)) {
-      return `field 'actions.compaction.compactedContent' is not an object`;
-    }
-  } else if (compaction !== undefined) {
-    return `field 'actions.compaction' is set on a row not marked as a compaction`;
-  }
-  return undefined;
-}
-
-/** Parses a row; throws `SessionStoreError` naming the session and `seq` when it is corrupt. */
+/**
+ * Parses a row by the append rule and its own columns (stored-row-rules.ts); throws
+ * `SessionStoreError` naming the session and `seq` when it is corrupt.
+ */
 export function rowToEvent(row: EventRow, key: SessionKey): Event {
-  const seq = Number(row.seq);
-  const problem = findShapeProblem(row, row.event);
-  if (problem) {
-    throw new SessionStoreError({
-      message: `Corrupted event at seq ${seq} in session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): ${problem}`,
-      sessionId: key.sessionId,
-      seq,
-    });
-  }
-  return { ...(row.event as NewEvent), seq };
+  // A copy: the driver's object is the caller's only through this function's result.
+  const event = typeof row.event === 'object' && row.event !== null ? { ...row.event } : row.event;
+  return toCheckedEvent({ key, columns: rowColumns(row), event });
+}
+
+/** Why a checked compaction row cannot be the checkpoint, or `undefined`. */
+export function checkpointRowProblem(
+  row: EventRow,
+  event: Event,
+  lastSeq: number,
+): string | undefined {
+  return checkpointProblem({ event, columns: rowColumns(row), lastSeq });
 }
 
 export interface EventRowValues {

@@ -39,6 +39,8 @@ describePostgres('PostgreSQL view plan', (url) => {
          CASE WHEN seq % 1000 = 0 THEN jsonb_build_object('id', 'e' || seq, 'invocationId',
            'i' || seq, 'author', 'user', 'timestamp', seq, 'actions', jsonb_build_object(
            'compaction', jsonb_build_object('startSeq', 1, 'endSeq', seq - 100,
+           'startTimestamp', 1, 'endTimestamp', seq - 100, 'trigger', 'manual',
+           'tokensBefore', 1000, 'tokensAfter', 10, 'summarizer', 'test',
            'compactedContent', jsonb_build_object('role', 'model', 'parts',
            jsonb_build_array(jsonb_build_object('text', 'summary'))))))
          ELSE jsonb_build_object('id', 'e' || seq, 'invocationId', 'i' || seq, 'author', 'user',

@@ -2,13 +2,15 @@
  * The SQLite session lease: one row per leased session in `session_leases` (holder, expiry in
  * ms since the epoch; every process on the file shares the machine's clock). Each operation is
  * one short auto-committed statement, so a held lease never holds SQLite's write lock and other
- * sessions in the file are never blocked by it.
+ * sessions in the file are never blocked by it. A busy database (another connection writing) is
+ * never waited for synchronously: taking polls again, renewing tries again at the next renewal,
+ * and releasing retries with a backoff.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SessionKey } from '../../events/types.js';
 import { SessionStoreError } from '../errors.js';
 import type { InMemoryLeases } from '../in-memory-lease.js';
-import type { LeaseRecordOperations } from '../lease-helpers.js';
+import { abortableDelay, type LeaseRecordOperations } from '../lease-helpers.js';
 import { acquireRecordLease } from '../record-lease.js';
 import type { AcquireLeaseOptions, SessionLease } from '../session-service.js';
 
@@ -43,37 +45,74 @@ function statementsFor(database: BetterSqlite3.Database): LeaseStatements {
   return statements;
 }
 
+/** Another connection holds the write lock (`busy_timeout` may be 0: nothing waited). */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return (
+    typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+  );
+}
+
 function storeError(key: SessionKey, action: string, error: unknown): SessionStoreError {
   return new SessionStoreError({
     message: `Could not ${action} the lease on session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): ${(error as Error).message}`,
     sessionId: key.sessionId,
-    retryable: (error as { code?: string }).code === 'SQLITE_BUSY',
+    retryable: isBusy(error),
     cause: error,
   });
 }
 
+const RETRY_FIRST_DELAY_MS = 5;
+const RETRY_MAX_DELAY_MS = 100;
+/** How long a release keeps trying while the database is busy (then the row expires). */
+const RELEASE_DEADLINE_MS = 30_000;
+
+/** Runs `work` (one statement), trying again with a backoff while the database is busy. */
+async function retryWhileBusy<T>(work: () => T, deadlineMs: number): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  let delay = RETRY_FIRST_DELAY_MS;
+  for (;;) {
+    try {
+      return work();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      await abortableDelay(delay, undefined);
+      delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS);
+    }
+  }
+}
+
 function leaseRecords(database: BetterSqlite3.Database, key: SessionKey): LeaseRecordOperations {
   const params = [key.appName, key.userId, key.sessionId] as const;
-  const run = <T>(action: string, work: (statements: LeaseStatements) => T): T => {
-    try {
-      return work(statementsFor(database));
-    } catch (error) {
-      throw storeError(key, action, error);
-    }
-  };
   return {
-    tryAcquire: async (leaseId, ttlMs) =>
-      run('take', (statements) => {
+    tryAcquire: async (leaseId, ttlMs) => {
+      try {
         const now = Date.now();
-        return statements.take.run(...params, leaseId, now + ttlMs, now).changes === 1;
-      }),
-    renew: async (leaseId, ttlMs) =>
-      run(
-        'renew',
-        (statements) => statements.renew.run(Date.now() + ttlMs, ...params, leaseId).changes === 1,
-      ),
+        return statementsFor(database).take.run(...params, leaseId, now + ttlMs, now).changes === 1;
+      } catch (error) {
+        // Busy: not taken this time; the caller polls again until its waitMs.
+        if (isBusy(error)) return false;
+        throw storeError(key, 'take', error);
+      }
+    },
+    // Within a third of the ttl: the next renewal is due then.
+    renew: async (leaseId, ttlMs) => {
+      try {
+        const renew = () =>
+          statementsFor(database).renew.run(Date.now() + ttlMs, ...params, leaseId);
+        return (await retryWhileBusy(renew, ttlMs / 3)).changes === 1;
+      } catch (error) {
+        throw storeError(key, 'renew', error);
+      }
+    },
+    // A row left behind would hold the next holder up for a whole ttl.
     release: async (leaseId) => {
-      run('release', (statements) => statements.release.run(...params, leaseId));
+      try {
+        const release = () => statementsFor(database).release.run(...params, leaseId);
+        await retryWhileBusy(release, RELEASE_DEADLINE_MS);
+      } catch (error) {
+        throw storeError(key, 'release', error);
+      }
     },
   };
 }
