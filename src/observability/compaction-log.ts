@@ -1,5 +1,5 @@
 import { type Logger, pino } from 'pino';
-import type { CompactionReport } from '../runtime/compactor.js';
+import type { CompactionRecord } from './compaction-record.js';
 import { maskingLogger } from './masked-logger.js';
 
 export interface CreateLoggerOptions {
@@ -24,7 +24,7 @@ function errorMessage(error: unknown): string | undefined {
 /** One structured line per compaction attempt (failures at `warn`, the rest at `info`). */
 export function logCompaction(options: {
   logger: Logger;
-  report: CompactionReport;
+  report: CompactionRecord;
   appName?: string;
   userId?: string;
 }): void {

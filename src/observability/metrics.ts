@@ -1,5 +1,5 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { CompactionReport } from '../runtime/compactor.js';
+import type { CompactionRecord } from './compaction-record.js';
 
 export interface CompactionMetricsOptions {
   /** Where the metrics register; a new `Registry` when omitted (never prom-client's global). */
@@ -18,7 +18,7 @@ export interface CompactionMetrics {
   readonly summarizerFallbacksTotal: Counter<'from' | 'to'>;
   readonly promptCacheInvalidationsTotal: Counter<'trigger'>;
   /** Counts one compaction attempt from the Compactor's report. */
-  recordCompaction(report: CompactionReport): void;
+  recordCompaction(report: CompactionRecord): void;
   recordSummarizerFailure(summarizerName: string): void;
 }
 

@@ -10,4 +10,5 @@ export * from './replay.js';
 export * from './runner.js';
 export type { SessionLeaseOptions } from './session-lease.js';
 export * from './tools/function-tool.js';
+export * from './tools/to-json-value.js';
 export type * from './tools/tool.js';

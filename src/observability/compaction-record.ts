@@ -1,0 +1,24 @@
+/**
+ * What metrics and logs read of one compaction attempt. The runtime's `CompactionReport` is one
+ * (structurally): declared here so observability depends on the event model only, never on the
+ * runtime that reports.
+ */
+import type { CompactionTrigger } from '../events/types.js';
+
+export interface CompactionRecord {
+  sessionId: string;
+  trigger: CompactionTrigger;
+  outcome: 'compacted' | 'skipped' | 'failed' | 'conflict';
+  reason?: string;
+  startSeq?: number;
+  endSeq?: number;
+  tokensBefore: number;
+  tokensAfter?: number;
+  durationMs: number;
+  ineffective?: boolean;
+  error?: unknown;
+  /** The summarizer that wrote the summary (or the last one that failed to). */
+  summarizer?: string;
+  /** Set when a fallback wrote the summary: who failed first and why. */
+  fallback?: { from: string; reason: string };
+}
