@@ -4,3 +4,4 @@ export * from './errors.js';
 export * from './event-helpers.js';
 export * from './schema.js';
 export type * from './types.js';
+export { assertValidEvent, type ValidateEventOptions } from './validate-event.js';
