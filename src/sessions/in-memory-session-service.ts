@@ -11,6 +11,7 @@ import {
   SessionAlreadyExistsError,
   SessionNotFoundError,
 } from './errors.js';
+import { collectImport } from './in-memory-import-session.js';
 import { InMemoryLeases } from './in-memory-lease.js';
 import type {
   AcquireLeaseOptions,
@@ -19,6 +20,8 @@ import type {
   CreateSessionOptions,
   EventPage,
   GetSessionOptions,
+  ImportSessionOptions,
+  ImportSessionResult,
   ListEventsOptions,
   ListSessionsOptions,
   SessionLease,
@@ -173,6 +176,19 @@ export class InMemorySessionService implements SessionService {
   /** One holder per session in this process, waiters served in order (see `in-memory-lease.ts`). */
   acquireLease(options: AcquireLeaseOptions): Promise<SessionLease> {
     return this.leases.acquire(options);
+  }
+
+  /** All or nothing: every event is checked first, then the session is added in one step. */
+  async importSession(options: ImportSessionOptions): Promise<ImportSessionResult> {
+    const exists = (key: SessionKey) => this.sessions.has(sessionMapKey(key));
+    const { key, state, events } = await collectImport({ ...options, exists });
+    // Checked again: another import or create may have taken the id while the events were read.
+    if (exists(key)) throw new SessionAlreadyExistsError(key);
+    const stored: StoredSession = { key, state: state.session, lastUpdateTime: now(), events: [] };
+    this.mergeShared(key, state.app, state.user);
+    for (const event of events) this.commit(stored, event);
+    this.sessions.set(sessionMapKey(key), stored);
+    return { session: this.toSession(stored, []), eventCount: events.length };
   }
 
   /** Stores `event` (the store's own copy) and returns what was stored. */

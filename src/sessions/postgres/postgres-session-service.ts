@@ -6,7 +6,7 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import type { ViewWarning } from '../../compaction/view.js';
-import { InvalidArgumentError, InvalidEventError } from '../../events/errors.js';
+import { InvalidArgumentError } from '../../events/errors.js';
 import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
 import {
   CompactionConflictError,
@@ -14,6 +14,7 @@ import {
   SessionNotFoundError,
   SessionStoreError,
 } from '../errors.js';
+import { prepareImport } from '../import-events.js';
 import { InMemoryLeases } from '../in-memory-lease.js';
 import type {
   AcquireLeaseOptions,
@@ -22,6 +23,8 @@ import type {
   CreateSessionOptions,
   EventPage,
   GetSessionOptions,
+  ImportSessionOptions,
+  ImportSessionResult,
   ListEventsOptions,
   ListSessionsOptions,
   SessionLease,
@@ -40,6 +43,8 @@ import {
   splitState,
 } from '../store-helpers.js';
 import { skippedCheckpointWarning } from '../stored-row-rules.js';
+import { importPostgresSession } from './import-session.js';
+import { assertJsonbStorable } from './jsonb-state.js';
 import { keyParams, pickKey, validateKey } from './key-and-errors.js';
 import { acquirePostgresLease } from './lease.js';
 import { migrate } from './migrations.js';
@@ -83,31 +88,6 @@ export interface PostgresSessionServiceOptions {
 /** pino-compatible: `logger.warn({ ...fields }, message)`. */
 export interface PostgresSessionLogger {
   warn(fields: Record<string, unknown>, message: string): void;
-}
-
-/**
- * State is merged with jsonb `||`, and jsonb cannot hold NUL characters: such a value is an
- * `InvalidEventError` naming the key (events themselves are stored as json text and keep them).
- */
-function assertJsonbStorable(scoped: ReturnType<typeof splitState>, path: string): void {
-  for (const part of [scoped.session, scoped.user, scoped.app]) {
-    for (const [key, value] of Object.entries(part)) {
-      if (containsNul(key) || containsNul(value)) {
-        throw new InvalidEventError({
-          path: `${path}[${JSON.stringify(key)}]`,
-          message: 'holds a NUL character (\\u0000), which PostgreSQL state (jsonb) cannot store',
-          value,
-        });
-      }
-    }
-  }
-}
-
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some(containsNul);
-  return Object.entries(value).some(([key, child]) => containsNul(key) || containsNul(child));
 }
 
 interface ViewRow extends EventRow {
@@ -295,6 +275,25 @@ export class PostgresSessionService implements SessionService {
     await this.query(key, options.signal, this.queries.deleteSession, keyParams(key), {
       operation: 'deleteSession',
     });
+  }
+
+  /** All or nothing: one transaction, events in multi-row inserts (see `import-session.ts`). */
+  async importSession(options: ImportSessionOptions): Promise<ImportSessionResult> {
+    const { key, state } = prepareImport(options);
+    return this.transaction(
+      key,
+      options.signal,
+      (client) =>
+        importPostgresSession({
+          client,
+          schema: this.schema,
+          queries: this.queries,
+          key,
+          state,
+          import: options,
+        }),
+      'importSession',
+    );
   }
 
   /** One invocation at a time per session, across processes (see `lease.ts`). */

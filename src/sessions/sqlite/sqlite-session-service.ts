@@ -34,6 +34,8 @@ import type {
   CreateSessionOptions,
   EventPage,
   GetSessionOptions,
+  ImportSessionOptions,
+  ImportSessionResult,
   ListEventsOptions,
   ListSessionsOptions,
   SessionLease,
@@ -53,6 +55,7 @@ import {
   toStoredEvent,
 } from '../store-helpers.js';
 import { runWhileBusy } from './busy-wait.js';
+import { importSqliteSession } from './import-session.js';
 import { acquireSqliteLease } from './lease.js';
 import { loadSqliteDriver } from './load-driver.js';
 import { migrateSqlite } from './migrations.js';
@@ -298,6 +301,17 @@ export class SqliteSessionService implements SessionService {
   async acquireLease(options: AcquireLeaseOptions): Promise<SessionLease> {
     const { database } = await this.open(options.signal);
     return acquireSqliteLease({ database, local: this.leases, lease: options });
+  }
+
+  /** All or nothing, on a connection of its own (see `import-session.ts`). */
+  async importSession(options: ImportSessionOptions): Promise<ImportSessionResult> {
+    const { database } = await this.open(options.signal);
+    return importSqliteSession({
+      database,
+      busyTimeoutMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS,
+      synchronous: this.options.synchronous ?? 'normal',
+      import: options,
+    });
   }
 
   async close(): Promise<void> {
