@@ -84,11 +84,15 @@ export function integerOption(name: string, minimum = 0) {
   };
 }
 
+/**
+ * A transcript file's bytes (`text`) and name: `importTranscripts` decodes them, so a byte-order
+ * mark is dropped and bytes that are not UTF-8 are reported, not silently replaced.
+ */
 export async function readTranscriptFile(
   file: string,
-): Promise<{ text: string; fileName: string }> {
+): Promise<{ text: Uint8Array; fileName: string }> {
   try {
-    return { text: await readFile(file, 'utf8'), fileName: basename(file) };
+    return { text: await readFile(file), fileName: basename(file) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ImportError({

@@ -3,8 +3,9 @@ import { toAdkSessionJson } from '../events/adk-json.js';
 import type { Event, NewEvent } from '../events/types.js';
 import { importAdk } from '../importers/adk.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
+import type { SessionService } from '../sessions/session-service.js';
 import { compactionEvent, modelTextEvent, userTextEvent } from '../testing/event-builders.js';
-import { appendImported } from './import-session.js';
+import { appendImported, storeImported } from './import-session.js';
 
 describe('appendImported', () => {
   it('stores an imported compaction over the same events (positions become stored seqs)', async () => {
@@ -24,5 +25,61 @@ describe('appendImported', () => {
     expect(view.tail.map((event: Event) => event.content?.parts[0]?.text)).toEqual([
       'new question',
     ]);
+  });
+});
+
+describe('storeImported', () => {
+  it('without importSession: appends, and deletes the session when an append fails', async () => {
+    const memory = new InMemorySessionService();
+    let appends = 0;
+    // A user's own store: no importSession, and its third append fails.
+    const service: SessionService = {
+      createSession: (options) => memory.createSession(options),
+      getSession: (options) => memory.getSession(options),
+      loadView: (options) => memory.loadView(options),
+      listEvents: (options) => memory.listEvents(options),
+      appendEvent: (options) => {
+        appends++;
+        if (appends === 3) return Promise.reject(new Error('disk full'));
+        return memory.appendEvent(options);
+      },
+      appendCompaction: (options) => memory.appendCompaction(options),
+      listSessions: (options) => memory.listSessions(options),
+      deleteSession: (options) => memory.deleteSession(options),
+    };
+    const result = importAdk(
+      toAdkSessionJson({
+        session: {},
+        events: [1, 2, 3, 4].map((index) => userTextEvent({ text: `m${index}`, timestamp: index })),
+      }),
+    );
+    const key = { appName: 'a', userId: 'u', sessionId: 's' };
+    await expect(storeImported({ service, key, result, file: 'x.json' })).rejects.toThrow(
+      'disk full',
+    );
+    expect(await memory.listSessions({ appName: 'a', userId: 'u' })).toEqual([]);
+  });
+
+  it('with importSession: stores the events and the import state in one call', async () => {
+    const service = new InMemorySessionService();
+    const result = importAdk(
+      toAdkSessionJson({
+        session: {},
+        events: [1, 2].map((index) => userTextEvent({ text: `m${index}`, timestamp: index })),
+      }),
+    );
+    const key = { appName: 'a', userId: 'u', sessionId: 's' };
+    const progress: Array<[number, number]> = [];
+    await storeImported({
+      service,
+      key,
+      result,
+      file: 'x.json',
+      onProgress: (written, total) => progress.push([written, total]),
+    });
+    const session = await service.getSession({ ...key, events: 'full' });
+    expect(session?.events.map((event) => event.content?.parts[0]?.text)).toEqual(['m1', 'm2']);
+    expect(session?.state['orrery:import']).toEqual({ file: 'x.json', format: 'adk', repairs: 0 });
+    expect(progress).toEqual([[2, 2]]);
   });
 });

@@ -1,5 +1,5 @@
 /** Writes an imported transcript into a store: a new session holding every event in order. */
-import type { Event, SessionKey } from '../events/types.js';
+import type { Event, NewEvent, SessionKey } from '../events/types.js';
 import type { ImportResult, Repair } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
 
@@ -68,6 +68,67 @@ export async function appendImported(options: {
   }
 }
 
+/** Events handed to the store so far, of how many. */
+export type ImportProgress = (written: number, total: number) => void;
+
+/** How often `onProgress` is called, in events. */
+export const PROGRESS_EVERY = 1000;
+
+/**
+ * Stores one imported transcript as a new session, all or nothing: through the store's
+ * `importSession` (one transaction) when it has one; otherwise event by event, the session
+ * deleted again if any append fails (a process killed part-way can then leave a partial one).
+ */
+export async function storeImported(options: {
+  service: SessionService;
+  key: SessionKey;
+  result: ImportResult;
+  file: string;
+  signal?: AbortSignal;
+  onProgress?: ImportProgress;
+}): Promise<void> {
+  const { service, key, result, signal, onProgress } = options;
+  const state = importedState(result, options.file);
+  const total = result.events.length;
+  if (service.importSession) {
+    // Positions are seqs here (the session is new), so compaction ranges need no renumbering.
+    await service.importSession({
+      ...key,
+      state,
+      events: counted(result.events, onProgress),
+      signal,
+    });
+    return;
+  }
+  await service.createSession({ ...key, state, signal });
+  try {
+    await appendImported({
+      service,
+      key,
+      result,
+      signal,
+      onEvent: (_event, index) => {
+        if ((index + 1) % PROGRESS_EVERY === 0 || index + 1 === total)
+          onProgress?.(index + 1, total);
+      },
+    });
+  } catch (error) {
+    await service.deleteSession(key).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The events, reporting every `PROGRESS_EVERY` handed out (the store pulls them as it writes). */
+function* counted(events: readonly NewEvent[], onProgress: ImportProgress | undefined) {
+  for (const [index, event] of events.entries()) {
+    yield event;
+    const written = index + 1;
+    if (written % PROGRESS_EVERY === 0 || written === events.length) {
+      onProgress?.(written, events.length);
+    }
+  }
+}
+
 /** "5 call ids renamed, 2 results paired by position": one line of counts by kind. */
 export function summarizeRepairs(repairs: Repair[]): string {
   if (repairs.length === 0) return 'nothing to repair';
@@ -81,6 +142,7 @@ export function summarizeRepairs(repairs: Repair[]): string {
     records_merged: 'streamed records merged',
     timestamp_adjusted: 'timestamp adjustments',
     compaction_range_renumbered: 'compaction ranges renumbered',
+    invalid_utf8_replaced: 'lines with invalid UTF-8 replaced (U+FFFD)',
   };
   const counts = new Map<Repair['kind'], number>();
   for (const repair of repairs) counts.set(repair.kind, (counts.get(repair.kind) ?? 0) + 1);

@@ -11,7 +11,14 @@ export interface CliIo {
   stdinIsTty: boolean;
   stdin: NodeJS.ReadableStream;
   stdoutStream: NodeJS.WritableStream;
+  /**
+   * Calls `handler` on SIGINT or SIGTERM instead of the default exit, until the returned
+   * function is called. Absent (tests in-process): signals are not handled.
+   */
+  onInterrupt?: (handler: (signal: InterruptSignal) => void) => () => void;
 }
+
+export type InterruptSignal = 'SIGINT' | 'SIGTERM';
 
 export function processIo(): CliIo {
   // `orrery ... | head` closes stdout early: stop quietly, as Unix tools do, not with a stack trace.
@@ -27,5 +34,12 @@ export function processIo(): CliIo {
     stdinIsTty: process.stdin.isTTY === true,
     stdin: process.stdin,
     stdoutStream: process.stdout,
+    onInterrupt: (handler) => {
+      const signals = ['SIGINT', 'SIGTERM'] as const;
+      for (const signal of signals) process.on(signal, handler);
+      return () => {
+        for (const signal of signals) process.off(signal, handler);
+      };
+    },
   };
 }

@@ -25,7 +25,7 @@ export function importAiSdk(input: string | unknown, options: ImportOptions = {}
       format: FORMAT,
     });
   }
-  const builder = new TranscriptBuilder(options);
+  const builder = new TranscriptBuilder({ ...options, format: FORMAT });
   const instructions: string[] = [];
 
   messages.forEach((message, index) => {

@@ -3,13 +3,15 @@
  * Conversation records have `type` `user` or `assistant` and an Anthropic `message`; other record
  * types (`summary`, `system`, `progress`, `file-history-snapshot`, `queue-operation`, ...) are
  * counted in `meta.skipped`. One assistant message streamed over several records sharing
- * `message.id` becomes one event. `isCompactSummary` records (an earlier compaction's summary)
+ * `message.id` becomes one event, even when tool results were written between its records
+ * (Claude Code runs parallel tools while the message streams): those results follow it. `isCompactSummary` records (an earlier compaction's summary)
  * become user text marked with `customMetadata['orrery:earlierSummary']`. `isSidechain` records
  * (a sub-agent) go on the `sidechain` branch inside the invocation that spawned them.
  */
 import type { Part, UsageMetadata } from '../events/types.js';
 import { ImportError } from './errors.js';
 import { isRecord, toEpochSeconds } from './json-input.js';
+import { assertNestingDepth, stripBom } from './text-input.js';
 import {
   type BuilderCall,
   type BuilderResult,
@@ -108,6 +110,63 @@ function readRecords(text: string): { records: ConversationRecord[]; skipped: nu
   return { records, skipped };
 }
 
+/** One step of the conversation: a model call (all records of one message) or a user record. */
+type Unit =
+  | { kind: 'assistant'; group: ConversationRecord[]; interleaved: number }
+  | { kind: 'user'; record: ConversationRecord };
+
+function isToolResultsOnly(record: ConversationRecord): boolean {
+  return (
+    record.type === 'user' &&
+    record.blocks.length > 0 &&
+    record.blocks.every((block) => block.type === 'tool_result')
+  );
+}
+
+/**
+ * The records in the order they become events. Claude Code writes one assistant message as
+ * several records sharing `message.id`, and runs a tool as soon as its `tool_use` has streamed,
+ * so the records of its results may sit between those of the message. All records of one message
+ * are one model call; results interleaved with them follow it, in their order.
+ */
+function conversationUnits(records: ConversationRecord[]): Unit[] {
+  const units: Unit[] = [];
+  for (let index = 0; index < records.length; index++) {
+    const first = records[index] as ConversationRecord;
+    const messageId = first.message.id;
+    if (first.type !== 'assistant' || messageId === undefined) {
+      units.push(
+        first.type === 'assistant'
+          ? { kind: 'assistant', group: [first], interleaved: 0 }
+          : { kind: 'user', record: first },
+      );
+      continue;
+    }
+    const group = [first];
+    const deferred: ConversationRecord[] = [];
+    let pending: ConversationRecord[] = [];
+    let last = index;
+    for (let scan = index + 1; scan < records.length; scan++) {
+      const next = records[scan] as ConversationRecord;
+      if (next.sidechain !== first.sidechain) break;
+      if (next.type === 'assistant' && next.message.id === messageId) {
+        group.push(next);
+        deferred.push(...pending);
+        pending = [];
+        last = scan;
+      } else if (isToolResultsOnly(next)) {
+        pending.push(next);
+      } else {
+        break;
+      }
+    }
+    units.push({ kind: 'assistant', group, interleaved: deferred.length });
+    for (const record of deferred) units.push({ kind: 'user', record });
+    index = last;
+  }
+  return units;
+}
+
 export function importClaudeCode(
   input: string | unknown,
   options: ImportOptions = {},
@@ -115,39 +174,32 @@ export function importClaudeCode(
   if (typeof input !== 'string') {
     throw new ImportError({ message: 'Claude Code sessions are JSONL text', format: FORMAT });
   }
-  const { records, skipped } = readRecords(input);
-  const builder = new TranscriptBuilder(options);
+  const text = stripBom(input);
+  assertNestingDepth(text, { format: FORMAT });
+  const { records, skipped } = readRecords(text);
+  const builder = new TranscriptBuilder({ ...options, format: FORMAT });
   // Sub-agent transcripts saved on their own are sidechain throughout: import them as the main line.
   const hasMainLine = records.some((record) => !record.sidechain);
   let model: string | undefined;
   let sourceId: string | undefined;
 
-  for (let index = 0; index < records.length; index++) {
-    const first = records[index] as ConversationRecord;
+  for (const unit of conversationUnits(records)) {
+    const first = unit.kind === 'assistant' ? (unit.group[0] as ConversationRecord) : unit.record;
     const branch = first.sidechain && hasMainLine ? SIDECHAIN_BRANCH : undefined;
     const location = `line ${first.line}`;
     const timestamp = toEpochSeconds(first.record.timestamp);
     sourceId ??= typeof first.record.sessionId === 'string' ? first.record.sessionId : undefined;
 
-    if (first.type === 'assistant') {
-      // Merge the following records of the same streamed message (same `message.id`).
-      const group = [first];
-      const messageId = first.message.id;
-      while (messageId !== undefined) {
-        const next = records[index + 1];
-        if (
-          next?.type !== 'assistant' ||
-          next.message.id !== messageId ||
-          next.sidechain !== first.sidechain
-        )
-          break;
-        group.push(next);
-        index++;
-      }
+    if (unit.kind === 'assistant') {
+      const { group } = unit;
       if (group.length > 1) {
+        const interleaved =
+          unit.interleaved > 0
+            ? ` (${unit.interleaved} tool result record(s) written between them follow it)`
+            : '';
         builder.repairs.push({
           kind: 'records_merged',
-          message: `${group.length} records of assistant message '${String(messageId)}' merged into one event`,
+          message: `${group.length} records of assistant message '${String(first.message.id)}' merged into one event${interleaved}`,
           location: `lines ${first.line}-${(group[group.length - 1] as ConversationRecord).line}`,
         });
       }

@@ -1,17 +1,27 @@
 import { ImportError } from './errors.js';
+import { assertNestingDepth, assertValueDepth, stripBom } from './text-input.js';
 import type { ImportFormat } from './types.js';
 
-/** Parse a JSON document (or pass a parsed value through); a syntax error names the line. */
+/**
+ * Parse a JSON document (or pass a parsed value through): a syntax error, or nesting deeper than
+ * events hold, names the line. A byte-order mark is dropped.
+ */
 export function parseJsonInput(input: string | unknown, format: ImportFormat | 'auto'): unknown {
-  if (typeof input !== 'string') return input;
+  const known = format === 'auto' ? undefined : format;
+  if (typeof input !== 'string') {
+    assertValueDepth(input, { format: known });
+    return input;
+  }
+  const text = stripBom(input);
+  assertNestingDepth(text, { format: known });
   try {
-    return JSON.parse(input);
+    return JSON.parse(text);
   } catch (error) {
     const position = /position (\d+)/.exec(String((error as Error).message));
     const line =
       position?.[1] === undefined
         ? undefined
-        : input.slice(0, Number(position[1])).split('\n').length;
+        : text.slice(0, Number(position[1])).split('\n').length;
     throw new ImportError({
       message: `not valid JSON (${(error as Error).message})`,
       line,

@@ -111,7 +111,7 @@ export function importOpenAiChatRun(
   run: OpenAiChatRun,
   options: MultiRunImportOptions = {},
 ): ImportResult {
-  const builder = new TranscriptBuilder(options);
+  const builder = new TranscriptBuilder({ ...options, format: FORMAT });
   const instructions: string[] = [];
   let conversationStarted = false;
   const last = run.messages.length - 1;

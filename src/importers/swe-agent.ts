@@ -42,7 +42,7 @@ export function importSweAgent(input: string | unknown, options: ImportOptions =
       format: FORMAT,
     });
   }
-  const builder = new TranscriptBuilder(options);
+  const builder = new TranscriptBuilder({ ...options, format: FORMAT });
   const instructions: string[] = [];
   // An action without `tool_calls` waits for the next user message as its observation.
   let awaitingObservation = false;

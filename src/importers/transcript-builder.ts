@@ -17,6 +17,8 @@
 import { newId } from '../events/event-helpers.js';
 import { IMPORT_REPAIR_KEY } from '../events/metadata-keys.js';
 import type { NewEvent, Part, UsageMetadata } from '../events/types.js';
+import { ImportError } from './errors.js';
+import { assertStorableEvents, MAX_EPOCH_SECONDS, splitLocation } from './store-rules.js';
 import type { Repair } from './types.js';
 
 export interface BuilderCall {
@@ -56,16 +58,21 @@ export class TranscriptBuilder {
   readonly repairs: Repair[] = [];
   private readonly events: NewEvent[] = [];
   private readonly sourceTimes: Array<number | undefined> = [];
+  /** Where each event came from, for errors. */
+  private readonly locations: string[] = [];
   private readonly agentName: string;
   private readonly startTime?: number;
   private readonly pendingByBranch = new Map<string, PendingCall[]>();
   private readonly seenCallIds = new Set<string>();
   private invocationId = newId();
   private generatedIds = 0;
+  private readonly format?: string;
 
-  constructor(options: { agentName?: string; startTime?: number }) {
+  /** `format`: named in errors. */
+  constructor(options: { agentName?: string; startTime?: number; format?: string }) {
     this.agentName = options.agentName ?? 'agent';
     this.startTime = options.startTime;
+    this.format = options.format;
   }
 
   get eventCount(): number {
@@ -172,12 +179,19 @@ export class TranscriptBuilder {
     );
   }
 
-  /** The events with final, strictly increasing timestamps; reports calls never answered. */
+  /**
+   * The events with final, strictly increasing timestamps; reports calls never answered. Each
+   * event is checked by the store's rules here, so a refusal names its line or message.
+   */
   finish(): { events: NewEvent[]; repairs: Repair[] } {
     for (const branch of this.pendingByBranch.keys()) {
       this.closePending(branch === '' ? undefined : branch, 'the end of the transcript');
     }
     this.assignTimestamps();
+    assertStorableEvents(this.events, {
+      format: this.format,
+      locate: (index) => this.locations[index] ?? `event ${index}`,
+    });
     return { events: this.events, repairs: this.repairs };
   }
 
@@ -194,12 +208,17 @@ export class TranscriptBuilder {
     if (common.customMetadata) {
       complete.customMetadata = { ...complete.customMetadata, ...common.customMetadata };
     }
+    const time = common.timestamp;
+    if (time !== undefined && Number.isFinite(time) && Math.abs(time) > MAX_EPOCH_SECONDS) {
+      throw new ImportError({
+        message: `timestamp out of range: it reads as ${time} epoch seconds, past the last date there is (${MAX_EPOCH_SECONDS}, year 275760)`,
+        ...splitLocation(common.location),
+        format: this.format,
+      });
+    }
     this.events.push(complete);
-    this.sourceTimes.push(
-      common.timestamp !== undefined && Number.isFinite(common.timestamp)
-        ? common.timestamp
-        : undefined,
-    );
+    this.locations.push(common.location);
+    this.sourceTimes.push(time !== undefined && Number.isFinite(time) ? time : undefined);
   }
 
   private pending(branch: string | undefined): PendingCall[] {

@@ -29,7 +29,9 @@ export interface Repair {
     /** A timestamp that went backwards was moved forward to keep time increasing. */
     | 'timestamp_adjusted'
     /** A compaction's range was renumbered to where its events are stored (ADK files with seq gaps). */
-    | 'compaction_range_renumbered';
+    | 'compaction_range_renumbered'
+    /** Bytes that are not UTF-8 were replaced with U+FFFD (one repair per line). */
+    | 'invalid_utf8_replaced';
   message: string;
   /** Where in the source: `messages[12]`, `line 40`, ... */
   location?: string;

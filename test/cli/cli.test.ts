@@ -197,7 +197,7 @@ describe('orrery (spawned)', () => {
     );
     const malformed = orrery(['import', broken], { cwd: directory });
     expect(malformed.code).toBe(1);
-    expect(malformed.stderr).toMatch(/ImportError: line 2: not valid JSON/);
+    expect(malformed.stderr).toMatch(/ImportError: broken\.jsonl, line 2: not valid JSON/);
     const replayMalformed = orrery(['replay', broken], { cwd: directory });
     expect(replayMalformed.stderr).toMatch(/line 2/);
 
