@@ -142,9 +142,7 @@ export function describeImportSessionCases(options: ImportSessionCasesOptions): 
         .importSession({ appName, userId, sessionId: 'bad', events })
         .catch((caught: unknown) => caught);
       expect(InvalidEventError.isInstance(error)).toBe(true);
-      expect((error as InvalidEventError).message).toMatch(
-        /^events\[1400\]\.timestamp: /,
-      );
+      expect((error as InvalidEventError).message).toMatch(/^events\[1400\]\.timestamp: /);
       expect(await service.getSession({ appName, userId, sessionId: 'bad' })).toBeUndefined();
       expect(await service.listSessions({ appName, userId })).toEqual([]);
       // The id is free again.
