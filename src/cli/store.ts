@@ -4,6 +4,7 @@
  * opened (and reached) before anything is written, so an unreachable database writes nothing.
  */
 import { existsSync } from 'node:fs';
+import { errorMessage } from '../events/errors.js';
 import { SessionStoreError } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { CliUsageError } from './errors.js';
@@ -84,7 +85,7 @@ export async function openStore(options: {
     await service.close?.().catch(() => undefined);
     if (SessionStoreError.isInstance(error)) throw error;
     throw new SessionStoreError({
-      message: `cannot open the session store ${redact(options.db)}: ${error instanceof Error ? error.message : String(error)}`,
+      message: `cannot open the session store ${redact(options.db)}: ${errorMessage(error)}`,
       cause: error,
     });
   }

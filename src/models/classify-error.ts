@@ -5,6 +5,7 @@
  * because OpenAI-compatible servers (vLLM, llama.cpp) do not all use OpenAI's error shape.
  */
 import { APICallError, EmptyResponseBodyError } from '@ai-sdk/provider';
+import { errorMessage } from '../events/errors.js';
 import { ModelError } from './errors.js';
 
 // Wording of context-overflow errors as the providers send them:
@@ -109,7 +110,7 @@ export function classifyModelError(
   if (EmptyResponseBodyError.isInstance(error) || isNetworkError(error)) {
     return new ModelError({
       kind: 'retryable',
-      message: `${prefix}temporary provider failure: ${messageOf(error)}`,
+      message: `${prefix}temporary provider failure: ${errorMessage(error)}`,
       modelId: options.modelId,
       cause: error,
     });
@@ -117,7 +118,7 @@ export function classifyModelError(
 
   return new ModelError({
     kind: 'fatal',
-    message: `${prefix}model call failed: ${messageOf(error)}`,
+    message: `${prefix}model call failed: ${errorMessage(error)}`,
     modelId: options.modelId,
     cause: error,
   });
@@ -176,8 +177,4 @@ function isNetworkError(error: unknown): boolean {
     current = current.cause;
   }
   return false;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { errorMessage } from '../events/errors.js';
 import type { CompactionRecord } from './compaction-record.js';
 import { maskingLogger } from './masked-logger.js';
 
@@ -16,9 +17,9 @@ export function createRuntimeLogger(options: CreateLoggerOptions = {}): Logger {
   return maskingLogger(options.logger ?? pino({ level: 'info', name: 'orrery' }));
 }
 
-function errorMessage(error: unknown): string | undefined {
+function optionalErrorMessage(error: unknown): string | undefined {
   if (error === undefined) return undefined;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** One structured line per compaction attempt (failures at `warn`, the rest at `info`). */

@@ -5,7 +5,6 @@
  */
 import { COMPACTION_DEFAULTS, validateEventsCompactionConfig } from '../compaction/config.js';
 import { InvalidConfigError } from '../compaction/errors.js';
-import { fallbackReason } from '../compaction/mask-credentials.js';
 import { estimateContentTokens, estimateEventTokens } from '../compaction/token-estimate.js';
 import { planCompaction } from '../compaction/triggers.js';
 import type {
@@ -16,6 +15,7 @@ import type {
   EventsSummarizer,
   Summary,
 } from '../compaction/types.js';
+import { errorMessage } from '../events/errors.js';
 import { getText, newId } from '../events/event-helpers.js';
 import type {
   CompactionEvent,
@@ -27,6 +27,7 @@ import type {
 } from '../events/types.js';
 import { CompactionConflictError } from '../sessions/errors.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
+import { fallbackReason } from '../summarizers/fallback-reason.js';
 import { loadActiveView } from './active-view.js';
 import { summarizeWithin } from './summarize-within.js';
 
@@ -105,10 +106,6 @@ export function deadCallsNote(deadCalls: DeadCall[]): string {
 function withDeadCallsNote(content: Content, deadCalls: DeadCall[]): Content {
   if (deadCalls.length === 0) return content;
   return { ...content, parts: [...content.parts, { text: `\n\n${deadCallsNote(deadCalls)}` }] };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** One compaction attempt end to end: load view, plan, summarize, conditional append. Never throws for summarizer or conflict failures. */

@@ -5,7 +5,6 @@
  */
 import type { Logger } from 'pino';
 import { COMPACTION_ENV, resolveSummarizerModel } from '../compaction/config.js';
-import { fallbackReason } from '../compaction/mask-credentials.js';
 import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/types.js';
 import {
   checkModelSettings,
@@ -13,6 +12,7 @@ import {
   resolveModel,
 } from '../models/resolve-model.js';
 import type { Model } from '../models/types.js';
+import { fallbackReason } from '../summarizers/fallback-reason.js';
 import { LlmEventSummarizer } from '../summarizers/llm-event-summarizer.js';
 import { RunnerConfigError } from './errors.js';
 

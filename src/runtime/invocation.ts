@@ -1,5 +1,6 @@
 /** One invocation's context: the bridge between agents and the Runner's store, plugins and guard. */
 import type { ActiveView } from '../compaction/view.js';
+import { errorMessage } from '../events/errors.js';
 import { createEvent } from '../events/event-helpers.js';
 import type { Event, FunctionCall, NewEvent, Part, SessionKey } from '../events/types.js';
 import { ModelError } from '../models/errors.js';
@@ -50,10 +51,6 @@ export interface ModelCaller {
 
 function isContextOverflow(error: unknown): error is ModelError {
   return ModelError.isInstance(error) && error.kind === 'context_overflow';
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The event with its state writes as JSON (`toJsonValue`): a `Date` in state is no failed turn. */
@@ -334,7 +331,7 @@ export class Invocation implements InvocationContext {
         // A cancelled run stops; any other tool failure goes back to the model as data.
         if (this.signal?.aborted) throw caught;
         error = caught;
-        result = { error: messageOf(caught) };
+        result = { error: errorMessage(caught) };
       }
     }
     const final = await this.options.plugins.afterTool({ ...pluginContext, result, error });
@@ -346,7 +343,7 @@ export class Invocation implements InvocationContext {
       if (this.signal?.aborted) throw caught;
       return {
         response: {
-          error: `Tool '${call.name}' returned a value that cannot be stored as JSON: ${messageOf(caught)}`,
+          error: `Tool '${call.name}' returned a value that cannot be stored as JSON: ${errorMessage(caught)}`,
         },
         stateDelta: state.delta,
       };

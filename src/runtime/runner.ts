@@ -12,10 +12,10 @@ import {
   validateEventsCompactionConfig,
 } from '../compaction/config.js';
 import { needsExpandedView } from '../compaction/expanded-view.js';
-import { fallbackReason } from '../compaction/mask-credentials.js';
 import { countCompletedInvocations, estimateNextRequest } from '../compaction/triggers.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import { isValidCompaction, type ViewWarning } from '../compaction/view.js';
+import { errorMessage } from '../events/errors.js';
 import { createEvent, newId } from '../events/event-helpers.js';
 import type { Content, Event, SessionKey } from '../events/types.js';
 import type { ResolveModelOptions } from '../models/resolve-model.js';
@@ -25,6 +25,7 @@ import { type CompactionMetrics, createCompactionMetrics } from '../observabilit
 import { SessionNotFoundError } from '../sessions/errors.js';
 import type { SessionLease, SessionService, StoredView } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
+import { fallbackReason } from '../summarizers/fallback-reason.js';
 import { loadActiveView } from './active-view.js';
 import type { Agent } from './agents/agent.js';
 import { type CompactionReport, Compactor } from './compactor.js';
@@ -298,7 +299,7 @@ export class Runner {
         sessionId: key.sessionId,
         trigger: options.trigger,
         outcome: 'failed',
-        reason: error instanceof Error ? error.message : String(error),
+        reason: errorMessage(error),
         tokensBefore: 0,
         durationMs: performance.now() - started,
         error,

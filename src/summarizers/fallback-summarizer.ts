@@ -2,9 +2,10 @@
  * A summarizer that falls back (e.g. model summarizer -> digest) so a compaction can still happen
  * when the model is down. A caller's abort is never masked by the fallback.
  */
-import { fallbackReason } from '../compaction/mask-credentials.js';
+
 import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/types.js';
 import { SummarizerError } from './errors.js';
+import { fallbackReason } from './fallback-reason.js';
 
 /** A summary that says which summarizer wrote it, and why the primary did not. */
 export interface FallbackSummary extends Summary {

@@ -7,6 +7,7 @@
 import { InvalidConfigError } from '../compaction/errors.js';
 import { estimateTextTokens } from '../compaction/token-estimate.js';
 import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/types.js';
+import { errorMessage } from '../events/errors.js';
 import { getText } from '../events/event-helpers.js';
 import type { UsageMetadata } from '../events/types.js';
 import { ModelError } from '../models/errors.js';
@@ -184,7 +185,7 @@ export class LlmEventSummarizer implements EventsSummarizer {
       throw new SummarizerError({
         reason: 'model_error',
         summarizer: this.name,
-        message: error instanceof Error ? error.message : String(error),
+        message: errorMessage(error),
         cause: error,
       });
     }

@@ -2,7 +2,7 @@
  * Driver and socket errors as orrery's typed errors: which ones a caller may retry, and
  * messages that name the operation and session but never a password.
  */
-import { InvalidEventError, OrreryError } from '../../events/errors.js';
+import { errorMessage, InvalidEventError, OrreryError } from '../../events/errors.js';
 import type { SessionKey } from '../../events/types.js';
 import { SessionStoreError } from '../errors.js';
 
@@ -38,10 +38,6 @@ const connectionLostMessages = [
 function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
