@@ -48,7 +48,7 @@ export function logCompaction(options: {
     fallbackFrom: report.fallback?.from,
     fallbackReason: report.fallback?.reason,
     reason: report.reason,
-    error: errorMessage(report.error),
+    error: optionalErrorMessage(report.error),
   };
   const message = `compaction ${report.outcome} (${report.trigger})`;
   if (report.outcome === 'failed') logger.warn(fields, message);
