@@ -13,6 +13,8 @@ import {
 } from './errors.js';
 import { collectImport } from './in-memory-import-session.js';
 import { InMemoryLeases } from './in-memory-lease.js';
+import { InMemoryEventSearch } from './in-memory-search.js';
+import { resolveSearchOptions } from './search-text.js';
 import type {
   AcquireLeaseOptions,
   AppendCompactionOptions,
@@ -24,6 +26,8 @@ import type {
   ImportSessionResult,
   ListEventsOptions,
   ListSessionsOptions,
+  SearchEventsOptions,
+  SearchHit,
   SessionLease,
   SessionService,
   SessionSummary,
@@ -76,6 +80,7 @@ export class InMemorySessionService implements SessionService {
   private readonly appStates = new Map<string, Record<string, unknown>>();
   private readonly userStates = new Map<string, Record<string, unknown>>();
   private readonly leases = new InMemoryLeases();
+  private readonly search = new InMemoryEventSearch();
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
     options.signal?.throwIfAborted();
@@ -189,6 +194,21 @@ export class InMemorySessionService implements SessionService {
     for (const event of events) this.commit(stored, event);
     this.sessions.set(sessionMapKey(key), stored);
     return { session: this.toSession(stored, []), eventCount: events.length };
+  }
+
+  /** BM25 over the user's sessions, indexed lazily (see `in-memory-search.ts`). */
+  async searchEvents(options: SearchEventsOptions): Promise<SearchHit[]> {
+    options.signal?.throwIfAborted();
+    const search = resolveSearchOptions(options);
+    const sessions = [...this.sessions.values()]
+      .filter(
+        (stored) =>
+          stored.key.appName === search.appName &&
+          stored.key.userId === search.userId &&
+          (search.sessionId === undefined || stored.key.sessionId === search.sessionId),
+      )
+      .map((stored) => ({ sessionId: stored.key.sessionId, events: stored.events }));
+    return this.search.search({ sessions, search });
   }
 
   /** Stores `event` (the store's own copy) and returns what was stored. */

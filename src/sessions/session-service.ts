@@ -141,6 +141,36 @@ export interface ImportSessionResult {
   eventCount: number;
 }
 
+export interface SearchEventsOptions {
+  appName: string;
+  userId: string;
+  /** Search this session only; omitted: every session of the user in the app. */
+  sessionId?: string;
+  /**
+   * Natural language: cut into words that are OR-ed and ranked (BM25 or `ts_rank_cd`), so an
+   * event matching some words is found; quotes, operators and punctuation are plain characters.
+   */
+  query: string;
+  /** At most this many hits, best first; default 10, at most 1000. */
+  limit?: number;
+  /** Only events with `seq < beforeSeq` (e.g. `checkpoint.endSeq + 1`: what the view left out). */
+  beforeSeq?: number;
+  /** Only events with `seq > afterSeq`. */
+  afterSeq?: number;
+  signal?: AbortSignal;
+}
+
+/** One stored event a search found. Compaction events are never hits. */
+export interface SearchHit {
+  event: Event;
+  sessionId: string;
+  seq: number;
+  timestamp: number;
+  author: string;
+  /** Higher is better; comparable only within one result list. */
+  score: number;
+}
+
 export interface SessionService {
   createSession(options: CreateSessionOptions): Promise<Session>;
   /** `undefined` when the session does not exist for that app and user. */
@@ -168,6 +198,12 @@ export interface SessionService {
    * of it remains.
    */
   importSession?(options: ImportSessionOptions): Promise<ImportSessionResult>;
+  /**
+   * Optional capability: the stored events of the user that best match a natural-language query
+   * (text, tool call names and arguments, tool results), never another user's. A session given
+   * and missing is `SessionNotFoundError`; a query without words gives no hits.
+   */
+  searchEvents?(options: SearchEventsOptions): Promise<SearchHit[]>;
   /** Releases connections and file handles. Optional. */
   close?(): Promise<void>;
 }

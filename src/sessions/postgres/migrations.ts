@@ -7,6 +7,7 @@ import type { Pool, PoolClient } from 'pg';
 import { SessionStoreError } from '../errors.js';
 import { defaultConnectionTimeoutMs, defaultQueryTimeoutMs, withClient } from './pg-checkout.js';
 import { isConnectionError, poolSecrets, toStoreError } from './pg-errors.js';
+import { POSTGRES_SEARCH_MIGRATION } from './search.js';
 
 export interface Migration {
   version: number;
@@ -96,6 +97,11 @@ export const migrations: Migration[] = [
         PRIMARY KEY (app_name, user_id, session_id)
       )`,
     ],
+  },
+  {
+    version: 4,
+    name: 'history search: tsvector of event text (generated, backfilled), GIN index',
+    statements: POSTGRES_SEARCH_MIGRATION,
   },
 ];
 

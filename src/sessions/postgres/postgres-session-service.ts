@@ -16,6 +16,7 @@ import {
 } from '../errors.js';
 import { prepareImport } from '../import-events.js';
 import { InMemoryLeases } from '../in-memory-lease.js';
+import { resolveSearchOptions } from '../search-text.js';
 import type {
   AcquireLeaseOptions,
   AppendCompactionOptions,
@@ -27,6 +28,8 @@ import type {
   ImportSessionResult,
   ListEventsOptions,
   ListSessionsOptions,
+  SearchEventsOptions,
+  SearchHit,
   SessionLease,
   SessionService,
   SessionSummary,
@@ -59,6 +62,7 @@ import {
 import { passwordsOf, poolSecrets, redactSecrets, toStoreError } from './pg-errors.js';
 import { buildQueries, type Queries } from './queries.js';
 import { checkpointRowProblem, type EventRow, rowToEvent, toEventRowValues } from './rows.js';
+import { buildSearchQuery, type SearchRow, searchParameters, toSearchHits } from './search.js';
 
 export interface PostgresSessionServiceOptions {
   /** A pool you own (not ended by `close()`). */
@@ -107,6 +111,7 @@ export class PostgresSessionService implements SessionService {
   private readonly queries: Queries;
   /** Waiters of this process queue here in order before polling the lease row. */
   private readonly leases = new InMemoryLeases();
+  private searchQuery?: string;
   private ready?: Promise<Pool>;
   private pool?: Promise<Pool>;
   private readonly queryTimeoutMs: number;
@@ -293,6 +298,33 @@ export class PostgresSessionService implements SessionService {
           import: options,
         }),
       'importSession',
+    );
+  }
+
+  /** Full-text search (`tsvector`, GIN, `ts_rank_cd`) over the user's events (`search.ts`). */
+  async searchEvents(options: SearchEventsOptions): Promise<SearchHit[]> {
+    const search = resolveSearchOptions(options);
+    const key = {
+      appName: search.appName,
+      userId: search.userId,
+      sessionId: search.sessionId ?? '',
+    };
+    if (search.sessionId !== undefined) {
+      const exists = await this.query(key, options.signal, this.queries.sessionExists, [
+        ...keyParams(key),
+      ]);
+      if (exists.length === 0) throw new SessionNotFoundError(key);
+    }
+    const parameters = searchParameters(search);
+    if (!parameters) return [];
+    this.searchQuery ??= buildSearchQuery(this.schema);
+    const rows = await this.query<SearchRow>(key, options.signal, this.searchQuery, parameters, {
+      operation: 'searchEvents',
+    });
+    return toSearchHits(
+      rows,
+      search,
+      (row, sessionId) => this.parseRows([row], { ...key, sessionId })[0],
     );
   }
 

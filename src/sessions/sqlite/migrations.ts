@@ -5,6 +5,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { SessionStoreError } from '../errors.js';
+import { SQLITE_SEARCH_MIGRATION_SQL } from './search.js';
 
 export interface SqliteMigration {
   version: number;
@@ -76,6 +77,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         PRIMARY KEY (app_name, user_id, session_id)
       );
     `,
+  },
+  {
+    version: 3,
+    name: 'history search: FTS5 over event text, kept in step by triggers, backfilled',
+    sql: SQLITE_SEARCH_MIGRATION_SQL,
   },
 ];
 

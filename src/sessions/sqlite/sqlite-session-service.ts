@@ -27,6 +27,7 @@ import {
   SessionStoreError,
 } from '../errors.js';
 import { InMemoryLeases } from '../in-memory-lease.js';
+import { resolveSearchOptions } from '../search-text.js';
 import type {
   AcquireLeaseOptions,
   AppendCompactionOptions,
@@ -38,6 +39,8 @@ import type {
   ImportSessionResult,
   ListEventsOptions,
   ListSessionsOptions,
+  SearchEventsOptions,
+  SearchHit,
   SessionLease,
   SessionService,
   SessionSummary,
@@ -60,6 +63,7 @@ import { acquireSqliteLease } from './lease.js';
 import { loadSqliteDriver } from './load-driver.js';
 import { migrateSqlite } from './migrations.js';
 import { type RowReadOptions, readCheckpoint, readRows, readSqliteView } from './read-rows.js';
+import { searchSqliteEvents } from './search.js';
 import { prepareStatements, type SessionRow, type SqliteStatements } from './statements.js';
 
 /** pino-compatible: `logger.warn({ ...fields }, message)`. */
@@ -311,6 +315,26 @@ export class SqliteSessionService implements SessionService {
       busyTimeoutMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS,
       synchronous: this.options.synchronous ?? 'normal',
       import: options,
+    });
+  }
+
+  /** FTS5 with BM25 over the user's events (see `search.ts`). */
+  async searchEvents(options: SearchEventsOptions): Promise<SearchHit[]> {
+    const search = resolveSearchOptions(options);
+    const { database, statements } = await this.open(options.signal);
+    const key = { appName: search.appName, userId: search.userId, sessionId: search.sessionId };
+    const work = database.transaction(() => {
+      if (key.sessionId !== undefined) this.requireSession(statements, key as SessionKey);
+      return searchSqliteEvents({
+        database,
+        search,
+        rowOptions: (sessionId) => this.rowOptions({ ...key, sessionId }),
+      });
+    });
+    return this.run(() => work.deferred(), {
+      operation: 'searchEvents',
+      key,
+      signal: options.signal,
     });
   }
 

@@ -49,6 +49,7 @@ import { describeListEvents } from './list-events.js';
 import { describeLoadView } from './load-view.js';
 import type { SessionServiceConformanceOptions } from './options.js';
 import { describeRaces } from './races.js';
+import { describeSearchEvents } from './search-events.js';
 
 export type { SessionServiceConformanceOptions } from './options.js';
 
@@ -68,5 +69,7 @@ export function runSessionServiceConformance(options: SessionServiceConformanceO
     describeIsolation(context);
     if (options.leases === false) describe.skip('session lease (leases: false)', () => {});
     else describeLease(context);
+    if (options.search === false) describe.skip('searchEvents (search: false)', () => {});
+    else describeSearchEvents(context);
   });
 }

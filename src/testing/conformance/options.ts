@@ -12,4 +12,9 @@ export interface SessionServiceConformanceOptions {
    * session-lease tests, for a store that leaves cross-process serialization out.
    */
   leases?: boolean;
+  /**
+   * Whether the store implements the optional `searchEvents` (default `true`): `false` skips
+   * the history-search tests.
+   */
+  search?: boolean;
 }
