@@ -1,14 +1,26 @@
 /**
  * A thin adapter from any AI SDK language model (specification v3: the `ai@6` /
- * `@ai-sdk/provider@3` line) to orrery's `Model`. It calls `doGenerate` directly: one request,
- * no retries and no tool execution, because the tool loop and retry policy are orrery's.
+ * `@ai-sdk/provider@3` line) to orrery's `Model`. It calls `doGenerate` (or `doStream` for
+ * `stream`) directly: one request, no retries and no tool execution, because the tool loop and
+ * retry policy are orrery's.
  */
-import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
 import { classifyModelError } from './classify-error.js';
 import { knownContextWindowTokens } from './context-windows.js';
 import { fromAiSdkResult } from './from-ai-sdk-result.js';
+import { fromAiSdkStream } from './from-ai-sdk-stream.js';
 import { signatureFamilyOf, toAiSdkPrompt, toAiSdkTools } from './to-ai-sdk-prompt.js';
-import type { Model, ModelRequest, ModelResponse } from './types.js';
+import type {
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamOptions,
+  ModelStreamPart,
+} from './types.js';
 
 export interface FromAiSdkOptions {
   /** orrery's id for the model; defaults to `<provider>:<model>`, e.g. `google:gemini-2.5-flash`. */
@@ -44,30 +56,51 @@ class AiSdkModel implements Model {
     const signal = request.signal;
     signal?.throwIfAborted();
     try {
-      const prompt = toAiSdkPrompt({
-        contents: request.contents,
-        systemInstruction: request.systemInstruction,
-        signatureFamily: signatureFamilyOf(this.model.provider),
-      });
-      const hasTools = request.tools !== undefined && request.tools.length > 0;
-      const result = await this.model.doGenerate({
-        prompt,
-        ...(hasTools && {
-          tools: toAiSdkTools(request.tools ?? []),
-          toolChoice: { type: 'auto' },
-        }),
-        ...(request.temperature !== undefined && { temperature: request.temperature }),
-        ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
-        ...(this.options.providerOptions !== undefined && {
-          providerOptions: this.options.providerOptions,
-        }),
-        ...(this.options.headers !== undefined && { headers: this.options.headers }),
-        abortSignal: signal,
-      });
+      const result = await this.model.doGenerate(this.callOptions(request, signal));
       return fromAiSdkResult(result, { modelId: this.modelId });
     } catch (error) {
       throw classifyModelError(error, { modelId: this.modelId, signal });
     }
+  }
+
+  async *stream(
+    request: ModelRequest,
+    options: ModelStreamOptions = {},
+  ): AsyncGenerator<ModelStreamPart, void, undefined> {
+    const signal = options.signal ?? request.signal;
+    signal?.throwIfAborted();
+    try {
+      const { stream } = await this.model.doStream(this.callOptions(request, signal));
+      yield* fromAiSdkStream(stream, { modelId: this.modelId, signal });
+    } catch (error) {
+      throw classifyModelError(error, { modelId: this.modelId, signal });
+    }
+  }
+
+  private callOptions(
+    request: ModelRequest,
+    signal: AbortSignal | undefined,
+  ): LanguageModelV3CallOptions {
+    const prompt = toAiSdkPrompt({
+      contents: request.contents,
+      systemInstruction: request.systemInstruction,
+      signatureFamily: signatureFamilyOf(this.model.provider),
+    });
+    const hasTools = request.tools !== undefined && request.tools.length > 0;
+    return {
+      prompt,
+      ...(hasTools && {
+        tools: toAiSdkTools(request.tools ?? []),
+        toolChoice: { type: 'auto' },
+      }),
+      ...(request.temperature !== undefined && { temperature: request.temperature }),
+      ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+      ...(this.options.providerOptions !== undefined && {
+        providerOptions: this.options.providerOptions,
+      }),
+      ...(this.options.headers !== undefined && { headers: this.options.headers }),
+      abortSignal: signal,
+    };
   }
 }
 

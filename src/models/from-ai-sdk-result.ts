@@ -3,6 +3,7 @@
  * function calls and files, usage as `usageMetadata`, and the unified finish reason.
  */
 import type {
+  LanguageModelV3Content,
   LanguageModelV3GenerateResult,
   LanguageModelV3Usage,
   SharedV3ProviderMetadata,
@@ -17,52 +18,8 @@ export function fromAiSdkResult(
 ): ModelResponse {
   const parts: Part[] = [];
   for (const item of result.content) {
-    switch (item.type) {
-      case 'text':
-        if (item.text !== '') parts.push(withSignature({ text: item.text }, item.providerMetadata));
-        break;
-      case 'reasoning': {
-        const part = withSignature({ text: item.text, thought: true }, item.providerMetadata);
-        // Empty unsigned reasoning (e.g. an OpenAI reasoning item without summary) says nothing.
-        if (item.text !== '' || part.thoughtSignature !== undefined) parts.push(part);
-        break;
-      }
-      case 'tool-call':
-        // Provider-executed tools (web search, code execution) are not orrery's to run.
-        if (item.providerExecuted === true) break;
-        parts.push(
-          withSignature(
-            {
-              functionCall: {
-                id: item.toolCallId,
-                name: item.toolName,
-                args: parseArguments(item.input, item.toolName, options.modelId),
-              },
-            },
-            item.providerMetadata,
-          ),
-        );
-        break;
-      case 'file':
-        parts.push(
-          withSignature(
-            {
-              inlineData: {
-                mimeType: item.mediaType,
-                data:
-                  typeof item.data === 'string'
-                    ? item.data
-                    : Buffer.from(item.data).toString('base64'),
-              },
-            },
-            item.providerMetadata,
-          ),
-        );
-        break;
-      default:
-        // Sources, provider tool results and approval requests have no orrery part.
-        break;
-    }
+    const part = fromAiSdkContent(item, options);
+    if (part !== undefined) parts.push(part);
   }
   const response: ModelResponse = { content: { role: 'model', parts } };
   const usageMetadata = toUsageMetadata(result.usage);
@@ -70,6 +27,51 @@ export function fromAiSdkResult(
   const finishReason = finishReasonOf(result.finishReason);
   if (finishReason !== undefined) response.finishReason = finishReason;
   return response;
+}
+
+/** One item of an AI SDK result as an orrery part, or `undefined` when it has none. */
+export function fromAiSdkContent(
+  item: LanguageModelV3Content,
+  options: { modelId?: string } = {},
+): Part | undefined {
+  switch (item.type) {
+    case 'text':
+      return item.text === ''
+        ? undefined
+        : withSignature({ text: item.text }, item.providerMetadata);
+    case 'reasoning': {
+      const part = withSignature({ text: item.text, thought: true }, item.providerMetadata);
+      // Empty unsigned reasoning (e.g. an OpenAI reasoning item without summary) says nothing.
+      return item.text !== '' || part.thoughtSignature !== undefined ? part : undefined;
+    }
+    case 'tool-call':
+      // Provider-executed tools (web search, code execution) are not orrery's to run.
+      if (item.providerExecuted === true) return undefined;
+      return withSignature(
+        {
+          functionCall: {
+            id: item.toolCallId,
+            name: item.toolName,
+            args: parseArguments(item.input, item.toolName, options.modelId),
+          },
+        },
+        item.providerMetadata,
+      );
+    case 'file':
+      return withSignature(
+        {
+          inlineData: {
+            mimeType: item.mediaType,
+            data:
+              typeof item.data === 'string' ? item.data : Buffer.from(item.data).toString('base64'),
+          },
+        },
+        item.providerMetadata,
+      );
+    default:
+      // Sources, provider tool results and approval requests have no orrery part.
+      return undefined;
+  }
 }
 
 export function toUsageMetadata(

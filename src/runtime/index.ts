@@ -1,5 +1,5 @@
-export type * from './agents/agent.js';
 export * from './active-view.js';
+export * from './agents/agent.js';
 export * from './agents/llm-agent.js';
 export * from './agents/sequential-agent.js';
 export * from './compactor.js';

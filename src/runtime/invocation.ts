@@ -4,7 +4,7 @@ import { errorMessage } from '../events/errors.js';
 import { createEvent } from '../events/event-helpers.js';
 import type { Event, FunctionCall, NewEvent, Part, SessionKey } from '../events/types.js';
 import { ModelError } from '../models/errors.js';
-import type { ModelRequest, ModelResponse } from '../models/types.js';
+import type { ModelRequest, ModelResponse, ModelStreamPart } from '../models/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { loadActiveView } from './active-view.js';
 import type { GenerateOptions, InvocationContext, RunToolsOptions } from './agents/agent.js';
@@ -16,6 +16,7 @@ import {
 } from './context-guard.js';
 import { ContextOverflowError } from './errors.js';
 import { generateWithRetry } from './model-retry.js';
+import { canStream, streamWithRetry } from './model-stream.js';
 import type { PluginRunContext } from './plugins/plugin.js';
 import type { PluginManager } from './plugins/plugin-manager.js';
 import { OrphanCallRestorer } from './restore-calls.js';
@@ -40,6 +41,8 @@ export interface InvocationOptions {
    * (see `knownView`). Off when plugins run: their hooks may write or mutate between reads.
    */
   trackView?: boolean;
+  /** The caller asked for partial events (`RunOptions.streaming`). */
+  streaming?: boolean;
 }
 
 /** The last agent that called a model: the post-invocation token estimate is anchored on it. */
@@ -77,6 +80,7 @@ export class Invocation implements InvocationContext {
   readonly branch?: string;
   readonly signal?: AbortSignal;
   readonly state: InvocationState;
+  readonly streaming: boolean;
   lastModelCaller?: ModelCaller;
   private readonly options: InvocationOptions;
   /** The stored view as of the last read, plus this invocation's appends since (see `knownView`). */
@@ -91,6 +95,7 @@ export class Invocation implements InvocationContext {
     this.branch = options.branch;
     this.signal = options.signal;
     this.state = options.state;
+    this.streaming = options.streaming ?? false;
   }
 
   get key(): SessionKey {
@@ -155,6 +160,28 @@ export class Invocation implements InvocationContext {
   }
 
   async generate(options: GenerateOptions): Promise<ModelResponse> {
+    // Not streaming: the call yields no parts, only its response.
+    const call = this.modelCall(options, false);
+    let next = await call.next();
+    while (!next.done) next = await call.next();
+    return next.value;
+  }
+
+  generateStream(
+    options: GenerateOptions,
+  ): AsyncGenerator<ModelStreamPart, ModelResponse, undefined> {
+    return this.modelCall(options, true);
+  }
+
+  /**
+   * One model call (streamed when asked and the model can): compaction before it, and on an
+   * overflow rejection before any part was handed on, compaction and one retry.
+   */
+  private async *modelCall(
+    options: GenerateOptions,
+    streaming: boolean,
+  ): AsyncGenerator<ModelStreamPart, ModelResponse, undefined> {
+    const progress = { started: false };
     const overhead = estimateRequestOverhead(options);
     this.lastModelCaller = {
       agentName: options.agentName,
@@ -163,9 +190,10 @@ export class Invocation implements InvocationContext {
     };
     const firstRequest = await this.buildRequest(options, overhead);
     try {
-      return await this.callModel(options, firstRequest);
+      return yield* this.callModel(options, firstRequest, streaming, progress);
     } catch (error) {
-      if (!isContextOverflow(error)) throw error;
+      // Parts already shown cannot be taken back: the error ends the call.
+      if (!isContextOverflow(error) || progress.started) throw error;
       const guard = this.options.guard;
       if (!guard) {
         throw new ContextOverflowError({
@@ -200,9 +228,9 @@ export class Invocation implements InvocationContext {
           : { tokens: Math.floor(rejected.tokens / 2), bytes: Math.floor(rejected.bytes / 2) },
       );
       try {
-        return await this.callModel(options, retryRequest);
+        return yield* this.callModel(options, retryRequest, streaming, progress);
       } catch (retryError) {
-        if (!isContextOverflow(retryError)) throw retryError;
+        if (!isContextOverflow(retryError) || progress.started) throw retryError;
         throw new ContextOverflowError({
           sessionId: this.sessionId,
           agentName: options.agentName,
@@ -256,7 +284,12 @@ export class Invocation implements InvocationContext {
     return request;
   }
 
-  private async callModel(options: GenerateOptions, request: ModelRequest): Promise<ModelResponse> {
+  private async *callModel(
+    options: GenerateOptions,
+    request: ModelRequest,
+    streaming: boolean,
+    progress: { started: boolean },
+  ): AsyncGenerator<ModelStreamPart, ModelResponse, undefined> {
     this.signal?.throwIfAborted();
     const context = {
       ...this.pluginContext(options.agentName),
@@ -264,9 +297,16 @@ export class Invocation implements InvocationContext {
       modelId: options.model.modelId,
     };
     const shortCircuit = await this.options.plugins.beforeModel(context);
-    const response =
-      shortCircuit ??
-      (await generateWithRetry({ model: options.model, request, retry: options.retry }));
+    const { model, retry } = options;
+    let response: ModelResponse;
+    if (shortCircuit) response = shortCircuit;
+    else if (streaming && canStream(model)) {
+      const onPart = () => {
+        progress.started = true;
+      };
+      response = yield* streamWithRetry({ model, request, retry, onPart });
+    } else response = await generateWithRetry({ model, request, retry });
+    // Plugins see (and may replace) the whole response; the parts went out as they came.
     return this.options.plugins.afterModel({ ...context, response });
   }
 

@@ -27,7 +27,7 @@ import type { SessionLease, SessionService, StoredView } from '../sessions/sessi
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import { fallbackReason } from '../summarizers/fallback-reason.js';
 import { loadActiveView } from './active-view.js';
-import type { Agent } from './agents/agent.js';
+import type { Agent, AgentEvent } from './agents/agent.js';
 import { type CompactionReport, Compactor } from './compactor.js';
 import { ContextGuard, type GuardCompactOptions } from './context-guard.js';
 import { createDefaultSummarizer } from './default-summarizer.js';
@@ -108,6 +108,12 @@ export interface RunOptions {
   sessionId: string;
   newMessage: Content | string;
   signal?: AbortSignal;
+  /**
+   * Yield partial events (`partial: true`, the delta text of each model call, never stored)
+   * as the model streams, before each stored answer. Only for models with `stream`; others
+   * answer whole. Default false.
+   */
+  streaming?: boolean;
 }
 
 function toContent(message: Content | string): Content {
@@ -314,7 +320,11 @@ export class Runner {
     await Promise.all([...this.pending.values()]);
   }
 
-  async *run(options: RunOptions): AsyncGenerator<Event, void, undefined> {
+  /** Stored events in order; with `streaming: true`, partial events (not stored) as well. */
+  run(options: RunOptions & { streaming: true }): AsyncGenerator<AgentEvent, void, undefined>;
+  run(options: RunOptions & { streaming?: false }): AsyncGenerator<Event, void, undefined>;
+  run(options: RunOptions): AsyncGenerator<AgentEvent, void, undefined>;
+  async *run(options: RunOptions): AsyncGenerator<AgentEvent, void, undefined> {
     const key: SessionKey = {
       appName: this.appName,
       userId: options.userId,
@@ -358,7 +368,7 @@ export class Runner {
    */
   private async *runInvocation(
     options: RunOptions & { key: SessionKey; lease?: SessionLease },
-  ): AsyncGenerator<Event, boolean, undefined> {
+  ): AsyncGenerator<AgentEvent, boolean, undefined> {
     const { signal, key, lease } = options;
     signal?.throwIfAborted();
     const session = await this.sessionService.getSession({ ...key, signal });
@@ -374,6 +384,7 @@ export class Runner {
       plugins: this.plugins,
       guard: this.guard,
       trackView: this.plugins.plugins.length === 0,
+      streaming: options.streaming === true,
     });
     // The session was read with its view: with the user's message appended below, it is what
     // the first model call would read, unless something else writes in between.

@@ -16,7 +16,10 @@ export interface Fixture {
   response: {
     status: number;
     headers?: Record<string, string>;
-    body: unknown;
+    /** A JSON body. */
+    body?: unknown;
+    /** A text body, line by line as on the wire (e.g. Server-Sent Events), joined with `\n`. */
+    bodyLines?: string[];
   };
 }
 
@@ -55,7 +58,10 @@ export function fixtureFetch(...fixtures: Fixture[]): {
     });
     const fixture = queue.shift();
     if (fixture === undefined) throw new Error(`unexpected request #${requests.length}`);
-    return new Response(JSON.stringify(fixture.response.body), {
+    const { bodyLines } = fixture.response;
+    const body =
+      bodyLines === undefined ? JSON.stringify(fixture.response.body) : `${bodyLines.join('\n')}\n`;
+    return new Response(body, {
       status: fixture.response.status,
       headers: { 'content-type': 'application/json', ...fixture.response.headers },
     });

@@ -1,5 +1,10 @@
 import type { Event, FunctionCall, NewEvent } from '../../events/types.js';
-import type { FunctionDeclaration, Model, ModelResponse } from '../../models/types.js';
+import type {
+  FunctionDeclaration,
+  Model,
+  ModelResponse,
+  ModelStreamPart,
+} from '../../models/types.js';
 import type { ModelRetryOptions } from '../model-retry.js';
 import type { Tool, ToolState } from '../tools/tool.js';
 
@@ -39,6 +44,16 @@ export interface InvocationContext {
   appendEvent(event: NewEvent): Promise<Event>;
   /** One model call over the session's active view, kept under the configured ceilings. */
   generate(options: GenerateOptions): Promise<ModelResponse>;
+  /** The caller asked for partial events (`RunOptions.streaming`). */
+  readonly streaming?: boolean;
+  /**
+   * `generate`, streamed: yields the model's deltas as they arrive and returns the final
+   * response, with the same compaction, plugins, retries and overflow handling. Yields nothing
+   * (and calls `generate`) when the model cannot stream or a `beforeModel` plugin answers.
+   */
+  generateStream?(
+    options: GenerateOptions,
+  ): AsyncGenerator<ModelStreamPart, ModelResponse, undefined>;
   /**
    * Runs the calls in parallel through the tool plugins and returns the function response event
    * (not yet stored): one event, role `user`, author the agent, responses in call order.
@@ -46,11 +61,27 @@ export interface InvocationContext {
   runTools(options: RunToolsOptions): Promise<NewEvent>;
 }
 
+/**
+ * A piece of an answer in progress (ADK's `partial: true` event): the delta text of one model
+ * call, yielded when the run streams. Never stored, so it has no `seq`; the complete answer
+ * follows as a stored event.
+ */
+export interface PartialEvent extends NewEvent {
+  partial: true;
+}
+
+/** What an agent (and `Runner.run`) yields: stored events, and partial ones when streaming. */
+export type AgentEvent = Event | PartialEvent;
+
+export function isPartialEvent(event: AgentEvent): event is PartialEvent {
+  return event.partial === true && !('seq' in event);
+}
+
 export interface Agent {
   readonly name: string;
   /** A root without a model (a workflow) needs an explicit summarizer for compaction. */
   readonly model?: Model;
   readonly subAgents?: readonly Agent[];
-  /** Yields each event after it is stored. */
-  runAsync(context: InvocationContext): AsyncGenerator<Event, void, undefined>;
+  /** Yields each event after it is stored, and partial events (not stored) when streaming. */
+  runAsync(context: InvocationContext): AsyncGenerator<AgentEvent, void, undefined>;
 }

@@ -1,10 +1,16 @@
 import { createEvent, getFunctionCalls, newId } from '../../events/event-helpers.js';
-import type { Content, Event, Part } from '../../events/types.js';
-import type { Model } from '../../models/types.js';
+import type { Content, Part } from '../../events/types.js';
+import type { Model, ModelResponse, ModelStreamPart } from '../../models/types.js';
 import { MaxStepsExceededError, RunnerConfigError } from '../errors.js';
 import { type ModelRetryOptions, resolveModelRetry } from '../model-retry.js';
 import type { Tool } from '../tools/tool.js';
-import type { Agent, InvocationContext } from './agent.js';
+import type {
+  Agent,
+  AgentEvent,
+  GenerateOptions,
+  InvocationContext,
+  PartialEvent,
+} from './agent.js';
 
 export interface LlmAgentOptions {
   name: string;
@@ -84,11 +90,11 @@ export class LlmAgent implements Agent {
     this.modelRetry = resolveModelRetry(options.modelRetry);
   }
 
-  async *runAsync(context: InvocationContext): AsyncGenerator<Event, void, undefined> {
+  async *runAsync(context: InvocationContext): AsyncGenerator<AgentEvent, void, undefined> {
     const declarations = this.tools.map((tool) => tool.declaration());
     for (let step = 0; step < this.maxSteps; step++) {
       context.signal?.throwIfAborted();
-      const response = await context.generate({
+      const options: GenerateOptions = {
         agentName: this.name,
         model: this.model,
         systemInstruction: this.instruction,
@@ -96,7 +102,11 @@ export class LlmAgent implements Agent {
         temperature: this.temperature,
         maxOutputTokens: this.maxOutputTokens,
         retry: this.modelRetry,
-      });
+      };
+      const response =
+        context.streaming && context.generateStream
+          ? yield* partialEventsOf(context, this.name, context.generateStream(options))
+          : await context.generate(options);
       const content = withCallIds(response.content);
       const modelEvent = createEvent({
         author: this.name,
@@ -123,6 +133,51 @@ export class LlmAgent implements Agent {
     }
     throw new MaxStepsExceededError({ agentName: this.name, maxSteps: this.maxSteps });
   }
+}
+
+/**
+ * The model's deltas as partial events (ADK's convention: `partial: true`, the delta text, a
+ * fresh id each), and the final response as the generator's return value.
+ */
+async function* partialEventsOf(
+  context: InvocationContext,
+  author: string,
+  parts: AsyncGenerator<ModelStreamPart, ModelResponse, undefined>,
+): AsyncGenerator<PartialEvent, ModelResponse, undefined> {
+  let finished = false;
+  try {
+    while (true) {
+      const next = await parts.next();
+      if (next.done) {
+        finished = true;
+        return next.value;
+      }
+      const part = next.value;
+      // Tool calls arrive whole in the final event: only text and thoughts stream.
+      if (part.type !== 'text-delta' && part.type !== 'reasoning-delta') continue;
+      const event = createEvent({
+        author,
+        invocationId: context.invocationId,
+        branch: context.branch,
+        content: {
+          role: 'model',
+          parts: [
+            part.type === 'reasoning-delta'
+              ? { text: part.text, thought: true }
+              : { text: part.text },
+          ],
+        },
+      });
+      yield { ...event, partial: true };
+    }
+  } finally {
+    // The caller stopped early: end the model call (and its provider stream) too.
+    if (!finished) await closeGenerator(parts);
+  }
+}
+
+function closeGenerator(generator: AsyncGenerator<unknown, unknown, undefined>): Promise<unknown> {
+  return generator.return(undefined);
 }
 
 /** Gives every function call an id (some providers omit them) so responses pair by id. */

@@ -1,6 +1,5 @@
-import type { Event } from '../../events/types.js';
 import { RunnerConfigError } from '../errors.js';
-import type { Agent, InvocationContext } from './agent.js';
+import type { Agent, AgentEvent, InvocationContext } from './agent.js';
 import { validateAgentName } from './llm-agent.js';
 
 export interface SequentialAgentOptions {
@@ -30,7 +29,7 @@ export class SequentialAgent implements Agent {
     this.subAgents = [...options.subAgents];
   }
 
-  async *runAsync(context: InvocationContext): AsyncGenerator<Event, void, undefined> {
+  async *runAsync(context: InvocationContext): AsyncGenerator<AgentEvent, void, undefined> {
     for (const agent of this.subAgents) {
       context.signal?.throwIfAborted();
       yield* agent.runAsync(context);
