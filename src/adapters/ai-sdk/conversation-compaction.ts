@@ -31,8 +31,14 @@ import {
 } from '../../runtime/context-guard.js';
 import { ContextOverflowError } from '../../runtime/errors.js';
 import type { SessionLeaseOptions } from '../../runtime/session-lease.js';
-import type { SessionService } from '../../sessions/session-service.js';
+import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import {
+  findCheckpoint,
+  MessagesSessionView,
+  messageEvents,
+  saveCheckpoint,
+} from './checkpoint-store.js';
 import { ConversationLock, type Release } from './conversation-lock.js';
 import { AI_SDK_METADATA_KEY, ConversationLog } from './conversation-log.js';
 import {
@@ -65,6 +71,12 @@ export interface AiSdkCompactionOptions {
   onCompaction?: (report: CompactionReport) => void;
   /** Warnings (a response that could not be stored, view repairs); masked. `false`: silent. */
   logger?: Logger | false;
+  /**
+   * `log` (default): the session holds every message and answer (lossless recall, export,
+   * replay). `checkpoints`: the app's own message array is the log and the session holds only
+   * the summaries, each with the message position (`seq` = index + 1) it covers up to.
+   */
+  mode?: 'log' | 'checkpoints';
 }
 
 /** A prepared call: what to send and what to remember until the answer is stored. */
@@ -84,6 +96,8 @@ export interface PreparedCall {
   model: Model;
   /** The view's contents (to size a retry after an overflow). */
   viewContents: Content[];
+  /** The guard this call was prepared with (checkpoints mode builds one per call). */
+  guard: ContextGuard;
 }
 
 export interface PrepareCallOptions {
@@ -123,7 +137,15 @@ export class ConversationCompaction {
   private readonly log: ConversationLog;
   private readonly lock: ConversationLock;
   private readonly guard: ContextGuard;
-  private readonly compactor: Compactor;
+  private readonly config: EventsCompactionConfig;
+  private readonly summarizer: EventsSummarizer;
+  private readonly fallbackSummarizer?: EventsSummarizer;
+  private readonly mode: 'log' | 'checkpoints';
+  /** Checkpoints mode: the last answer's usage per conversation (nothing else remembers it). */
+  private readonly lastUsage = new Map<
+    string,
+    { index: number; previousChain: string; usageMetadata: UsageMetadata }
+  >();
   private readonly logger: Logger;
   private readonly contextWindowTokens?: number;
   private readonly onCompaction?: (report: CompactionReport) => void;
@@ -163,20 +185,35 @@ export class ConversationCompaction {
       sessionService: options.sessionService,
       lease: options.sessionLease ?? {},
     });
-    const fallback =
+    if (options.mode !== undefined && options.mode !== 'log' && options.mode !== 'checkpoints') {
+      throw new InvalidConfigError({
+        field: 'mode',
+        value: options.mode,
+        message: "expected 'log' or 'checkpoints'",
+      });
+    }
+    this.mode = options.mode ?? 'log';
+    this.config = config;
+    this.summarizer = summarizer;
+    this.fallbackSummarizer =
       options.fallbackSummarizer === null
         ? undefined
         : (options.fallbackSummarizer ??
           (summarizer instanceof DigestSummarizer ? undefined : new DigestSummarizer()));
-    this.compactor = new Compactor({
-      sessionService: options.sessionService,
-      config: { ...config, summarizer },
-      fallbackSummarizer: fallback,
+    this.guard = this.createGuard(options.sessionService);
+  }
+
+  /** The Runner's guard over `sessionService`, compacting with this adapter's summarizers. */
+  private createGuard(sessionService: SessionService): ContextGuard {
+    const compactor = new Compactor({
+      sessionService,
+      config: { ...this.config, summarizer: this.summarizer },
+      fallbackSummarizer: this.fallbackSummarizer,
     });
-    this.guard = new ContextGuard({
-      sessionService: options.sessionService,
-      config,
-      compact: (compactOptions) => this.compact(compactOptions),
+    return new ContextGuard({
+      sessionService,
+      config: this.config,
+      compact: (compactOptions) => this.compact(compactOptions, compactor),
       onViewWarnings: ({ key, warnings }) => {
         for (const warning of warnings) {
           this.logger.warn(
@@ -212,28 +249,74 @@ export class ConversationCompaction {
     const { key, model, signal } = options;
     const contents = options.messages.map(messageToContent);
     const chains = chainIdentities(contents);
-    const synced = await this.log.sync({ key, contents, chains, usage: options.usage, signal });
     const overhead = estimateRequestOverhead({
       systemInstruction: options.systemInstruction,
       tools: options.tools,
     });
     const call: PreparedCall = {
       key,
-      invocationId: synced.invocationId,
+      invocationId: '',
       responseIndex: contents.length,
       previousChain: chains.at(-1) ?? '',
       overhead,
       model: this.sizingModel(model),
       viewContents: [],
+      guard: this.guard,
     };
-    const prepared = await this.guard.prepare({
-      ...this.guardOptions(call, signal),
-      stored: synced.stored,
-    });
+    let stored: StoredView | undefined;
+    if (this.mode === 'checkpoints') {
+      const messages = await this.messagesView({ key, contents, chains, signal });
+      call.guard = this.createGuard(messages.sessionService);
+      call.invocationId = messages.invocationId;
+    } else {
+      const synced = await this.log.sync({ key, contents, chains, usage: options.usage, signal });
+      call.invocationId = synced.invocationId;
+      stored = synced.stored;
+    }
+    const prepared = await call.guard.prepare({ ...this.guardOptions(call, signal), stored });
     call.viewContents = prepared.view.contents;
     // Nothing compacted, repaired or cut: the app's own messages, as the AI SDK built them.
     if (!sameAsMessages(prepared.view, contents.length)) call.contents = prepared.view.contents;
     return call;
+  }
+
+  /** Checkpoints mode: the app's messages and the checkpoint that still matches them. */
+  private async messagesView(options: {
+    key: SessionKey;
+    contents: Content[];
+    chains: string[];
+    signal?: AbortSignal;
+  }): Promise<{ sessionService: MessagesSessionView; invocationId: string }> {
+    const { key, contents, chains, signal } = options;
+    const checkpoint = await findCheckpoint({
+      sessionService: this.sessionService,
+      key,
+      chains,
+      signal,
+    });
+    const usage = this.lastUsage.get(cursorKey(key));
+    const { events, invocationId } = messageEvents({
+      contents,
+      chains,
+      agentName: this.agentName,
+      ...(usage && (chains[usage.index - 1] ?? '') === usage.previousChain
+        ? { usage: { index: usage.index, usageMetadata: usage.usageMetadata } }
+        : {}),
+    });
+    const sessionService = new MessagesSessionView({
+      key,
+      events,
+      ...(checkpoint ? { checkpoint } : {}),
+      persist: (event) =>
+        saveCheckpoint({
+          sessionService: this.sessionService,
+          key,
+          event: { ...event, compaction: event.actions.compaction },
+          chain: chains[event.actions.compaction.endSeq - 1] ?? '',
+          signal,
+        }),
+    });
+    return { sessionService, invocationId };
   }
 
   /**
@@ -254,7 +337,7 @@ export class ConversationCompaction {
     } catch (error) {
       if (!isOverflow(error, { modelId, signal })) throw error;
       const guardOptions = this.guardOptions(call, signal);
-      const compacted = await this.guard.compactForOverflow(guardOptions);
+      const compacted = await call.guard.compactForOverflow(guardOptions);
       const refused = measureView(
         { events: [], contents: call.viewContents, warnings: [] },
         call.overhead,
@@ -262,7 +345,7 @@ export class ConversationCompaction {
       const shrinkTo = compacted
         ? undefined
         : { tokens: Math.floor(refused.tokens / 2), bytes: Math.floor(refused.bytes / 2) };
-      const prepared = await this.guard.prepare({ ...guardOptions, shrinkTo });
+      const prepared = await call.guard.prepare({ ...guardOptions, shrinkTo });
       call.viewContents = prepared.view.contents;
       call.contents = prepared.view.contents;
       try {
@@ -295,6 +378,18 @@ export class ConversationCompaction {
     const content = responseToContent(options.content);
     // An empty answer is no message in the next prompt (the AI SDK adds none).
     if (content.parts.length === 0) return;
+    if (this.mode === 'checkpoints') {
+      // The app keeps the answer; only its usage is remembered for the next estimate.
+      const usageMetadata = toUsageMetadata(options.usage);
+      if (usageMetadata) {
+        this.lastUsage.set(cursorKey(call.key), {
+          index: call.responseIndex,
+          previousChain: call.previousChain,
+          usageMetadata,
+        });
+      }
+      return;
+    }
     try {
       await this.log.appendResponse({
         key: call.key,
@@ -336,11 +431,14 @@ export class ConversationCompaction {
   }
 
   /** One compaction attempt for the guard: reported, logged, and noted in the log's cursor. */
-  private async compact(options: GuardCompactOptions): Promise<CompactionReport> {
+  private async compact(
+    options: GuardCompactOptions,
+    compactor: Compactor,
+  ): Promise<CompactionReport> {
     const { key, ...rest } = options;
     let report: CompactionReport;
     try {
-      report = await this.compactor.compact({ ...key, ...rest });
+      report = await compactor.compact({ ...key, ...rest });
     } catch (error) {
       if (options.signal?.aborted) throw error;
       report = {
@@ -367,4 +465,8 @@ function sameAsMessages(view: ActiveView, messageCount: number): boolean {
     return false;
   }
   return view.events.every((event) => event.customMetadata?.[AI_SDK_METADATA_KEY] !== undefined);
+}
+
+function cursorKey(key: SessionKey): string {
+  return JSON.stringify([key.appName, key.userId, key.sessionId]);
 }
