@@ -59,7 +59,13 @@ describe("compactionMiddleware mode: 'checkpoints'", () => {
     // The next turn starts from the stored checkpoint: its first prompt is already compacted.
     messages.push(...first.response.messages, { role: 'user', content: 'And now?' });
     const before = provider.prompts.length;
-    await generateText({ model, messages, tools, stopWhen: stepCountIs(30), providerOptions: options });
+    await generateText({
+      model,
+      messages,
+      tools,
+      stopWhen: stepCountIs(30),
+      providerOptions: options,
+    });
     expect(startsWithSummary(provider.prompts[before]!)).toBe(true);
     expect(provider.prompts[before]!.length).toBeLessThan(messages.length);
   });
