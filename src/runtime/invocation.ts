@@ -41,6 +41,13 @@ export interface InvocationOptions {
    * (see `knownView`). Off when plugins run: their hooks may write or mutate between reads.
    */
   trackView?: boolean;
+  /**
+   * Tools every `LlmAgent` of the run gets once the view holds a summary
+   * (`InvocationContext.builtinTools`): before that there is nothing to recall.
+   */
+  builtinTools?: readonly Tool[];
+  /** The view read at the start of the run holds a summary. */
+  hasSummary?: boolean;
   /** The caller asked for partial events (`RunOptions.streaming`). */
   streaming?: boolean;
 }
@@ -80,6 +87,8 @@ export class Invocation implements InvocationContext {
   readonly branch?: string;
   readonly signal?: AbortSignal;
   readonly state: InvocationState;
+  /** Whether a view this invocation read held a summary (then `builtinTools` are offered). */
+  private summarized: boolean;
   readonly streaming: boolean;
   lastModelCaller?: ModelCaller;
   private readonly options: InvocationOptions;
@@ -95,7 +104,12 @@ export class Invocation implements InvocationContext {
     this.branch = options.branch;
     this.signal = options.signal;
     this.state = options.state;
+    this.summarized = options.hasSummary ?? false;
     this.streaming = options.streaming ?? false;
+  }
+
+  get builtinTools(): readonly Tool[] | undefined {
+    return this.summarized ? this.options.builtinTools : undefined;
   }
 
   get key(): SessionKey {
@@ -263,6 +277,7 @@ export class Invocation implements InvocationContext {
       });
       view = prepared.view;
       this.rememberView(prepared.stored);
+      if (view.events[0]?.actions?.compaction) this.summarized = true;
     } else {
       const stored =
         this.known ??

@@ -241,6 +241,8 @@ describe('Runner session lease', () => {
       fallbackSummarizer: null,
       logger: false,
       background: true,
+      // The recall tool's declaration alone is over this tiny threshold: it would compact again.
+      recall: false,
     });
     await run(target, 'one');
     await started;

@@ -42,6 +42,8 @@ import {
   type SessionLeaseOptions,
 } from './session-lease.js';
 import { InvocationState } from './state.js';
+import { createRecallTool, type RecallToolOptions } from './tools/recall-tool.js';
+import type { Tool } from './tools/tool.js';
 
 /** View warnings remembered as logged (the set starts over past this). */
 const LOGGED_WARNINGS_LIMIT = 10_000;
@@ -101,6 +103,12 @@ export interface RunnerOptions {
    * this Runner's own background compactions are waited for, as with a store without leases).
    */
   sessionLease?: SessionLeaseOptions | false;
+  /**
+   * With compaction on, every `LlmAgent` gets a `recall` tool that reads back what summaries
+   * replaced (`src/runtime/tools/recall-tool.ts`): name, description and caps here; `false`: no
+   * such tool. An agent opts out with `LlmAgent({ recall: false })`.
+   */
+  recall?: RecallToolOptions | false;
 }
 
 export interface RunOptions {
@@ -174,6 +182,8 @@ export class Runner {
   private readonly plugins: PluginManager;
   private readonly compactor?: Compactor;
   private readonly guard?: ContextGuard;
+  /** The `recall` tool, when compaction is on and it was not turned off. */
+  private readonly recallTool?: Tool;
   /** The session a compaction hook runs for (hooks only receive the plan or the report). */
   private readonly compactionScope = new AsyncLocalStorage<SessionKey>();
   private readonly pending = new Map<string, Promise<void>>();
@@ -254,6 +264,12 @@ export class Runner {
       compact: (compactOptions) => this.compact(compactOptions),
       onViewWarnings: ({ key, warnings }) => this.logViewWarnings(key, warnings),
     });
+    if (options.recall !== false) {
+      this.recallTool = createRecallTool({
+        sessionService: options.sessionService,
+        recall: options.recall,
+      });
+    }
   }
 
   /** Each view warning once (the same orphan shows in every request until it is compacted). */
@@ -383,6 +399,8 @@ export class Runner {
       sessionService: this.sessionService,
       plugins: this.plugins,
       guard: this.guard,
+      builtinTools: this.recallTool ? [this.recallTool] : undefined,
+      hasSummary: session.events[0]?.actions?.compaction !== undefined,
       trackView: this.plugins.plugins.length === 0,
       streaming: options.streaming === true,
     });

@@ -40,6 +40,11 @@ export interface InvocationContext {
   readonly signal?: AbortSignal;
   /** Session state with this invocation's deltas applied. */
   readonly state: ToolState;
+  /**
+   * Tools the Runner gives every `LlmAgent` of the run (the `recall` tool when compaction is on);
+   * an agent's own tool of the same name wins, and `LlmAgent({ recall: false })` takes none.
+   */
+  readonly builtinTools?: readonly Tool[];
   /** Persists the event (after `onEvent` plugins) and returns it with its `seq`. */
   appendEvent(event: NewEvent): Promise<Event>;
   /** One model call over the session's active view, kept under the configured ceilings. */

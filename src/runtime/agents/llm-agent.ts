@@ -26,6 +26,11 @@ export interface LlmAgentOptions {
    * (doubling), `maxDelayMs` 30000; a `retry-after` past `maxDelayMs` fails at once.
    */
   modelRetry?: ModelRetryOptions;
+  /**
+   * `false`: none of the Runner's built-in tools (the `recall` tool it adds when compaction is
+   * on). Default true.
+   */
+  recall?: boolean;
 }
 
 const agentNamePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -51,6 +56,7 @@ export class LlmAgent implements Agent {
   readonly temperature?: number;
   readonly maxOutputTokens?: number;
   readonly modelRetry: Required<ModelRetryOptions>;
+  readonly recall: boolean;
 
   constructor(options: LlmAgentOptions) {
     validateAgentName(options.name);
@@ -84,15 +90,25 @@ export class LlmAgent implements Agent {
     this.model = options.model;
     this.instruction = options.instruction;
     this.tools = [...(options.tools ?? [])];
+    this.recall = options.recall ?? true;
     this.maxSteps = maxSteps;
     this.temperature = options.temperature;
     this.maxOutputTokens = options.maxOutputTokens;
     this.modelRetry = resolveModelRetry(options.modelRetry);
   }
 
+  /** Own tools, then the Runner's built-in ones whose names are not taken. */
+  private toolsFor(context: InvocationContext): readonly Tool[] {
+    const builtin = this.recall ? (context.builtinTools ?? []) : [];
+    const extra = builtin.filter((tool) => !this.tools.some((own) => own.name === tool.name));
+    return extra.length > 0 ? [...this.tools, ...extra] : this.tools;
+  }
+
   async *runAsync(context: InvocationContext): AsyncGenerator<AgentEvent, void, undefined> {
-    const declarations = this.tools.map((tool) => tool.declaration());
     for (let step = 0; step < this.maxSteps; step++) {
+      // Per step: the built-in tools appear once a compaction has left something to recall.
+      const tools = this.toolsFor(context);
+      const declarations = tools.map((tool) => tool.declaration());
       context.signal?.throwIfAborted();
       const options: GenerateOptions = {
         agentName: this.name,
@@ -119,7 +135,7 @@ export class LlmAgent implements Agent {
       });
       const calls = getFunctionCalls(modelEvent);
       const longRunning = calls
-        .filter((call) => this.tools.find((tool) => tool.name === call.name)?.isLongRunning)
+        .filter((call) => tools.find((tool) => tool.name === call.name)?.isLongRunning)
         .map((call) => call.id);
       if (longRunning.length > 0) modelEvent.longRunningToolIds = longRunning;
       yield await context.appendEvent(modelEvent);
@@ -127,7 +143,7 @@ export class LlmAgent implements Agent {
       const responseEvent = await context.runTools({
         agentName: this.name,
         calls,
-        tools: this.tools,
+        tools,
       });
       yield await context.appendEvent(responseEvent);
     }
