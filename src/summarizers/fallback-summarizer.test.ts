@@ -51,7 +51,7 @@ describe('withFallback', () => {
     const summary = await summarizer.summarize({ events: [userText(1, 'hi')] });
     expect(summary?.summarizer).toBe('digest');
     expect(summary?.fallback?.from).toBe('openai:gpt-4o-mini');
-    expect(summary?.fallback?.reason).toMatch(/^Incorrect API key provided: \*\*\*/);
+    expect(summary?.fallback?.reason).toMatch(/^Incorrect API key provided: \[REDACTED:/);
     expect(summary?.fallback?.reason).not.toContain('abcdefghijklmnop1234');
     expect(summary?.fallback?.reason).not.toContain('eyJhbGciOiJIUzI1NiJ9');
   });
