@@ -19,8 +19,8 @@ export const LAYER_RANKS: Readonly<Record<string, number>> = {
   runtime: 4,
   importers: 5,
   testing: 5,
+  server: 5,
   cli: 6,
-  server: 6,
   adapters: 6,
   '(root)': 7,
 };

@@ -1,0 +1,67 @@
+/**
+ * Who may touch what. A request's bearer token is compared with every configured token in
+ * constant time (SHA-256 digests, `timingSafeEqual`, no early exit); the grant it matches lists
+ * the user ids it may act as. Another user's session answers 404, never 403, so a token cannot
+ * learn which sessions exist. Without tokens every request is allowed (the server then listens
+ * on loopback only).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { TokenGrant } from './tokens.js';
+
+export interface Principal {
+  /** `any`: no tokens are configured. */
+  readonly userIds: ReadonlySet<string> | 'any';
+  /** A short digest of the token, for logs (never the token). */
+  readonly tokenId?: string;
+}
+
+export type AuthResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: 'missing' | 'malformed' | 'unknown' };
+
+interface StoredGrant {
+  digest: Buffer;
+  principal: Principal;
+}
+
+function digestOf(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+export class TokenAuth {
+  private readonly grants: StoredGrant[];
+
+  constructor(options: { grants: readonly TokenGrant[] }) {
+    this.grants = options.grants.map((grant) => {
+      const digest = digestOf(grant.token);
+      return {
+        digest,
+        principal: { userIds: new Set(grant.userIds), tokenId: digest.toString('hex').slice(0, 8) },
+      };
+    });
+  }
+
+  get enabled(): boolean {
+    return this.grants.length > 0;
+  }
+
+  /** `authorization`: the request's header value, if any. */
+  authenticate(authorization: string | undefined): AuthResult {
+    if (!this.enabled) return { ok: true, principal: { userIds: 'any' } };
+    if (authorization === undefined || authorization === '')
+      return { ok: false, reason: 'missing' };
+    const match = /^Bearer +(\S+) *$/i.exec(authorization);
+    if (!match?.[1]) return { ok: false, reason: 'malformed' };
+    const presented = digestOf(match[1]);
+    let found: Principal | undefined;
+    // Every grant is compared, so the time taken does not tell which one (or none) matched.
+    for (const grant of this.grants) {
+      if (timingSafeEqual(grant.digest, presented)) found = grant.principal;
+    }
+    return found ? { ok: true, principal: found } : { ok: false, reason: 'unknown' };
+  }
+}
+
+export function mayActAs(principal: Principal, userId: string): boolean {
+  return principal.userIds === 'any' || principal.userIds.has(userId);
+}

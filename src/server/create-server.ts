@@ -1,0 +1,227 @@
+/**
+ * `createServer`: orrery's HTTP transport as a library. A Hono app serving ADK's API (sessions,
+ * `/run`, `/run_sse`) over one Runner, orrery's own session routes, operations routes, and
+ * optionally ADK's web UI; `listen()` starts it on Node's HTTP server and returns the handle
+ * that shuts it down gracefully.
+ */
+import { createRequire } from 'node:module';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import pino, { type Logger } from 'pino';
+import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
+import { maskingLogger } from '../observability/masked-logger.js';
+import type { Agent } from '../runtime/agents/agent.js';
+import type { Plugin } from '../runtime/plugins/plugin.js';
+import { Runner } from '../runtime/runner.js';
+import type { SessionLeaseOptions } from '../runtime/session-lease.js';
+import type { SessionService } from '../sessions/session-service.js';
+import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
+import { accessLog } from './access-log.js';
+import { TokenAuth } from './auth.js';
+import { HttpProblem } from './errors.js';
+import { createHttpMetrics } from './http-metrics.js';
+import { InFlightRuns } from './in-flight.js';
+import { type ListeningServer, listenOn } from './listen.js';
+import { notFound, problemResponse, toProblem } from './problem.js';
+import { registerAdkSessionRoutes } from './routes/adk-sessions.js';
+import { registerDevUiRoutes } from './routes/dev-ui.js';
+import { registerNotServedRoutes } from './routes/not-served.js';
+import { registerOperationRoutes } from './routes/operations.js';
+import { registerOrrerySessionRoutes } from './routes/orrery-sessions.js';
+import { registerRunRoutes } from './routes/run.js';
+import type { RouteDeps, ServerEnv } from './server-env.js';
+import type { TokenGrant } from './tokens.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** An agent and its settings, as `loadAgentModule` returns them: the server builds the Runner. */
+export interface ServerApp {
+  agent: Agent;
+  appName: string;
+  compaction?: EventsCompactionConfig | null;
+  summarizer?: EventsSummarizer;
+  plugins?: Plugin[];
+  sessionLease?: SessionLeaseOptions | false;
+}
+
+export interface CreateServerOptions {
+  /** The Runner to serve; or give `app` and the server builds one (background compaction on). */
+  runner?: Runner;
+  app?: ServerApp;
+  /** The Runner's store (the server reads sessions from it and checks it for `/readyz`). */
+  sessionService: SessionService;
+  /** Bearer tokens and their users. Default: none (every request allowed). */
+  auth?: TokenAuth | { grants: readonly TokenGrant[] };
+  /** Access and run logs (masked). `false`: none. Default: pino at `info` on stdout. */
+  logger?: Logger | false;
+  /** Larger request bodies get a 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Serve ADK's web UI from this folder at `/dev-ui/` (see `findDevUiRoot`). */
+  devUiRoot?: string;
+  /** Writes `POST .../compact` summaries. Default: the Runner's summarizer when it has one in its config, else a `DigestSummarizer`. */
+  manualSummarizer?: EventsSummarizer;
+}
+
+export interface OrreryServer {
+  readonly app: Hono<ServerEnv>;
+  readonly runner: Runner;
+  readonly inFlight: InFlightRuns;
+  readonly logger: Logger;
+  /** Starts listening (port 0: a free one). Resolves once it accepts connections. */
+  listen(options: { port?: number; host?: string }): Promise<ListeningServer>;
+}
+
+function packageVersion(): string {
+  try {
+    const manifest = createRequire(import.meta.url)('../../package.json') as { version?: string };
+    return manifest.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+function runnerOf(options: CreateServerOptions, logger: Logger): Runner {
+  if (options.runner && options.app) {
+    throw new TypeError('createServer: pass either runner or app, not both');
+  }
+  if (options.runner) return options.runner;
+  const app = options.app;
+  if (!app) throw new TypeError('createServer: pass a runner or an app');
+  return new Runner({
+    appName: app.appName,
+    agent: app.agent,
+    sessionService: options.sessionService,
+    compaction: app.compaction,
+    summarizer: app.summarizer,
+    plugins: app.plugins,
+    sessionLease: app.sessionLease,
+    logger: logger.child({ component: 'runner' }),
+    // A response ends with the agent's last event; the next run on the session waits for it.
+    background: true,
+  });
+}
+
+export function createServer(options: CreateServerOptions): OrreryServer {
+  const logger =
+    options.logger === false
+      ? pino({ level: 'silent' })
+      : maskingLogger(options.logger ?? pino({ level: 'info' }));
+  const runner = runnerOf(options, logger);
+  const auth =
+    options.auth instanceof TokenAuth
+      ? options.auth
+      : new TokenAuth({ grants: options.auth?.grants ?? [] });
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const inFlight = new InFlightRuns();
+  const metrics = createHttpMetrics({ registry: runner.metrics.registry });
+  let draining = false;
+  const deps: RouteDeps = {
+    runner,
+    sessionService: options.sessionService,
+    inFlight,
+    manualSummarizer:
+      options.manualSummarizer ?? runner.compactionConfig?.summarizer ?? new DigestSummarizer(),
+    isDraining: () => draining,
+    version: packageVersion(),
+  };
+
+  const app = new Hono<ServerEnv>();
+  app.use(accessLog({ logger, metrics }));
+  app.use(async (context, next) => {
+    await next();
+    // A draining server tells keep-alive clients to reconnect (to another replica).
+    if (draining) context.header('connection', 'close');
+  });
+
+  const publicPaths = new Set(['/healthz', '/readyz', '/version']);
+  app.use(async (context, next) => {
+    const path = context.req.path;
+    if (
+      publicPaths.has(path) ||
+      path === '/' ||
+      path === '/dev-ui' ||
+      path.startsWith('/dev-ui/')
+    ) {
+      context.set('principal', { userIds: 'any' });
+      return next();
+    }
+    const result = auth.authenticate(context.req.header('authorization'));
+    if (!result.ok) {
+      const detail =
+        result.reason === 'missing'
+          ? 'this server needs a bearer token: send Authorization: Bearer <token>'
+          : result.reason === 'malformed'
+            ? 'the Authorization header must be "Bearer <token>"'
+            : 'the bearer token is not one this server knows';
+      return problemResponse(
+        new HttpProblem({
+          status: 401,
+          slug: 'unauthorized',
+          title: 'Unauthorized',
+          detail,
+          field: 'authorization',
+        }),
+        context.get('requestId'),
+        { 'www-authenticate': 'Bearer realm="orrery"' },
+      );
+    }
+    context.set('principal', result.principal);
+    return next();
+  });
+  app.use(
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (context) =>
+        problemResponse(
+          new HttpProblem({
+            status: 413,
+            slug: 'body-too-large',
+            title: 'Content Too Large',
+            detail: `the request body is over this server's limit of ${maxBodyBytes} bytes`,
+            field: 'body',
+          }),
+          context.get('requestId'),
+        ),
+    }),
+  );
+
+  registerOperationRoutes(app, deps);
+  registerAdkSessionRoutes(app, deps);
+  registerOrrerySessionRoutes(app, deps);
+  registerRunRoutes(app, deps);
+  registerNotServedRoutes(app);
+  if (options.devUiRoot) registerDevUiRoutes(app, { root: options.devUiRoot });
+
+  app.notFound((context) =>
+    problemResponse(
+      notFound(`no route for ${context.req.method} ${context.req.path}`),
+      context.get('requestId'),
+    ),
+  );
+  app.onError((error, context) => {
+    const problem = toProblem(error);
+    const requestLogger = context.get('logger') ?? logger;
+    if (problem.status >= 500)
+      requestLogger.error({ msgType: 'request_failed', error }, problem.message);
+    return problemResponse(problem, context.get('requestId'));
+  });
+
+  return {
+    app,
+    runner,
+    inFlight,
+    logger,
+    listen: (listenOptions) =>
+      listenOn({
+        app,
+        port: listenOptions.port ?? 0,
+        host: listenOptions.host ?? '127.0.0.1',
+        inFlight,
+        runner,
+        logger,
+        startDraining: () => {
+          draining = true;
+        },
+      }),
+  };
+}

@@ -1,0 +1,13 @@
+export { mayActAs, type Principal, TokenAuth } from './auth.js';
+export {
+  type CreateServerOptions,
+  createServer,
+  DEFAULT_MAX_BODY_BYTES,
+  type OrreryServer,
+  type ServerApp,
+} from './create-server.js';
+export { HttpProblem, ServeConfigError, ServerDrainingError } from './errors.js';
+export type { ListeningServer, ShutdownReport } from './listen.js';
+export { PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
+export { findDevUiRoot } from './routes/dev-ui.js';
+export { parseTokens, type TokenGrant } from './tokens.js';

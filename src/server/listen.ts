@@ -1,0 +1,107 @@
+/**
+ * The listening server and its graceful shutdown: stop accepting, let the runs in flight finish
+ * until the deadline, abort the rest (their stored events stay), wait for background
+ * compactions (`runner.flush()`). Closing the store is the owner's (the CLI's) last step.
+ */
+
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { Runner } from '../runtime/runner.js';
+import { ServerDrainingError } from './errors.js';
+import type { InFlightRuns } from './in-flight.js';
+import type { ServerEnv } from './server-env.js';
+
+/** After the deadline's abort, runs get this long to unwind before the shutdown goes on. */
+const ABORT_GRACE_MS = 5_000;
+
+export interface ShutdownReport {
+  /** Runs that finished on their own during the shutdown. */
+  finished: number;
+  /** Runs aborted at the deadline. */
+  aborted: number;
+  durationMs: number;
+}
+
+export interface ListeningServer {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly server: Server;
+  /** Graceful shutdown (idempotent: a second call returns the first one's promise). */
+  shutdown(options?: { timeoutMs?: number }): Promise<ShutdownReport>;
+}
+
+export async function listenOn(options: {
+  app: Hono<ServerEnv>;
+  port: number;
+  host: string;
+  inFlight: InFlightRuns;
+  runner: Runner;
+  logger: Logger;
+  startDraining: () => void;
+}): Promise<ListeningServer> {
+  const { inFlight, runner, logger } = options;
+  const server = await new Promise<Server>((resolve, reject) => {
+    const started = serve({
+      fetch: options.app.fetch,
+      port: options.port,
+      hostname: options.host,
+    }) as Server;
+    started.once('error', reject);
+    started.once('listening', () => {
+      started.off('error', reject);
+      resolve(started);
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let shutdown: Promise<ShutdownReport> | undefined;
+
+  const runShutdown = async (timeoutMs: number): Promise<ShutdownReport> => {
+    const started = performance.now();
+    options.startDraining();
+    const before = inFlight.size;
+    logger.info(
+      { msgType: 'shutdown', runsInFlight: before, timeoutMs },
+      'shutting down: no new connections',
+    );
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const finishedInTime = await inFlight.idle(AbortSignal.timeout(timeoutMs));
+    let aborted = 0;
+    if (!finishedInTime) {
+      aborted = inFlight.size;
+      logger.warn(
+        { msgType: 'shutdown', aborted },
+        `deadline of ${timeoutMs} ms passed: aborting ${aborted} run(s)`,
+      );
+      inFlight.abortAll(new ServerDrainingError({ aborted: true }));
+      await inFlight.idle(AbortSignal.timeout(ABORT_GRACE_MS));
+    }
+    await runner.flush();
+    // Keep-alive connections still open get closed now that no response is pending.
+    server.closeAllConnections();
+    await closed;
+    const report = {
+      finished: before - aborted,
+      aborted,
+      durationMs: Math.round(performance.now() - started),
+    };
+    logger.info({ msgType: 'shutdown', ...report }, 'shut down');
+    return report;
+  };
+
+  return {
+    url: `http://${hostForUrl}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    server,
+    shutdown: (shutdownOptions = {}) => {
+      shutdown ??= runShutdown(shutdownOptions.timeoutMs ?? 10_000);
+      return shutdown;
+    },
+  };
+}

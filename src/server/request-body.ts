@@ -1,0 +1,84 @@
+/**
+ * Request bodies: JSON within the size limit (enforced by the body-limit middleware before
+ * this reads), checked field by field. A bad field is a 400 naming it (`newMessage.parts[0]`).
+ */
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { joinPath, PartSchema } from '../events/schema.js';
+import type { Content } from '../events/types.js';
+import { preview } from '../events/validate-event.js';
+import { badRequest } from './problem.js';
+
+/** The body as JSON; an empty body is `undefined` (allowed where `optional`). */
+export async function readJsonBody(
+  context: Context,
+  options: { optional?: boolean } = {},
+): Promise<unknown> {
+  const text = await context.req.text();
+  if (text.trim() === '') {
+    if (options.optional) return undefined;
+    throw badRequest('the request body is empty: send a JSON object', 'body');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw badRequest(`the request body is not valid JSON: ${reason}`, 'body', error);
+  }
+}
+
+/** Parses `input` with `schema`; the first issue becomes a 400 naming its field. */
+export function parseBody<T>(schema: z.ZodType<T>, input: unknown, base = ''): T {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue ? joinPath(base, issue.path) : base;
+  const field = path === '' ? 'body' : path;
+  let value: unknown = input;
+  for (const segment of issue?.path ?? []) {
+    value =
+      value !== null && typeof value === 'object'
+        ? (value as Record<PropertyKey, unknown>)[segment as PropertyKey]
+        : undefined;
+  }
+  throw badRequest(`${field}: ${issue?.message ?? 'invalid'} (got ${preview(value)})`, field);
+}
+
+const nonEmpty = z.string().min(1, 'must be a non-empty string');
+
+/** ADK's `newMessage`: a user `Content` (the role may be left out). */
+const NewMessageSchema = z.object({
+  role: z.literal('user', 'must be "user" (the message the user sends)').optional(),
+  parts: z.array(PartSchema).min(1, 'must hold at least one part'),
+});
+
+/** `POST /run` and `POST /run_sse`, ADK's `AgentRunRequest` (camelCase). */
+export const RunRequestSchema = z.looseObject({
+  appName: nonEmpty,
+  userId: nonEmpty,
+  sessionId: nonEmpty,
+  newMessage: NewMessageSchema,
+  streaming: z.boolean().optional(),
+  /** ADK applies it to the session first; orrery's Runner does not take one (see `run.ts`). */
+  stateDelta: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+
+export type RunRequest = z.infer<typeof RunRequestSchema>;
+
+export function newMessageContent(request: RunRequest): Content {
+  return { role: 'user', parts: request.newMessage.parts as Content['parts'] };
+}
+
+/** `POST .../sessions` and `POST .../sessions/{id}`: ADK's `CreateSessionRequest`. */
+export const CreateSessionSchema = z
+  .looseObject({
+    sessionId: nonEmpty.optional(),
+    state: z.record(z.string(), z.unknown()).nullable().optional(),
+    events: z
+      .array(z.unknown())
+      .max(0, 'importing events at creation is not supported: use orrery import')
+      .optional(),
+  })
+  .optional();
+
+export type CreateSessionRequest = z.infer<typeof CreateSessionSchema>;

@@ -1,0 +1,42 @@
+/** `/metrics` (Prometheus text), `/healthz` (the process answers), `/readyz` (the store answers). */
+import type { Hono } from 'hono';
+import { HttpProblem, ServerDrainingError } from '../errors.js';
+import type { RouteDeps, ServerEnv } from '../server-env.js';
+
+/** `/readyz` gives the store this long to answer. */
+export const READY_TIMEOUT_MS = 2_000;
+
+export function registerOperationRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
+  app.get('/healthz', (context) => context.json({ status: 'ok' }));
+
+  app.get('/readyz', async (context) => {
+    if (deps.isDraining()) throw new ServerDrainingError();
+    const signal = AbortSignal.any([context.req.raw.signal, AbortSignal.timeout(READY_TIMEOUT_MS)]);
+    try {
+      // A cheap scoped read: an empty list for a user no one is.
+      await deps.sessionService.listSessions({
+        appName: deps.runner.appName,
+        userId: 'orrery:readyz',
+        signal,
+      });
+    } catch (error) {
+      throw new HttpProblem({
+        status: 503,
+        slug: 'store-unreachable',
+        title: 'Service Unavailable',
+        detail: signal.aborted
+          ? `the session store did not answer within ${READY_TIMEOUT_MS} ms`
+          : `the session store failed: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
+    }
+    return context.json({ status: 'ready' });
+  });
+
+  app.get('/metrics', async (context) => {
+    const registry = deps.runner.metrics.registry;
+    return context.body(await registry.metrics(), 200, { 'content-type': registry.contentType });
+  });
+
+  app.get('/version', (context) => context.json({ version: deps.version, server: 'orrery' }));
+}
