@@ -4,17 +4,22 @@ import type { CompactionRecord } from './compaction-record.js';
 import { maskingLogger } from './masked-logger.js';
 
 export interface CreateLoggerOptions {
-  /** A pino logger to use, `false` for none (tests), or `undefined` for a new `info` logger. */
+  /**
+   * A pino logger to use, `false` for none, or `undefined` for a new one that writes warnings
+   * and errors to stderr (a library prints nothing on stdout; the CLI passes its own).
+   */
   logger?: Logger | false;
 }
 
 /**
- * A logger per Runner: the given one, a silent one, or a new pino logger at `info`; either way
- * masked, so no line carries a credential (`maskingLogger`).
+ * A logger per Runner: the given one, a silent one, or a new pino logger at `warn` on stderr;
+ * either way masked, so no line carries a credential (`maskingLogger`).
  */
 export function createRuntimeLogger(options: CreateLoggerOptions = {}): Logger {
   if (options.logger === false) return pino({ enabled: false });
-  return maskingLogger(options.logger ?? pino({ level: 'info', name: 'orrery' }));
+  return maskingLogger(
+    options.logger ?? pino({ level: 'warn', name: 'orrery' }, pino.destination({ fd: 2 })),
+  );
 }
 
 function optionalErrorMessage(error: unknown): string | undefined {

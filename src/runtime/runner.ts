@@ -86,7 +86,7 @@ export interface RunnerOptions {
   plugins?: Plugin[];
   /** Metrics register here (a new `Registry` per Runner when omitted, never the global one). */
   metrics?: { registry?: Registry };
-  /** A pino logger, `false` for none, or a new `info` logger when omitted. */
+  /** A pino logger, `false` for none, or a new `warn` logger on stderr when omitted. */
   logger?: Logger | false;
   /**
    * Run the after-invocation compaction in the background: `run()` finishes as soon as the
