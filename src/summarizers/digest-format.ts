@@ -12,6 +12,7 @@ export const DIGEST_SECTIONS = [
   { key: 'errors', title: 'Errors' },
   { key: 'openCalls', title: 'Calls without a response' },
   { key: 'identifiers', title: 'Paths and identifiers' },
+  { key: 'agentAnswers', title: 'Agent answers' },
   { key: 'lastResults', title: 'Last results' },
   { key: 'earlierSummary', title: 'Earlier summary' },
 ] as const;
@@ -28,6 +29,7 @@ export function emptySections(): DigestSections {
     errors: [],
     openCalls: [],
     identifiers: [],
+    agentAnswers: [],
     lastResults: [],
     earlierSummary: [],
   };
@@ -37,8 +39,18 @@ function formatItem(item: string): string {
   return `- ${item.split('\n').join('\n  ')}`;
 }
 
-export function formatDigest(sections: DigestSections): string {
+/**
+ * `coveredThroughSeq`: the line under the header saying which events the digest covers (rolling:
+ * from seq 1), so the agent knows what it can recall. Parsing skips it.
+ */
+export function formatDigest(
+  sections: DigestSections,
+  options: { coveredThroughSeq?: number } = {},
+): string {
   const lines = [DIGEST_HEADER];
+  if (options.coveredThroughSeq !== undefined && options.coveredThroughSeq > 0) {
+    lines.push(`Covers seq 1-${options.coveredThroughSeq}; [seq N]: recall it verbatim.`);
+  }
   for (const { key, title } of DIGEST_SECTIONS) {
     const items = sections[key];
     if (items.length === 0) continue;

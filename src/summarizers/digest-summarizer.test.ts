@@ -75,8 +75,8 @@ describe('DigestSummarizer', () => {
       'page_oncall()',
     ]);
     expect(sections.errors).toEqual([
-      'restart_pod(c2): permission denied for role viewer',
-      'agent: MALFORMED_FUNCTION_CALL: bad args',
+      'restart_pod(c2): permission denied for role viewer [seq 5]',
+      'agent: MALFORMED_FUNCTION_CALL: bad args [seq 6]',
     ]);
     expect(sections.openCalls).toEqual(['page_oncall(c3)']);
     for (const identifier of [
@@ -88,8 +88,8 @@ describe('DigestSummarizer', () => {
     ]) {
       expect(sections.identifiers).toContain(identifier);
     }
-    expect(sections.lastResults.at(-1)).toBe(
-      'agent: Root cause is the pool size; see https://grafana.example.com/d/abc.',
+    expect(sections.agentAnswers.at(-1)).toMatch(
+      /^agent: Root cause is the pool size; see https:\/\/grafana.example.com\/d\/abc. \[seq \d+\]$/,
     );
     expect(textOf(summary?.content)).not.toContain('internal planning');
   });
@@ -126,7 +126,7 @@ describe('DigestSummarizer', () => {
     // The repeated call appears once, as the most recent.
     expect(sections.toolCalls.filter((call) => call.startsWith('restart_pod'))).toHaveLength(1);
     expect(sections.toolCalls.at(-1)).toBe('restart_pod(pod="checkout-7f9c")');
-    expect(sections.errors).toContain('restart_pod(c2): permission denied for role viewer');
+    expect(sections.errors).toContain('restart_pod(c2): permission denied for role viewer [seq 5]');
     // c3 was answered in this window: no longer open.
     expect(sections.openCalls).toEqual([]);
     expect(sections.identifiers).toContain('INC-4411');
@@ -198,5 +198,53 @@ describe('DigestSummarizer redaction', () => {
     for (const secret of [password, awsSecret, iban, 'AKIAIOSFODNN7EXAMPLE']) {
       expect(text, secret).not.toContain(secret);
     }
+  });
+
+  it('names the seq range it covers and the seq of each error and result', async () => {
+    const summary = await new DigestSummarizer().summarize({ events: incidentEvents() });
+    const text = textOf(summary?.content);
+    expect(text.split('\n')[1]).toMatch(/^Covers seq 1-\d+;/);
+    expect(parseDigest(text)?.lastResults.every((item) => / \[seq \d+\]$/.test(item))).toBe(true);
+  });
+
+  it('keeps a long path argument whole instead of cutting it in the middle', async () => {
+    const path = `/home/dev/projects/orrery/packages/runtime/src/compaction/strategies/${'nested/'.repeat(3)}summary-window.ts`;
+    const summary = await new DigestSummarizer().summarize({
+      events: [
+        makeEvent(1, 'agent', [{ functionCall: { id: 'c1', name: 'read_file', args: { path } } }]),
+      ],
+    });
+    expect(parseDigest(textOf(summary?.content))?.toolCalls).toEqual([`read_file(path="${path}")`]);
+  });
+
+  it('keeps more than five of the agent answers', async () => {
+    const events = Array.from({ length: 12 }, (_, index) =>
+      agentText(index + 1, `answer number ${index}`),
+    );
+    const summary = await new DigestSummarizer().summarize({ events });
+    expect(parseDigest(textOf(summary?.content))?.agentAnswers).toHaveLength(12);
+  });
+
+  it('reads identifiers from the text a tool returned, not from its JSON escapes', async () => {
+    const summary = await new DigestSummarizer().summarize({
+      events: [
+        makeEvent(1, 'agent', [
+          {
+            functionResponse: {
+              id: 'c1',
+              name: 'ls',
+              response: { output: 'README.md\nlib/util.ts\ntest/a.test.ts' },
+            },
+          },
+        ]),
+      ],
+    });
+    const identifiers = parseDigest(textOf(summary?.content))?.identifiers ?? [];
+    expect(identifiers).toContain('lib/util.ts');
+    expect(
+      identifiers.filter(
+        (identifier) => identifier.startsWith('nlib') || identifier.startsWith('ntest'),
+      ),
+    ).toEqual([]);
   });
 });

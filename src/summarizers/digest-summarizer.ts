@@ -37,12 +37,15 @@ const SECTION_LIMITS: Record<DigestSectionKey, number> = {
   errors: 20,
   openCalls: 20,
   identifiers: 80,
+  agentAnswers: 20,
   lastResults: 5,
   earlierSummary: 1,
 };
 const USER_REQUEST_CHARS = 1000;
 const ERROR_CHARS = 300;
 const RESULT_CHARS = 400;
+/** A tool result's snippet: short, since `[seq N]` lets the agent recall the whole of it. */
+const TOOL_RESULT_CHARS = 200;
 const IDENTIFIER_CHARS = 200;
 const ARGUMENT_VALUE_CHARS = 80;
 const ARGUMENTS_SHOWN = 4;
@@ -64,8 +67,14 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/** A path, URL or id: one token, never cut (a path cut in the middle names no file). */
+function isIdentifierLike(value: string): boolean {
+  return value.length <= IDENTIFIER_CHARS && !/\s/.test(value);
+}
+
 function formatArgumentValue(value: unknown): string {
   if (typeof value === 'string') {
+    if (isIdentifierLike(value)) return JSON.stringify(value);
     return JSON.stringify(capText({ text: value, maxChars: ARGUMENT_VALUE_CHARS }));
   }
   if (value === null || typeof value === 'number' || typeof value === 'boolean') {
@@ -117,6 +126,16 @@ function remember(list: string[], item: string, keepFirst = false): void {
   list.push(item);
 }
 
+/** Every string in `value` (the text a tool returned, without JSON's escapes), one per line. */
+function stringsOf(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringsOf(item, out);
+  else if (value !== null && typeof value === 'object') {
+    for (const item of Object.values(value)) stringsOf(item, out);
+  }
+  return out;
+}
+
 function callIdOf(openCallItem: string): string | undefined {
   return /\(([^()]*)\)$/.exec(openCallItem)?.[1];
 }
@@ -151,7 +170,8 @@ export class DigestSummarizer implements EventsSummarizer {
       // The first user request is the goal: it stays while later ones rotate out.
       if (excess > 0) items.splice(key === 'userRequests' ? 1 : 0, excess);
     }
-    const text = redactText(this.bounded(sections));
+    const coveredThroughSeq = events.reduce((largest, event) => Math.max(largest, event.seq), 0);
+    const text = redactText(this.bounded(sections, coveredThroughSeq));
     return { content: { role: 'model', parts: [{ text }] } };
   }
 
@@ -180,8 +200,8 @@ export class DigestSummarizer implements EventsSummarizer {
           remember(sections.userRequests, capText({ text, maxChars: USER_REQUEST_CHARS }), true);
         } else {
           remember(
-            sections.lastResults,
-            `${event.author}: ${oneLine(capText({ text, maxChars: RESULT_CHARS }))}`,
+            sections.agentAnswers,
+            `${event.author}: ${oneLine(capText({ text, maxChars: RESULT_CHARS }))} [seq ${event.seq}]`,
           );
         }
         addIdentifiers(text);
@@ -192,7 +212,7 @@ export class DigestSummarizer implements EventsSummarizer {
           const args = redactJson(part.functionCall.args ?? {});
           remember(sections.toolCalls, formatCall(name, args));
           openCalls.set(id, `${name}(${id})`);
-          addIdentifiers(toJson(args ?? {}));
+          addIdentifiers(stringsOf(args ?? {}).join('\n'));
         }
         if (part.functionResponse) {
           const { id, name } = part.functionResponse;
@@ -203,19 +223,26 @@ export class DigestSummarizer implements EventsSummarizer {
           if (error !== undefined) {
             remember(
               sections.errors,
-              oneLine(`${name}(${id}): ${capText({ text: error, maxChars: ERROR_CHARS })}`),
+              oneLine(
+                `${name}(${id}): ${capText({ text: error, maxChars: ERROR_CHARS })} [seq ${event.seq}]`,
+              ),
             );
           }
           remember(
             sections.lastResults,
-            oneLine(`${name}(${id}) -> ${capText({ text: json, maxChars: RESULT_CHARS })}`),
+            oneLine(
+              `${name}(${id}) -> ${capText({ text: json, maxChars: TOOL_RESULT_CHARS })} [seq ${event.seq}]`,
+            ),
           );
-          addIdentifiers(json);
+          addIdentifiers(stringsOf(response).join('\n'));
         }
       }
       if (event.errorCode !== undefined || event.errorMessage !== undefined) {
         const message = `${event.author}: ${event.errorCode ?? 'error'}: ${redactText(event.errorMessage ?? '')}`;
-        remember(sections.errors, oneLine(capText({ text: message, maxChars: ERROR_CHARS })));
+        remember(
+          sections.errors,
+          `${oneLine(capText({ text: message, maxChars: ERROR_CHARS }))} [seq ${event.seq}]`,
+        );
       }
     }
     // A carried-forward open call answered in this window is no longer open.
@@ -233,8 +260,9 @@ export class DigestSummarizer implements EventsSummarizer {
   }
 
   /** The digest within `maxChars`: the oldest item of the largest section goes first. */
-  private bounded(sections: DigestSections): string {
-    let text = formatDigest(sections);
+  private bounded(sections: DigestSections, coveredThroughSeq: number): string {
+    const format = () => formatDigest(sections, { coveredThroughSeq });
+    let text = format();
     while (text.length > this.maxChars) {
       let victim: { key: DigestSectionKey; index: number; size: number } | undefined;
       for (const key of Object.keys(sections) as DigestSectionKey[]) {
@@ -248,7 +276,7 @@ export class DigestSummarizer implements EventsSummarizer {
       }
       if (!victim) break;
       sections[victim.key].splice(victim.index, 1);
-      text = formatDigest(sections);
+      text = format();
     }
     return text.length > this.maxChars ? capText({ text, maxChars: this.maxChars - 40 }) : text;
   }

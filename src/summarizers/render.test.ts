@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Event } from '../events/types.js';
 import { capText, renderEvent, renderEvents } from './render.js';
 import { agentText, makeEvent, userText } from './test-helpers/test-events.js';
+import { capToolOutput } from './tool-output-cap.js';
 
 describe('capText', () => {
   it('returns text within the cap unchanged', () => {
@@ -32,7 +33,7 @@ describe('renderEvent', () => {
       { text: 'Line one\n  indented {x}' },
     ]);
     const block = renderEvent({ event });
-    expect(block).toBe('[planner (model)]\nLine one\n  indented {x}');
+    expect(block).toBe('[seq 1 · planner (model)]\nLine one\n  indented {x}');
     expect(block).not.toContain('secret reasoning');
   });
 
@@ -45,12 +46,14 @@ describe('renderEvent', () => {
     ]);
     const image = makeEvent(3, 'user', [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }]);
     expect(renderEvent({ event: call })).toBe(
-      '[agent (model)]\ncall read_file(c1) {"path":"/etc/hosts"}',
+      '[seq 1 · agent (model)]\ncall read_file(c1) {"path":"/etc/hosts"}',
     );
     expect(renderEvent({ event: response })).toBe(
-      '[agent (user)]\nresult read_file(c1): {"content":"ok"}',
+      '[seq 2 · agent (user)]\nresult read_file(c1): {"content":"ok"}',
     );
-    expect(renderEvent({ event: image })).toBe('[user (user)]\n[inline image/png, 3 bytes]');
+    expect(renderEvent({ event: image })).toBe(
+      '[seq 3 · user (user)]\n[inline image/png, 3 bytes]',
+    );
   });
 
   it('caps each call and response item, keeping head and tail', () => {
@@ -75,7 +78,9 @@ describe('renderEvent', () => {
       errorCode: 'RATE_LIMIT',
       errorMessage: 'slow down',
     });
-    expect(renderEvent({ event: failed })).toBe('[agent (model)]\nerror RATE_LIMIT: slow down');
+    expect(renderEvent({ event: failed })).toBe(
+      '[seq 1 · agent (model)]\nerror RATE_LIMIT: slow down',
+    );
     const thoughtOnly = makeEvent(2, 'agent', [{ text: 'hmm', thought: true }]);
     expect(renderEvent({ event: thoughtOnly })).toBeNull();
     const compaction: Event = {
@@ -99,6 +104,64 @@ describe('renderEvent', () => {
     const transcript = renderEvents({
       events: [userText(1, 'hello'), compaction, agentText(4, 'hi')],
     });
-    expect(transcript).toBe('[user (user)]\nhello\n\n[agent (model)]\nhi');
+    expect(transcript).toBe('[seq 1 · user (user)]\nhello\n\n[seq 4 · agent (model)]\nhi');
+  });
+});
+
+describe('tool output for the summarizer', () => {
+  /** A test run: 400 passing lines, one failure with its assertion and stack in the middle. */
+  function testRun(): string {
+    const lines: string[] = [];
+    for (let index = 0; index < 200; index++) lines.push(`  ✓ case ${index} passes (3 ms)`);
+    lines.push(' FAIL  src/billing/invoice.test.ts > totals > applies VAT');
+    lines.push('AssertionError: expected 119 to be 121');
+    lines.push('    at src/billing/invoice.test.ts:42:17');
+    for (let index = 200; index < 400; index++) lines.push(`  ✓ case ${index} passes (3 ms)`);
+    lines.push('Tests  1 failed | 400 passed');
+    return lines.join('\n');
+  }
+
+  it('keeps the failure, its assertion and its stack frame from the middle of a long output', () => {
+    const event = makeEvent(7, 'agent', [
+      {
+        functionResponse: {
+          id: 'c1',
+          name: 'run_tests',
+          response: { stdout: testRun(), exitCode: 1 },
+        },
+      },
+    ]);
+    const block = renderEvent({ event, maxItemChars: 2000 })!;
+    expect(block).toContain('FAIL  src/billing/invoice.test.ts > totals > applies VAT');
+    expect(block).toContain('AssertionError: expected 119 to be 121');
+    expect(block).toContain('at src/billing/invoice.test.ts:42:17');
+    expect(block).toContain('Tests  1 failed | 400 passed');
+    expect(block.length).toBeLessThan(2300);
+  });
+
+  it('shows a multi-line result as lines, never as JSON escapes', () => {
+    const event = makeEvent(3, 'agent', [
+      {
+        functionResponse: {
+          id: 'c1',
+          name: 'ls',
+          response: { output: 'README.md\nlib/util.ts', code: 0 },
+        },
+      },
+    ]);
+    expect(renderEvent({ event })).toBe(
+      '[seq 3 · agent (user)]\nresult ls(c1): output:\nREADME.md\nlib/util.ts\ncode: 0',
+    );
+  });
+
+  it('keeps diff file names and falls back to head and tail when no line stands out', () => {
+    const hunk = Array.from({ length: 300 }, (_, index) => ` context line ${index}`).join('\n');
+    const diff = `diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n${hunk}\ndiff --git a/src/z.ts b/src/z.ts\n--- a/src/z.ts\n+++ b/src/z.ts\n${hunk}\n${hunk}`;
+    const capped = capToolOutput({ text: diff, maxChars: 1000 });
+    expect(capped).toContain('diff --git a/src/z.ts b/src/z.ts');
+    const plain = `HEAD${'x'.repeat(5000)}TAIL`;
+    expect(capToolOutput({ text: plain, maxChars: 100 })).toBe(
+      capText({ text: plain, maxChars: 100 }),
+    );
   });
 });

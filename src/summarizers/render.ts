@@ -1,10 +1,14 @@
 /**
- * Renders events to the plain-text transcript a summarizer prompt holds. Pure.
- * Thoughts are left out (they are the model's scratch work, not facts); tool calls and
- * responses are capped per item, keeping head and tail, where errors and results tend to sit.
+ * Renders events to the plain-text transcript a summarizer prompt holds (and the `recall` tool
+ * returns). Pure. Each block names its event's `seq`, so a summary can say which range it
+ * covers and the agent can recall it. Thoughts are left out (the model's scratch work, not
+ * facts). A tool result's text is shown as text (its lines, not JSON escapes), and a long tool
+ * item keeps the lines that matter (errors, failures, stack frames, diff file names) before
+ * filling the rest of its cap with head and tail (tool-output-cap.ts).
  */
 import { isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, Part } from '../events/types.js';
+import { capToolOutput } from './tool-output-cap.js';
 
 export const DEFAULT_MAX_ITEM_CHARS = 2000;
 
@@ -49,6 +53,24 @@ function toJson(value: unknown): string {
   }
 }
 
+/**
+ * A tool result as readable text: a multi-line string field is shown as its lines (as JSON it
+ * would be one line of `\n` escapes, which no line-based cap can keep apart, and in which
+ * `\nlib/x.ts` reads as a path `nlib/x.ts`). Anything else stays JSON.
+ */
+export function renderResponse(response: Record<string, unknown>): string {
+  const entries = Object.entries(response);
+  const multiLine = entries.some(([, value]) => typeof value === 'string' && value.includes('\n'));
+  if (!multiLine) return toJson(response);
+  return entries
+    .map(([key, value]) =>
+      typeof value === 'string' && value.includes('\n')
+        ? `${key}:\n${value}`
+        : `${key}: ${toJson(value)}`,
+    )
+    .join('\n');
+}
+
 /** Decoded size of base64 data, without decoding it. */
 function base64Bytes(data: string): number {
   let padding = 0;
@@ -61,11 +83,12 @@ function renderPart(part: Part, maxItemChars: number): string | null {
   if (part.thought) return null;
   if (part.functionCall) {
     const { name, id, args } = part.functionCall;
-    return `call ${name}(${id}) ${capText({ text: toJson(args ?? {}), maxChars: maxItemChars })}`;
+    return `call ${name}(${id}) ${capToolOutput({ text: toJson(args ?? {}), maxChars: maxItemChars })}`;
   }
   if (part.functionResponse) {
     const { name, id, response } = part.functionResponse;
-    return `result ${name}(${id}): ${capText({ text: toJson(response ?? {}), maxChars: maxItemChars })}`;
+    const text = renderResponse(response ?? {});
+    return `result ${name}(${id}): ${capToolOutput({ text, maxChars: maxItemChars })}`;
   }
   if (part.inlineData) {
     return `[inline ${part.inlineData.mimeType}, ${base64Bytes(part.inlineData.data)} bytes]`;
@@ -80,7 +103,7 @@ function renderPart(part: Part, maxItemChars: number): string | null {
   }
   if (part.codeExecutionResult) {
     const { outcome, output } = part.codeExecutionResult;
-    return `code result ${outcome}: ${capText({ text: output ?? '', maxChars: maxItemChars })}`;
+    return `code result ${outcome}: ${capToolOutput({ text: output ?? '', maxChars: maxItemChars })}`;
   }
   if (part.text !== undefined) return part.text;
   return null;
@@ -102,7 +125,7 @@ export function renderEvent(options: { event: Event; maxItemChars?: number }): s
   }
   if (lines.length === 0) return null;
   const role = event.content?.role ?? 'none';
-  return `[${event.author} (${role})]\n${lines.join('\n')}`;
+  return `[seq ${event.seq} · ${event.author} (${role})]\n${lines.join('\n')}`;
 }
 
 /** Each non-empty, non-compaction event as one block, in order. */
