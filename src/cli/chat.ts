@@ -1,27 +1,88 @@
 /** `orrery chat`: an interactive session with a real model; Ctrl-C leaves the session intact. */
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { errorMessage } from '../events/errors.js';
 import { getText } from '../events/event-helpers.js';
-import { createCliRunner, resolveAgentSettings, Spinner } from './agent-runner.js';
+import { type AgentEvent, isPartialEvent } from '../runtime/agents/agent.js';
+import {
+  addAgentOptions,
+  agentOptionsOf,
+  createCliRunner,
+  resolveAgentSettings,
+  Spinner,
+} from './agent-runner.js';
 import { addStoreOptions, nonEmpty, type StoreFlags, withStore } from './common.js';
 import { ChatTurnsFailedError } from './errors.js';
 import type { CliIo } from './io.js';
 import { plural } from './plural.js';
 import { renderPart } from './render-event.js';
 
+interface ChatFlags extends StoreFlags {
+  session?: string;
+  agent?: string;
+  model?: string;
+  /** `--no-stream` sets it false. */
+  stream: boolean;
+}
+
+/**
+ * Prints a turn's events: streamed text as it arrives (`assistant> ` then the deltas), a stored
+ * answer whole unless its text was just streamed, and each function call and response.
+ */
+class TurnPrinter {
+  /** The author whose streamed text is on the current line, if any. */
+  private streaming?: string;
+
+  constructor(
+    private readonly io: CliIo,
+    private readonly spinner: Spinner,
+  ) {}
+
+  print(event: AgentEvent): void {
+    if (isPartialEvent(event)) {
+      const text = getText(event);
+      if (text === '') return;
+      if (this.streaming !== event.author) {
+        this.endLine();
+        this.spinner.stop();
+        this.io.stdout(`${event.author}> `);
+        this.streaming = event.author;
+      }
+      this.io.stdout(text);
+      return;
+    }
+    const streamed = this.streaming === event.author;
+    this.endLine();
+    if (event.author === 'user' || !event.content) return;
+    const text = getText(event);
+    if (text && !streamed) this.io.stdout(`${event.author}> ${text}\n`);
+    for (const part of event.content.parts) {
+      if (part.functionCall || part.functionResponse) this.io.stdout(`  ${renderPart(part)}\n`);
+    }
+  }
+
+  /** Ends a line of streamed text (before an error, or the next event). */
+  endLine(): void {
+    if (this.streaming === undefined) return;
+    this.io.stdout('\n');
+    this.streaming = undefined;
+  }
+}
+
 export function registerChat(program: Command, io: CliIo): void {
   addStoreOptions(
-    program
-      .command('chat')
-      .description(
-        'chat with the model in ORRERY_MODEL; compaction runs at the environment settings',
-      )
-      .option(
-        '--session <id>',
-        'session to continue (created when missing; default: a new one)',
-        nonEmpty('--session'),
-      ),
+    addAgentOptions(
+      program
+        .command('chat')
+        .description(
+          'chat with the model in ORRERY_MODEL (or an --agent module); compaction runs at the environment settings',
+        )
+        .option(
+          '--session <id>',
+          'session to continue (created when missing; default: a new one)',
+          nonEmpty('--session'),
+        )
+        .option('--no-stream', 'print each answer whole instead of as it arrives'),
+    ),
   )
     .addHelpText(
       'after',
@@ -29,23 +90,24 @@ export function registerChat(program: Command, io: CliIo): void {
 Examples:
   ORRERY_MODEL=google:gemini-2.5-flash orrery chat
   ORRERY_MODEL=openai-compatible:qwen3:8b orrery chat --session notes
+  orrery chat --agent examples/agent.ts --model openai:gpt-4o-mini
 
-Each compaction prints a line (trigger, tokens before -> after). Ctrl-C cancels the answer
-in progress; Ctrl-C at the prompt (or Ctrl-D) quits. Stored events are never lost.`,
+Answers print as they arrive when the model streams (--no-stream: whole). Each compaction
+prints a line (trigger, tokens before -> after). Ctrl-C cancels the answer in progress; Ctrl-C
+at the prompt (or Ctrl-D) quits. Stored events are never lost.`,
     )
-    .action(async (flags: StoreFlags & { session?: string }) => {
+    .action(async (flags: ChatFlags, command: Command) => {
       // Every setting checked before the store is opened: a bad one writes nothing.
-      const settings = await resolveAgentSettings(io);
-      const { model } = settings;
+      const settings = await resolveAgentSettings(io, agentOptionsOf(flags, command));
       await withStore(io, flags, async (service) => {
         const sessionId = flags.session ?? crypto.randomUUID();
-        const key = { appName: flags.app, userId: flags.user, sessionId };
+        const key = { appName: settings.appName, userId: flags.user, sessionId };
         const spinner = new Spinner(io);
-        const runner = createCliRunner({ io, settings, service, appName: flags.app, spinner });
+        const runner = createCliRunner({ io, settings, service, spinner });
         const existing = await service.getSession(key);
         if (!existing) await service.createSession(key);
         io.stderr(
-          `${existing ? 'continuing' : 'new'} session ${sessionId} with ${model.modelId} (Ctrl-C to quit)\n`,
+          `${existing ? 'continuing' : 'new'} session ${sessionId} with ${settings.label} (Ctrl-C to quit)\n`,
         );
         const readline = createInterface({
           input: io.stdin,
@@ -75,27 +137,24 @@ in progress; Ctrl-C at the prompt (or Ctrl-D) quits. Stored events are never los
             continue;
           }
           running = new AbortController();
+          const printer = new TurnPrinter(io, spinner);
           try {
             for await (const event of runner.run({
               userId: flags.user,
               sessionId,
               newMessage: message,
               signal: running.signal,
+              streaming: flags.stream,
             })) {
-              if (event.author === 'user' || !event.content) continue;
-              const text = getText(event);
-              if (text) io.stdout(`${event.author}> ${text}\n`);
-              for (const part of event.content.parts) {
-                if (part.functionCall || part.functionResponse)
-                  io.stdout(`  ${renderPart(part)}\n`);
-              }
+              printer.print(event);
             }
           } catch (error) {
             spinner.stop();
+            printer.endLine();
             failedTurns++;
             if (running.signal.aborted)
               io.stderr('(cancelled; the session keeps everything stored so far)\n');
-            else io.stderr(`error: ${errorMessage(error)}\n`);
+            else io.stderr(`error: ${error instanceof Error ? error.message : String(error)}\n`);
           } finally {
             spinner.stop();
             running = undefined;

@@ -1,12 +1,14 @@
 /**
  * The `orrery` command. `main(argv)` returns the exit code: 0 on success, 1 for a failure
  * (bad input, unreachable store, a model error), 2 for a usage problem (unknown flag, bad
- * value, no model configured). Errors are one line on stderr, typed name first.
+ * value, no model configured, an --agent module that cannot be used). Errors are one line on
+ * stderr, typed name first.
  */
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { InvalidConfigError } from '../compaction/errors.js';
 import { ModelConfigError } from '../models/errors.js';
+import { AgentModuleError } from './agent-module-error.js';
 import { registerChat } from './chat.js';
 import { registerCompact } from './compact.js';
 import { CliUsageError, formatError } from './errors.js';
@@ -15,6 +17,7 @@ import { type CliIo, processIo } from './io.js';
 import { registerReplay } from './replay.js';
 import { registerRun } from './run.js';
 import { registerSessions } from './sessions.js';
+import { registerServe } from './serve.js';
 import { registerView } from './view.js';
 
 export function createProgram(io: CliIo): Command {
@@ -56,6 +59,7 @@ Store: SQLite at ./.orrery/orrery.db (--db PATH or ORRERY_DB); a postgres:// URL
   registerView(program, io);
   registerCompact(program, io);
   registerReplay(program, io);
+  registerServe(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput(output);
     for (const sub of command.commands) sub.exitOverride().configureOutput(output);
@@ -83,6 +87,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     io.stderr(`orrery: ${formatError(error)}\n`);
     if (
       CliUsageError.isInstance(error) ||
+      AgentModuleError.isInstance(error) ||
       InvalidConfigError.isInstance(error) ||
       ModelConfigError.isInstance(error)
     ) {

@@ -1,17 +1,31 @@
 /** `orrery run --session ID "message"`: one invocation, its events printed. */
 import type { Command } from 'commander';
 import type { Event } from '../events/types.js';
-import { createCliRunner, resolveAgentSettings, Spinner } from './agent-runner.js';
+import {
+  addAgentOptions,
+  agentOptionsOf,
+  createCliRunner,
+  resolveAgentSettings,
+  Spinner,
+} from './agent-runner.js';
 import { addStoreOptions, nonEmpty, type StoreFlags, withStore, writeJson } from './common.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { renderContent } from './render-event.js';
 
+interface RunFlags extends StoreFlags {
+  session?: string;
+  json?: boolean;
+  agent?: string;
+  model?: string;
+}
+
 export function registerRun(program: Command, io: CliIo): void {
   addStoreOptions(
-    program
-      .command('run')
-      .description('run one invocation of the agent on ORRERY_MODEL and print its events')
+    addAgentOptions(program.command('run'))
+      .description(
+        'run one invocation of the agent on ORRERY_MODEL (or an --agent module) and print its events',
+      )
       .argument('<message>', 'the user message')
       .option(
         '--session <id>',
@@ -22,9 +36,9 @@ export function registerRun(program: Command, io: CliIo): void {
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  ORRERY_MODEL=google:gemini-2.5-flash orrery run --session demo "What changed in the last deploy?"\n  orrery run --session demo --json "and before that?"',
+      '\nExamples:\n  ORRERY_MODEL=google:gemini-2.5-flash orrery run --session demo "What changed in the last deploy?"\n  orrery run --session demo --json "and before that?"\n  orrery run --agent examples/agent.ts --model openai:gpt-4o-mini "What is in README.md?"',
     )
-    .action(async (message: string, flags: StoreFlags & { session?: string; json?: boolean }) => {
+    .action(async (message: string, flags: RunFlags, command: Command) => {
       if (message.trim() === '') {
         throw new CliUsageError({
           field: 'message',
@@ -32,12 +46,12 @@ export function registerRun(program: Command, io: CliIo): void {
         });
       }
       // Every setting checked before the store is opened: a bad one writes nothing.
-      const settings = await resolveAgentSettings(io);
+      const settings = await resolveAgentSettings(io, agentOptionsOf(flags, command));
       await withStore(io, flags, async (service) => {
         const sessionId = flags.session ?? crypto.randomUUID();
-        const key = { appName: flags.app, userId: flags.user, sessionId };
+        const key = { appName: settings.appName, userId: flags.user, sessionId };
         const spinner = new Spinner(io);
-        const runner = createCliRunner({ io, settings, service, appName: flags.app, spinner });
+        const runner = createCliRunner({ io, settings, service, spinner });
         if (!(await service.getSession(key))) await service.createSession(key);
         const events: Event[] = [];
         try {

@@ -2,6 +2,7 @@ export * from './active-view.js';
 export * from './agents/agent.js';
 export * from './agents/llm-agent.js';
 export * from './agents/sequential-agent.js';
+export * from './app.js';
 export * from './compactor.js';
 export * from './context-guard.js';
 export * from './errors.js';

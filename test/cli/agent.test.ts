@@ -3,10 +3,12 @@
  * completions): sessions continue across runs, compaction lines appear at a small threshold,
  * and chat reads piped input line by line and ends on EOF.
  */
+
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, tempDir } from './in-process.js';
 
 interface ChatMessage {
@@ -16,6 +18,8 @@ interface ChatMessage {
 
 /** Every request the fake received; `failWith` makes the next answers an HTTP error. */
 const requests: ChatMessage[][] = [];
+/** Whether each request asked for a stream (`stream: true`, answered as Server-Sent Events). */
+const streamed: boolean[] = [];
 let failWith: number | undefined;
 let server: Server;
 let baseUrl = '';
@@ -27,8 +31,13 @@ beforeAll(async () => {
       body += String(chunk);
     });
     request.on('end', () => {
-      const parsed = JSON.parse(body) as { model: string; messages: ChatMessage[] };
+      const parsed = JSON.parse(body) as {
+        model: string;
+        messages: ChatMessage[];
+        stream?: boolean;
+      };
       requests.push(parsed.messages);
+      streamed.push(parsed.stream === true);
       response.setHeader('content-type', 'application/json');
       if (failWith !== undefined) {
         response.statusCode = failWith;
@@ -40,6 +49,27 @@ beforeAll(async () => {
       const text = summarizing
         ? `SUMMARY of ${parsed.messages.length} messages`
         : `echo: ${String(last?.content)} ${'detail '.repeat(40)}`.trim();
+      const usage = {
+        prompt_tokens: Math.ceil(body.length / 4),
+        completion_tokens: Math.ceil(text.length / 4),
+        total_tokens: Math.ceil((body.length + text.length) / 4),
+      };
+      if (parsed.stream) {
+        // Chat Completions streaming: a chunk per word, the finish, then usage and [DONE].
+        response.setHeader('content-type', 'text/event-stream');
+        const chunk = (fields: Record<string, unknown>) =>
+          `data: ${JSON.stringify({ id: `chatcmpl-${requests.length}`, object: 'chat.completion.chunk', created: 1, model: parsed.model, ...fields })}\n\n`;
+        const words = text.match(/\S+\s*/g) ?? [];
+        for (const word of words) {
+          response.write(
+            chunk({ choices: [{ index: 0, delta: { content: word }, finish_reason: null }] }),
+          );
+        }
+        response.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
+        response.write(chunk({ choices: [], usage }));
+        response.end('data: [DONE]\n\n');
+        return;
+      }
       response.end(
         JSON.stringify({
           id: `chatcmpl-${requests.length}`,
@@ -49,11 +79,7 @@ beforeAll(async () => {
           choices: [
             { index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' },
           ],
-          usage: {
-            prompt_tokens: Math.ceil(body.length / 4),
-            completion_tokens: Math.ceil(text.length / 4),
-            total_tokens: Math.ceil((body.length + text.length) / 4),
-          },
+          usage,
         }),
       );
     });
@@ -120,10 +146,73 @@ describe('orrery run', () => {
   });
 });
 
+describe('--agent and --model', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('runs examples/agent.ts on the --model given, scoped by the app name', async () => {
+    // The module builds its own model at import from the process environment.
+    vi.stubEnv('ORRERY_MODEL', 'google:gemini-2.5-flash');
+    vi.stubEnv('GEMINI_API_KEY', 'test-key-not-used');
+    const db = join(tempDir(), 'orrery.db');
+    requests.length = 0;
+    const result = await cli(
+      [
+        'run',
+        '--agent',
+        'examples/agent.ts',
+        '--model',
+        'openai-compatible:fake',
+        '--db',
+        db,
+        '--session',
+        'tools',
+        'hello',
+      ],
+      { env: env({ ORRERY_MODEL: 'openai-compatible:unused' }) },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^workspace_helper: echo: hello/);
+    expect(requests[0]?.[0]?.role).toBe('system');
+    expect(String(requests[0]?.[0]?.content)).toContain('list_files and read_file');
+    const list = await cli(['sessions', 'list', '--db', db, '--app', 'workspace-helper', '--json']);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ sessionId: 'tools' })]);
+  });
+
+  it('--model overrides ORRERY_MODEL for the built-in assistant', async () => {
+    const db = join(tempDir(), 'orrery.db');
+    const result = await cli(
+      ['run', '--model', 'openai-compatible:fake', '--db', db, '--json', 'hi'],
+      { env: env({ ORRERY_MODEL: 'nonsense-without-provider' }) },
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).events[1].author).toBe('assistant');
+  });
+
+  it('a module that is not an agent: exit 2, one line naming the file, nothing written', async () => {
+    const directory = tempDir();
+    const module = join(directory, 'not-an-agent.mjs');
+    writeFileSync(module, 'export default () => {};\n');
+    const db = join(directory, 'orrery.db');
+    const result = await cli(['chat', '--agent', module, '--db', db], {
+      env: env(),
+      stdin: 'hi\n',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `orrery: AgentModuleError: ${module}: the default export must be an agent (an object with name and runAsync) or an app { agent, appName?, compaction?, summarizer?, plugins?, sessionLease? }; got: a function\n`,
+    );
+    expect(existsSync(db)).toBe(false);
+  });
+});
+
 describe('orrery chat', () => {
   it('answers piped lines in order, without prompts, and ends on EOF', async () => {
     const db = join(tempDir(), 'orrery.db');
     requests.length = 0;
+    streamed.length = 0;
     const result = await cli(['chat', '--db', db, '--session', 'notes'], {
       env: env(),
       stdin: 'first line\n\nsecond line\nthird line',
@@ -135,11 +224,27 @@ describe('orrery chat', () => {
     expect(answers[1]).toMatch(/^assistant> echo: second line/);
     expect(answers[2]).toMatch(/^assistant> echo: third line/);
     expect(result.stdout).not.toContain('you>');
+    // Streamed (the default when the model can), printed once: the stored answer is not repeated.
+    expect(streamed).toEqual([true, true, true]);
     expect(result.stderr).toBe(
       'new session notes with openai-compatible:fake (Ctrl-C to quit)\nsession notes saved\n',
     );
     const list = JSON.parse((await cli(['sessions', 'list', '--db', db, '--json'])).stdout);
     expect(list).toEqual([expect.objectContaining({ sessionId: 'notes', eventCount: 6 })]);
+  });
+
+  it('--no-stream asks for whole answers and prints the same lines', async () => {
+    const db = join(tempDir(), 'orrery.db');
+    streamed.length = 0;
+    const result = await cli(['chat', '--db', db, '--no-stream'], {
+      env: env(),
+      stdin: 'one\ntwo\n',
+    });
+    expect(result.code).toBe(0);
+    expect(streamed).toEqual([false, false]);
+    const answers = result.stdout.trim().split('\n');
+    expect(answers).toHaveLength(2);
+    expect(answers[1]).toMatch(/^assistant> echo: two detail detail/);
   });
 
   it('exits 1 when piped messages got no answer', async () => {

@@ -89,4 +89,6 @@ export interface Agent {
   readonly subAgents?: readonly Agent[];
   /** Yields each event after it is stored, and partial events (not stored) when streaming. */
   runAsync(context: InvocationContext): AsyncGenerator<AgentEvent, void, undefined>;
+  /** A copy running on `model` (the CLI's `--model`); agents without it keep their own. */
+  withModel?(model: Model): Agent;
 }

@@ -56,6 +56,8 @@ export class LlmAgent implements Agent {
   readonly temperature?: number;
   readonly maxOutputTokens?: number;
   readonly modelRetry: Required<ModelRetryOptions>;
+  /** As given, for `withModel`. */
+  private readonly options: LlmAgentOptions;
   readonly recall: boolean;
 
   constructor(options: LlmAgentOptions) {
@@ -95,6 +97,12 @@ export class LlmAgent implements Agent {
     this.temperature = options.temperature;
     this.maxOutputTokens = options.maxOutputTokens;
     this.modelRetry = resolveModelRetry(options.modelRetry);
+    this.options = { ...options, tools: [...(options.tools ?? [])] };
+  }
+
+  /** The same agent (name, instruction, tools, settings) on another model. */
+  withModel(model: Model): LlmAgent {
+    return new LlmAgent({ ...this.options, model });
   }
 
   /** Own tools, then the Runner's built-in ones whose names are not taken. */

@@ -1,3 +1,4 @@
+import type { Model } from '../../models/types.js';
 import { RunnerConfigError } from '../errors.js';
 import type { Agent, AgentEvent, InvocationContext } from './agent.js';
 import { validateAgentName } from './llm-agent.js';
@@ -27,6 +28,14 @@ export class SequentialAgent implements Agent {
     }
     this.name = options.name;
     this.subAgents = [...options.subAgents];
+  }
+
+  /** The same sequence with `model` given to each sub-agent that takes one (`withModel`). */
+  withModel(model: Model): SequentialAgent {
+    return new SequentialAgent({
+      name: this.name,
+      subAgents: this.subAgents.map((agent) => agent.withModel?.(model) ?? agent),
+    });
   }
 
   async *runAsync(context: InvocationContext): AsyncGenerator<AgentEvent, void, undefined> {
