@@ -4,6 +4,7 @@ import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/typ
 import { SUMMARY_PREFIX } from '../compaction/view.js';
 import type { Event } from '../events/types.js';
 import { ModelError } from '../models/errors.js';
+import type { Model } from '../models/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import {
   ScriptedModel,
@@ -326,6 +327,41 @@ describe('Runner streaming', () => {
     expect(second.filter(isPartialEvent)).toEqual([]);
     expect(texts(second)).toEqual(['two', 'from the plugin']);
     expect(seen).toEqual(['streamed', 'from the plugin']);
+  });
+
+  it('a caller that stops reading mid-stream closes the model stream; the session stays usable', async () => {
+    const sessionService = new InMemorySessionService();
+    await sessionService.createSession(key);
+    const closed: string[] = [];
+    const model: Model = {
+      modelId: 'closing',
+      generate: async () => textResponse('whole'),
+      async *stream() {
+        try {
+          yield { type: 'text-delta', text: 'one ' };
+          yield { type: 'text-delta', text: 'two' };
+          yield { type: 'finish', response: textResponse('one two') };
+        } finally {
+          closed.push('stream closed');
+        }
+      },
+    };
+    const runner = new Runner({
+      appName: key.appName,
+      agent: new LlmAgent({ name: 'agent', model }),
+      sessionService,
+      compaction: null,
+      logger: false,
+    });
+
+    for await (const event of runner.run({ ...key, newMessage: 'hi', streaming: true })) {
+      if (isPartialEvent(event)) break;
+    }
+
+    expect(closed).toEqual(['stream closed']);
+    // The lease was released: the next run goes ahead.
+    const next = await collect(runner.run({ ...key, newMessage: 'again', streaming: true }));
+    expect(texts(next.filter((event) => !isPartialEvent(event)))).toEqual(['again', 'one two']);
   });
 
   it('stops on abort mid-stream and closes the stream; nothing of the answer is stored', async () => {
