@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { pino, symbols } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createRuntimeLogger } from './compaction-log.js';
 
 /** The file descriptor a pino logger writes to (its SonicBoom destination). */
 function destinationFd(logger: ReturnType<typeof createRuntimeLogger>): unknown {
-  const stream = (logger as unknown as Record<symbol, { fd?: unknown }>)[pino.symbols.streamSym];
+  const stream = (logger as unknown as Record<symbol, { fd?: unknown }>)[symbols.streamSym];
   return stream?.fd;
 }
 

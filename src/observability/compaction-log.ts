@@ -1,4 +1,4 @@
-import { type Logger, pino } from 'pino';
+import { destination, type Logger, pino } from 'pino';
 import { errorMessage } from '../events/errors.js';
 import type { CompactionRecord } from './compaction-record.js';
 import { maskingLogger } from './masked-logger.js';
@@ -18,7 +18,7 @@ export interface CreateLoggerOptions {
 export function createRuntimeLogger(options: CreateLoggerOptions = {}): Logger {
   if (options.logger === false) return pino({ enabled: false });
   return maskingLogger(
-    options.logger ?? pino({ level: 'warn', name: 'orrery' }, pino.destination({ fd: 2 })),
+    options.logger ?? pino({ level: 'warn', name: 'orrery' }, destination({ fd: 2 })),
   );
 }
 

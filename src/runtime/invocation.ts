@@ -5,6 +5,7 @@ import { createEvent } from '../events/event-helpers.js';
 import type { Event, FunctionCall, NewEvent, Part, SessionKey } from '../events/types.js';
 import { ModelError } from '../models/errors.js';
 import type { ModelRequest, ModelResponse, ModelStreamPart } from '../models/types.js';
+import { withContextWindow } from '../models/with-context-window.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { loadActiveView } from './active-view.js';
 import type { GenerateOptions, InvocationContext, RunToolsOptions } from './agents/agent.js';
@@ -50,6 +51,8 @@ export interface InvocationOptions {
   hasSummary?: boolean;
   /** The caller asked for partial events (`RunOptions.streaming`). */
   streaming?: boolean;
+  /** Every model's input window for this run (`RunnerOptions.contextWindowTokens`). */
+  contextWindowTokens?: number;
 }
 
 /** The last agent that called a model: the post-invocation token estimate is anchored on it. */
@@ -192,9 +195,17 @@ export class Invocation implements InvocationContext {
    * overflow rejection before any part was handed on, compaction and one retry.
    */
   private async *modelCall(
-    options: GenerateOptions,
+    given: GenerateOptions,
     streaming: boolean,
   ): AsyncGenerator<ModelStreamPart, ModelResponse, undefined> {
+    const window = this.options.contextWindowTokens;
+    const options =
+      window === undefined
+        ? given
+        : {
+            ...given,
+            model: withContextWindow({ model: given.model, contextWindowTokens: window }),
+          };
     const progress = { started: false };
     const overhead = estimateRequestOverhead(options);
     this.lastModelCaller = {

@@ -20,6 +20,7 @@ import { createEvent, newId } from '../events/event-helpers.js';
 import type { Content, Event, SessionKey } from '../events/types.js';
 import type { ResolveModelOptions } from '../models/resolve-model.js';
 import type { Model } from '../models/types.js';
+import { checkContextWindowTokens } from '../models/with-context-window.js';
 import { createRuntimeLogger, logCompaction } from '../observability/compaction-log.js';
 import { type CompactionMetrics, createCompactionMetrics } from '../observability/metrics.js';
 import { SessionNotFoundError } from '../sessions/errors.js';
@@ -86,6 +87,11 @@ export interface RunnerOptions {
   plugins?: Plugin[];
   /** Metrics register here (a new `Registry` per Runner when omitted, never the global one). */
   metrics?: { registry?: Registry };
+  /**
+   * The input window (tokens) of every model this Runner calls, over the model's own
+   * `contextWindowTokens` (the built-in table): for a model it does not know or knows wrongly.
+   */
+  contextWindowTokens?: number;
   /** A pino logger, `false` for none, or a new `warn` logger on stderr when omitted. */
   logger?: Logger | false;
   /**
@@ -188,6 +194,7 @@ export class Runner {
   private readonly compactionScope = new AsyncLocalStorage<SessionKey>();
   private readonly pending = new Map<string, Promise<void>>();
   private readonly loggedWarnings = new Set<string>();
+  private readonly contextWindowTokens?: number;
 
   constructor(options: RunnerOptions) {
     if (!options.appName) {
@@ -198,6 +205,18 @@ export class Runner {
       });
     }
     this.appName = options.appName;
+    if (options.contextWindowTokens !== undefined) {
+      try {
+        checkContextWindowTokens(options.contextWindowTokens);
+      } catch {
+        throw new RunnerConfigError({
+          field: 'contextWindowTokens',
+          value: options.contextWindowTokens,
+          message: 'must be a positive integer (the input window in tokens)',
+        });
+      }
+      this.contextWindowTokens = options.contextWindowTokens;
+    }
     this.agent = options.agent;
     this.sessionService = options.sessionService;
     this.background = options.background ?? false;
@@ -403,6 +422,7 @@ export class Runner {
       hasSummary: session.events[0]?.actions?.compaction !== undefined,
       trackView: this.plugins.plugins.length === 0,
       streaming: options.streaming === true,
+      contextWindowTokens: this.contextWindowTokens,
     });
     // The session was read with its view: with the user's message appended below, it is what
     // the first model call would read, unless something else writes in between.
