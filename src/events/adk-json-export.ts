@@ -41,6 +41,40 @@ export interface ToAdkSessionJsonOptions {
   events?: readonly NewEvent[];
   /** `camel` (ADK's API and JS form, the default) or `snake` (ADK for Python's field names). */
   casing?: AdkCasing;
+  /**
+   * Unit of every timestamp written: `seconds` (ADK for Python) or `milliseconds` (ADK for
+   * TypeScript and Java). Default: `milliseconds` when an event was imported with epoch
+   * milliseconds, so events orrery added sort after them in ADK-JS's database; else `seconds`.
+   */
+  timestampUnit?: 'seconds' | 'milliseconds';
+  /**
+   * How compactions are written: `adk` (`actions.compaction`, ADK for Python, Go, Java) or
+   * `adk-js` (ADK for TypeScript's `CompactedEvent`: `isCompacted`, `startTime`, `endTime`,
+   * `compactedContent` text). Default: `adk-js` when the session holds a compaction ADK-JS wrote.
+   */
+  dialect?: AdkDialect;
+}
+
+/** The ADK a session is written for: see `ToAdkSessionJsonOptions.dialect`. */
+export type AdkDialect = 'adk' | 'adk-js';
+
+interface WriteForm {
+  casing: AdkCasing;
+  timestampUnit: 'seconds' | 'milliseconds';
+  dialect: AdkDialect;
+}
+
+function adkFieldsOf(event: NewEvent): Record<string, unknown> {
+  const fields = event.customMetadata?.[ADK_FIELDS_KEY];
+  return isPlainObject(fields) ? fields : {};
+}
+
+/** Whether an event was imported with an epoch-millisecond timestamp (ADK-JS, ADK Java). */
+function hadMilliseconds(event: NewEvent): boolean {
+  const written = event.customMetadata?.[ADK_TIMESTAMPS_KEY];
+  return (
+    isPlainObject(written) && Object.values(written).some((value) => typeof value === 'number')
+  );
 }
 
 /** ADK's session object `{id, appName, userId, state, events, lastUpdateTime}`, in `casing`. */
@@ -49,6 +83,14 @@ export function toAdkSessionJson(options: ToAdkSessionJsonOptions): Record<strin
   const key = (name: string) => casedKey(name, casing);
   const session = options.session;
   const events = inSeqOrder(options.events ?? session.events ?? []);
+  const form: WriteForm = {
+    casing,
+    timestampUnit:
+      options.timestampUnit ?? (events.some(hadMilliseconds) ? 'milliseconds' : 'seconds'),
+    dialect:
+      options.dialect ??
+      (events.some((event) => adkFieldsOf(event).isCompacted === true) ? 'adk-js' : 'adk'),
+  };
   const output: Record<string, unknown> = {};
   setDefined(output, 'id', session.sessionId);
   setDefined(output, key('appName'), session.appName);
@@ -59,10 +101,15 @@ export function toAdkSessionJson(options: ToAdkSessionJsonOptions): Record<strin
     const stored = (event as { seq?: unknown }).seq !== undefined;
     return toAdkEventJson(
       stored ? parseEvent(event, { path }) : parseNewEvent(event, { path }),
-      casing,
+      form,
     );
   });
-  setDefined(output, key('lastUpdateTime'), session.lastUpdateTime);
+  const lastUpdate = session.lastUpdateTime;
+  setDefined(
+    output,
+    key('lastUpdateTime'),
+    lastUpdate === undefined ? undefined : inUnit(lastUpdate, undefined, form.timestampUnit),
+  );
   return output;
 }
 
@@ -75,8 +122,15 @@ function inSeqOrder(events: readonly NewEvent[]): readonly NewEvent[] {
 /** One event in ADK's form. The event must already be valid (see `parseNewEvent`). */
 export function toAdkEventJson(
   event: NewEvent & { seq?: number },
-  casing: AdkCasing = 'camel',
+  casingOrForm: AdkCasing | Partial<WriteForm> = 'camel',
 ): Record<string, unknown> {
+  const form: WriteForm = {
+    casing: 'camel',
+    timestampUnit: 'seconds',
+    dialect: 'adk',
+    ...(typeof casingOrForm === 'string' ? { casing: casingOrForm } : casingOrForm),
+  };
+  const casing = form.casing;
   const key = (name: string) => casedKey(name, casing);
   const {
     [ADK_FIELDS_KEY]: adkFields,
@@ -88,7 +142,7 @@ export function toAdkEventJson(
   output.id = event.id;
   output[key('invocationId')] = event.invocationId;
   output.author = event.author;
-  output.timestamp = asWritten(event.timestamp, timestamps.timestamp);
+  output.timestamp = inUnit(event.timestamp, timestamps.timestamp, form.timestampUnit);
   setDefined(output, 'branch', event.branch);
   if (event.content) output.content = contentToAdk(event.content, casing);
   if (event.usageMetadata) {
@@ -98,7 +152,10 @@ export function toAdkEventJson(
     }
     output[key('usageMetadata')] = usage;
   }
-  output.actions = actionsToAdk(event.actions, casing, timestamps);
+  output.actions = actionsToAdk(event.actions, form, timestamps);
+  if (event.actions.compaction && form.dialect === 'adk-js') {
+    Object.assign(output, jsCompactionFields(event.actions.compaction, form, timestamps));
+  }
   if (event.longRunningToolIds) output[key('longRunningToolIds')] = [...event.longRunningToolIds];
   setDefined(output, 'partial', event.partial);
   setDefined(output, key('turnComplete'), event.turnComplete);
@@ -112,6 +169,8 @@ export function toAdkEventJson(
   // ADK fields orrery has no place for were kept at import: put them back where ADK wants them.
   if (isPlainObject(adkFields)) {
     for (const [name, value] of Object.entries(adkFields)) {
+      // ADK-JS's marker means nothing without its other fields (written in `adk-js` only).
+      if (name === 'isCompacted' && form.dialect !== 'adk-js') continue;
       if (!(key(name) in output)) output[key(name)] = value;
     }
   } else if (adkFields !== undefined) {
@@ -139,6 +198,39 @@ export function toAdkEventJson(
     output[key('customMetadata')] = customMetadata;
   }
   return output;
+}
+
+/**
+ * The timestamp as the file wrote it when it still says the same, else in `unit` (whole
+ * milliseconds, as ADK-JS's `Date.now()` writes them).
+ */
+function inUnit(seconds: number, written: unknown, unit: WriteForm['timestampUnit']): unknown {
+  const kept = asWritten(seconds, written);
+  if (kept !== seconds || unit === 'seconds') return kept;
+  return Math.round(seconds * 1000);
+}
+
+/** ADK-JS's `CompactedEvent` fields for an orrery compaction (its summary as one text). */
+function jsCompactionFields(
+  compaction: NonNullable<NewEvent['actions']['compaction']>,
+  form: WriteForm,
+  timestamps: Record<string, unknown>,
+): Record<string, unknown> {
+  const key = (name: string) => casedKey(name, form.casing);
+  const text = compaction.compactedContent.parts
+    .map((part) => part.text ?? '')
+    .filter((piece) => piece !== '')
+    .join('\n');
+  return {
+    [key('isCompacted')]: true,
+    [key('startTime')]: inUnit(
+      compaction.startTimestamp,
+      timestamps.startTimestamp,
+      'milliseconds',
+    ),
+    [key('endTime')]: inUnit(compaction.endTimestamp, timestamps.endTimestamp, 'milliseconds'),
+    [key('compactedContent')]: text,
+  };
 }
 
 /** The timestamp as the file wrote it (RFC 3339 text, epoch ms) when it still says the same. */
@@ -215,22 +307,27 @@ function partObjectToAdk(
 
 function actionsToAdk(
   actions: NewEvent['actions'],
-  casing: AdkCasing,
+  form: WriteForm,
   timestamps: Record<string, unknown>,
 ): Record<string, unknown> {
+  const casing = form.casing;
   const output: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(actions)) {
     if (value === undefined) continue;
+    // ADK-JS has no `actions.compaction`: the event's own fields carry it (`jsCompactionFields`).
+    if (name === 'compaction' && form.dialect === 'adk-js') continue;
     if (name === 'compaction') {
       const compaction = actions.compaction!;
       const adk: Record<string, unknown> = {
-        [casedKey('startTimestamp', casing)]: asWritten(
+        [casedKey('startTimestamp', casing)]: inUnit(
           compaction.startTimestamp,
           timestamps.startTimestamp,
+          form.timestampUnit,
         ),
-        [casedKey('endTimestamp', casing)]: asWritten(
+        [casedKey('endTimestamp', casing)]: inUnit(
           compaction.endTimestamp,
           timestamps.endTimestamp,
+          form.timestampUnit,
         ),
         [casedKey('compactedContent', casing)]: contentToAdk(compaction.compactedContent, casing),
       };

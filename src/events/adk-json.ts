@@ -15,7 +15,11 @@ import {
 import type { NewEvent } from './types.js';
 
 export type { AdkCasing } from './adk-casing.js';
-export { type ToAdkSessionJsonOptions, toAdkSessionJson } from './adk-json-export.js';
+export {
+  type AdkDialect,
+  type ToAdkSessionJsonOptions,
+  toAdkSessionJson,
+} from './adk-json-export.js';
 
 /** Key in `customMetadata` that carries orrery's own fields through ADK. Reserved. */
 export const ORRERY_METADATA_KEY = 'orrery';
@@ -248,8 +252,17 @@ function convertEvent(raw: unknown, path: string, openCalls: OpenCalls): unknown
   event.actions =
     actions === undefined ? {} : convertActions(actions, eventId, openCalls, timestamps);
 
+  const jsCompaction = convertJsCompaction(raw, eventId, openCalls, timestamps);
+  if (jsCompaction && isPlainObject(event.actions)) {
+    const actions = event.actions as Record<string, unknown>;
+    actions.compaction ??= jsCompaction;
+    // Its content repeats the summary; an orrery compaction has none (kept in `adkFields`).
+    delete event.content;
+  }
+
   const { customMetadata, metadata } = splitCustomMetadata(readField(raw, 'customMetadata'), path);
-  const extras = extraFields(raw, EVENT_KEYS);
+  // ADK-JS's compaction fields became `actions.compaction`; only its marker stays, for the export.
+  const extras = extraFields(raw, jsCompaction ? JS_COMPACTION_KEYS : EVENT_KEYS);
   if (Object.keys(extras).length > 0) {
     const kept = isPlainObject(customMetadata[ADK_FIELDS_KEY])
       ? customMetadata[ADK_FIELDS_KEY]
@@ -454,6 +467,38 @@ function convertActions(
   return actions;
 }
 
+/**
+ * Event keys read from ADK-JS's `CompactedEvent`. `isCompacted` (marks the dialect) and
+ * `content` (repeats the summary) are kept as written in `adkFields`.
+ */
+const JS_COMPACTION_KEYS = new Set(
+  [...EVENT_KEYS, 'startTime', 'endTime', 'compactedContent'].filter((key) => key !== 'content'),
+);
+
+/**
+ * ADK for TypeScript's compaction: a `CompactedEvent` (`isCompacted`, `startTime`, `endTime` in
+ * epoch milliseconds, `compactedContent` text) rather than `actions.compaction`. ADK-JS sends
+ * the newest one and the events after its `endTime` (`getActiveEvents`): its summaries are
+ * rolling, each folding in the previous one, so the range is completed as everything up to
+ * `endTime`. `undefined` when the event is not one.
+ */
+function convertJsCompaction(
+  raw: Record<string, unknown>,
+  eventId: string,
+  openCalls: OpenCalls,
+  timestamps: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  if (readField(raw, 'isCompacted') !== true) return undefined;
+  const text = readField(raw, 'compactedContent');
+  const content = typeof text === 'string' ? { role: 'model', parts: [{ text }] } : text;
+  return {
+    startTimestamp: readTimestamp(readField(raw, 'startTime'), 'startTimestamp', timestamps),
+    endTimestamp: readTimestamp(readField(raw, 'endTime'), 'endTimestamp', timestamps),
+    compactedContent: convertContent(content, 'model', `${eventId}-summary`, openCalls),
+    rolling: true,
+  };
+}
+
 function convertCompaction(
   raw: unknown,
   eventId: string,
@@ -496,10 +541,12 @@ function completeCompaction(
   if (compaction.startSeq === undefined || compaction.endSeq === undefined) {
     const { startTimestamp: start, endTimestamp: end } = compaction;
     if (typeof start !== 'number' || typeof end !== 'number') return; // the schema names it
+    // A rolling one (ADK-JS's) covers every event up to its end, as ADK-JS's view drops them.
+    const from = compaction.rolling === true ? Number.NEGATIVE_INFINITY : start;
     const covered = before.filter(
       (item) =>
         item.event.actions.compaction === undefined &&
-        item.event.timestamp >= start &&
+        item.event.timestamp >= from &&
         item.event.timestamp <= end,
     );
     if (covered.length === 0) {
