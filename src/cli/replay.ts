@@ -19,6 +19,7 @@ import { summarizeRepairs } from './import-session.js';
 import type { CliIo } from './io.js';
 import { plural } from './plural.js';
 import { replayTranscript } from './replay-engine.js';
+import { transcriptProgress } from './replay-progress.js';
 import { compact, fallbackLines, renderReport, replayJson, table } from './replay-report.js';
 import { openStore, resolveDb } from './store.js';
 import { createSummarizer } from './summarizer-option.js';
@@ -39,6 +40,7 @@ interface ReplayFlags {
   app: string;
   user: string;
   json?: boolean;
+  progress?: boolean;
 }
 
 export function registerReplay(program: Command, io: CliIo): void {
@@ -92,6 +94,10 @@ export function registerReplay(program: Command, io: CliIo): void {
     .option('--app <name>', 'app name for --db', nonEmpty('--app'), 'orrery')
     .option('--user <id>', 'user id for --db', nonEmpty('--user'), 'local')
     .option('--json', 'print one JSON object per transcript (an array for several)')
+    .option(
+      '--progress',
+      'progress lines on stderr at each tenth of the events, also when piped or with --json',
+    )
     .addHelpText(
       'after',
       `
@@ -99,6 +105,7 @@ Examples:
   orrery replay examples/incident-session.jsonl
   orrery replay run.traj --threshold 8000 --retention 4
   orrery replay gpt-4o-airline.json --run 12 --json
+  orrery replay long-session.jsonl --json --progress > report.json
   orrery replay session.jsonl --summarizer google:gemini-2.5-flash --db ./replays.db
 
 Before each model call the replay builds the request that call would have held (recorded
@@ -146,7 +153,6 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
               userId: flags.user,
             })
           : new InMemorySessionService();
-      const progress = io.stderrIsTty && !flags.json;
       const outputs: Array<{
         transcript: (typeof transcripts)[number];
         sessionId: string;
@@ -156,6 +162,14 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
         for (const [index, transcript] of transcripts.entries()) {
           const sessionId = `replay-${basename(transcript.file).replace(/[^\w.-]+/g, '_')}${transcript.result.meta.run === undefined ? '' : `-run-${transcript.result.meta.run}`}-${crypto.randomUUID().slice(0, 8)}`;
           const key = { appName: flags.app, userId: flags.user, sessionId };
+          const progress = transcriptProgress({
+            io,
+            lines: flags.progress === true,
+            json: flags.json === true,
+            label: transcript.label,
+            position: index + 1,
+            count: transcripts.length,
+          });
           const result = await replayTranscript({
             result: transcript.result,
             file: transcript.file,
@@ -164,17 +178,9 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
             config: config ?? {},
             summarizer,
             fallbackSummarizer,
-            onProgress: progress
-              ? ({ index: done, total, compactions }) => {
-                  if (done % 10 === 0 || done === total) {
-                    io.stderr(
-                      `\r\x1b[2K${transcripts.length > 1 ? `[${index + 1}/${transcripts.length}] ` : ''}replaying ${transcript.label}: ${done}/${plural(total, 'event')}, ${plural(compactions, 'compaction')}`,
-                    );
-                  }
-                }
-              : undefined,
+            onProgress: progress.onProgress,
           });
-          if (progress) io.stderr('\r\x1b[2K');
+          progress.done();
           outputs.push({ transcript, sessionId, result });
         }
       } finally {

@@ -90,3 +90,29 @@ export function estimateEventTokens(event: NewEvent): number {
 export function estimateContentBytes(content: Content): number {
   return Buffer.byteLength(JSON.stringify(content), 'utf8');
 }
+
+/**
+ * `estimateEventTokens` of one session's stored events, remembered by `seq` (a stored event
+ * never changes, and seq identifies it within its session). Bounded: past `limit` entries the
+ * oldest are forgotten. Not for events of several sessions, nor for unstored ones.
+ */
+export class SessionEventTokens {
+  private readonly limit: number;
+  private readonly bySeq = new Map<number, number>();
+
+  constructor(options: { limit?: number } = {}) {
+    this.limit = Math.max(1, options.limit ?? 100_000);
+  }
+
+  tokens(event: NewEvent & { seq: number }): number {
+    const known = this.bySeq.get(event.seq);
+    if (known !== undefined) return known;
+    const tokens = estimateEventTokens(event);
+    if (this.bySeq.size >= this.limit) {
+      const oldest = this.bySeq.keys().next().value;
+      if (oldest !== undefined) this.bySeq.delete(oldest);
+    }
+    this.bySeq.set(event.seq, tokens);
+    return tokens;
+  }
+}

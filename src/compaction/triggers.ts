@@ -33,6 +33,8 @@ export interface EstimateNextRequestOptions {
   branch?: string;
   /** System instruction + tool declarations, estimated by the caller. */
   overheadTokens?: number;
+  /** How an event is estimated: default `estimateEventTokens` (e.g. a `SessionEventTokens` cache). */
+  estimateEvent?: (event: Event) => number;
 }
 
 /** Index of the tail event whose reported usage anchors the estimate, or -1. */
@@ -59,6 +61,7 @@ function findUsageAnchor(options: EstimateNextRequestOptions): number {
  */
 export function estimateNextRequest(options: EstimateNextRequestOptions): RequestEstimate {
   const { tail, checkpoint } = options;
+  const estimateEvent = options.estimateEvent ?? estimateEventTokens;
   const anchor = findUsageAnchor(options);
   if (anchor >= 0) {
     const event = tail[anchor]!;
@@ -66,14 +69,14 @@ export function estimateNextRequest(options: EstimateNextRequestOptions): Reques
     let tokens = event.usageMetadata!.promptTokenCount!;
     for (let index = anchor; index < tail.length; index++) {
       const later = tail[index]!;
-      if (!later.actions?.compaction) tokens += estimateEventTokens(later);
+      if (!later.actions?.compaction) tokens += estimateEvent(later);
     }
     return { tokens, basis: 'reported_usage', usageSeq: event.seq };
   }
   let tokens = options.overheadTokens ?? 0;
-  if (checkpoint) tokens += estimateEventTokens(checkpoint);
+  if (checkpoint) tokens += estimateEvent(checkpoint);
   for (const event of tail) {
-    if (!event.actions?.compaction) tokens += estimateEventTokens(event);
+    if (!event.actions?.compaction) tokens += estimateEvent(event);
   }
   return { tokens, basis: 'estimate' };
 }

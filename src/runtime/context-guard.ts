@@ -85,17 +85,20 @@ export interface ViewSize {
 
 /**
  * The request's estimated tokens and bytes. `bytes: false` skips the byte count (a JSON
- * serialization of every content) when no byte ceiling applies: `bytes` is then the overhead's.
+ * serialization of every content) when no byte ceiling applies: `bytes` is then the overhead's;
+ * `tokens: false` likewise skips the token count when no token limit applies.
  */
 export function measureView(
   view: ActiveView,
   overhead: RequestOverhead,
-  options: { bytes?: boolean } = {},
+  options: { bytes?: boolean; tokens?: boolean } = {},
 ): ViewSize {
   const countBytes = options.bytes ?? true;
   let bytes = overhead.bytes;
   if (countBytes) for (const content of view.contents) bytes += estimateContentBytes(content);
-  return { tokens: overhead.tokens + estimateContentsTokens(view.contents), bytes };
+  const countTokens = options.tokens ?? true;
+  const contents = countTokens ? estimateContentsTokens(view.contents) : 0;
+  return { tokens: overhead.tokens + contents, bytes };
 }
 
 /**
@@ -129,6 +132,7 @@ export class ContextGuard {
   private readonly compact: GuardCompact;
   private readonly restorer: OrphanCallRestorer;
   private readonly onViewWarnings?: (options: { key: SessionKey; warnings: ViewWarning[] }) => void;
+  private readonly estimateEvent?: (event: Event) => number;
 
   constructor(options: {
     sessionService: SessionService;
@@ -136,12 +140,18 @@ export class ContextGuard {
     compact: GuardCompact;
     /** Called with the warnings of each view sent to a model (orphans, dangling calls, cuts). */
     onViewWarnings?: (options: { key: SessionKey; warnings: ViewWarning[] }) => void;
+    /**
+     * How the token trigger estimates a stored event (default `estimateEventTokens`): a guard
+     * that serves one session (replay) passes a `SessionEventTokens` cache.
+     */
+    estimateEvent?: (event: Event) => number;
   }) {
     this.sessionService = options.sessionService;
     this.config = options.config;
     this.compact = options.compact;
     this.restorer = new OrphanCallRestorer({ sessionService: options.sessionService });
     this.onViewWarnings = options.onViewWarnings;
+    this.estimateEvent = options.estimateEvent;
   }
 
   private load(options: { key: SessionKey; signal?: AbortSignal }): Promise<StoredView> {
@@ -189,6 +199,7 @@ export class ContextGuard {
         agentName,
         branch,
         overheadTokens: overhead.tokens,
+        estimateEvent: this.estimateEvent,
       });
       if (estimate.tokens >= tokenThreshold) {
         const report = await this.compact({ ...common, stored, trigger: 'token_threshold' });
@@ -197,9 +208,10 @@ export class ContextGuard {
       }
     }
     let view = await this.restorer.assemble({ key, stored, signal });
-    // Bytes only matter under a byte ceiling (the config's or a retry's).
+    // Bytes only matter under a byte ceiling (the config's or a retry's), tokens under a limit.
     const measure = {
       bytes: this.config.maxRequestBytes !== undefined || options.shrinkTo?.bytes !== undefined,
+      tokens: model.contextWindowTokens !== undefined || options.shrinkTo?.tokens !== undefined,
     };
     let size = measureView(view, overhead, measure);
     if (this.overCeilings(size, model)) {

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createEventsCompactionConfig } from '../compaction/config.js';
+import { estimateContentsTokens } from '../compaction/token-estimate.js';
+import { assembleView } from '../compaction/view.js';
 import { createEvent, isCompactionEvent } from '../events/event-helpers.js';
-import type { Content, NewEvent } from '../events/types.js';
+import type { Content, Event, NewEvent } from '../events/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
+import { longTranscript } from '../testing/long-transcript.js';
 import { RunnerConfigError } from './errors.js';
-import { hasUnpaired, replayTranscript } from './replay.js';
+import { hasUnpaired, isRecordedModelCall, replayTranscript } from './replay.js';
 
 /** `turns` invocations: a question, a tool call, a bulky tool result, an answer. */
 function transcript(turns: number): NewEvent[] {
@@ -255,6 +258,62 @@ describe('replayTranscript', () => {
     await expect(
       replayTranscript({ events, config: tokenConfig(1500), signal: controller.signal }),
     ).rejects.toThrow();
+  });
+});
+
+/** A store that counts the reads replay makes. */
+function countingStore(inner: SessionService) {
+  const reads = { loadView: 0, listEvents: 0 };
+  const service: SessionService = {
+    createSession: (options) => inner.createSession(options),
+    getSession: (options) => inner.getSession(options),
+    loadView: (options) => {
+      reads.loadView++;
+      return inner.loadView(options);
+    },
+    listEvents: (options) => {
+      reads.listEvents++;
+      return inner.listEvents(options);
+    },
+    appendEvent: (options) => inner.appendEvent(options),
+    appendCompaction: (options) => inner.appendCompaction(options),
+    listSessions: (options) => inner.listSessions(options),
+    deleteSession: (options) => inner.deleteSession(options),
+  };
+  return { service, reads };
+}
+
+describe('replayTranscript on a long transcript', () => {
+  it('reads the view only after a compaction wrote, not before every model call', async () => {
+    const { service, reads } = countingStore(new InMemorySessionService());
+    const report = await replayTranscript({
+      events: longTranscript({ events: 600, seed: 3 }),
+      config: tokenConfig(6_000),
+      sessionService: service,
+    });
+    expect(report.modelCalls).toBeGreaterThan(250);
+    expect(report.compactions.length).toBeGreaterThan(5);
+    expect(report.lossless).toBe(true);
+    // One read at the start and one after each compaction; never one per model call.
+    expect(reads.loadView).toBeLessThanOrEqual(report.compactions.length + 1);
+  });
+
+  it('counts each request without compaction as the whole history assembled', async () => {
+    const events = longTranscript({ events: 160, seed: 5 });
+    const report = await replayTranscript({ events, config: tokenConfig(4_000) });
+    const session = new InMemorySessionService();
+    const key = { appName: 'a', userId: 'u', sessionId: 's' };
+    await session.createSession(key);
+    const expected: number[] = [];
+    const stored: Event[] = [];
+    for (const event of events) {
+      if (isRecordedModelCall(event)) {
+        const contents = assembleView({ tail: stored }).contents;
+        expected.push(report.overheadTokens + estimateContentsTokens(contents));
+      }
+      stored.push(await session.appendEvent({ ...key, event }));
+    }
+    expect(report.requests.map((request) => request.withoutCompaction)).toEqual(expected);
   });
 });
 

@@ -7,25 +7,21 @@
  * tool output truncated in the view only; after each invocation the sliding window and the token trigger
  * run, as the Runner does. Offline with a deterministic summarizer; the store keeps every event.
  */
-import { estimateContentTokens, estimatePartTokens } from '../compaction/token-estimate.js';
+import { rewindTarget } from '../compaction/expanded-view.js';
+import { SessionEventTokens } from '../compaction/token-estimate.js';
+import { countCompletedInvocations } from '../compaction/triggers.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
-import { assembleView } from '../compaction/view.js';
 import { isCompactionEvent } from '../events/event-helpers.js';
 import { IMPORT_REPAIR_KEY } from '../events/metadata-keys.js';
-import type {
-  CompactionTrigger,
-  Content,
-  Event,
-  NewEvent,
-  Part,
-  SessionKey,
-} from '../events/types.js';
+import type { CompactionTrigger, Content, Event, NewEvent, SessionKey } from '../events/types.js';
 import type { Model } from '../models/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
-import type { SessionService } from '../sessions/session-service.js';
+import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { type CompactionReport, Compactor } from './compactor.js';
-import { ContextGuard, estimateRequestOverhead, measureView } from './context-guard.js';
+import { ContextGuard, estimateRequestOverhead } from './context-guard.js';
 import { RunnerConfigError } from './errors.js';
+import { RequestMeasure } from './request-measure.js';
+import { UncompactedViewTokens } from './uncompacted-view-tokens.js';
 
 export interface ReplayCompaction {
   trigger: CompactionTrigger;
@@ -161,8 +157,19 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
   const requests: ReplayRequest[] = [];
   /** Store seq -> position in `replayed` (1-based). */
   const positions = new Map<number, number>();
-  const appended: Event[] = [];
-  const contentsTokens = requestTokenCounter(overheadTokens);
+  // Every request's figures are kept current as events are appended, never recounted whole.
+  const uncompacted = new UncompactedViewTokens();
+  const measure = new RequestMeasure(overhead);
+  /** The replayed session's events, each estimated once (the token trigger's sums). */
+  const estimates = new SessionEventTokens();
+  /**
+   * The store's view as the Compactor sees it (`usageBlind`), extended by each append: the
+   * replay is the store's only writer, so nothing is read back before a model call unless a
+   * compaction attempt wrote (see `extendView`).
+   */
+  let known: StoredView | undefined;
+  /** A compaction attempt inside `guard.prepare` failed: its view may not be the store's. */
+  let attemptFailed = false;
 
   const compactorService = usageBlind(service);
   const compactor = new Compactor({
@@ -198,22 +205,39 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
   const guard = new ContextGuard({
     sessionService: compactorService,
     config,
+    estimateEvent: (event) => estimates.tokens(event),
     compact: async ({ key: guardKey, ...request }) => {
       const report = await compactor.compact({ ...guardKey, ...request });
       record(report);
+      // The guard reads the store again after a compaction, not after a failed attempt.
+      if (report.outcome === 'failed' || report.outcome === 'conflict') attemptFailed = true;
       return report;
     },
   });
+  const compactAfter = async (trigger: 'sliding_window' | 'token_threshold') => {
+    const report = await compactor.compact({
+      ...key,
+      trigger,
+      overheadTokens,
+      stored: known,
+      signal,
+    });
+    record(report);
+    if (report.outcome !== 'skipped') known = undefined;
+  };
+  // As the Runner does, the Compactor is only called when its trigger is due on the view the
+  // replay knows (a skip records nothing): the estimate then costs only the new events.
   const afterInvocation = async () => {
-    if (config.compactionInterval !== undefined) {
-      record(
-        await compactor.compact({ ...key, trigger: 'sliding_window', overheadTokens, signal }),
-      );
+    const interval = config.compactionInterval;
+    if (
+      interval !== undefined &&
+      (!known || (interval > 0 && countCompletedInvocations({ tail: known.tail }) >= interval))
+    ) {
+      await compactAfter('sliding_window');
     }
-    if (config.tokenThreshold) {
-      record(
-        await compactor.compact({ ...key, trigger: 'token_threshold', overheadTokens, signal }),
-      );
+    const threshold = config.tokenThreshold;
+    if (threshold && (!known || estimateView(known, overheadTokens, estimates) >= threshold)) {
+      await compactAfter('token_threshold');
     }
   };
 
@@ -225,26 +249,31 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
       await afterInvocation();
     }
     if (isModelCall(event)) {
-      const { view } = await guard.prepare({
+      attemptFailed = false;
+      const prepared = await guard.prepare({
         key,
         agentName: event.author,
         branch: event.branch,
         model: RECORDED_MODEL,
         overhead,
         invocationId: event.invocationId,
+        stored: known,
         signal,
       });
-      const full = assembleView({ tail: appended });
+      known = attemptFailed ? undefined : prepared.stored;
+      const { view } = prepared;
       if (hasUnpaired(view.contents)) orphans++;
+      const size = measure.measure(view.contents);
       requests.push({
-        withCompaction: contentsTokens(view.contents),
-        withoutCompaction: contentsTokens(full.contents),
-        bytes: measureView(view, overhead).bytes,
+        withCompaction: size.tokens,
+        withoutCompaction: uncompacted.total(overheadTokens),
+        bytes: size.bytes,
       });
     }
     const stored = await service.appendEvent({ ...key, event, signal });
     positions.set(stored.seq, index + 1);
-    appended.push(stored);
+    uncompacted.append(stored);
+    known = extendView(known, stored);
     previousInvocation = event.invocationId;
     options.onProgress?.({
       index: index + 1,
@@ -259,8 +288,8 @@ export async function replayTranscript(options: ReplayTranscriptOptions): Promis
     events: replayed.length,
     modelCalls: requests.length,
     compactions,
-    maxViewTokens: Math.max(0, ...requests.map((request) => request.withCompaction)),
-    maxViewBytes: Math.max(0, ...requests.map((request) => request.bytes)),
+    maxViewTokens: requests.reduce((most, request) => Math.max(most, request.withCompaction), 0),
+    maxViewBytes: requests.reduce((most, request) => Math.max(most, request.bytes), 0),
     orphans,
     lossless: await isLossless({ service, key, replayed, signal }),
     tokens: {
@@ -283,25 +312,29 @@ const RECORDED_MODEL: Model = {
   generate: () => Promise.reject(new Error('replay never calls the recorded model')),
 };
 
-/** Estimated tokens of a request's contents plus the overhead; parts are estimated once. */
-function requestTokenCounter(overheadTokens: number): (contents: Content[]) => number {
-  const cache = new WeakMap<Part, number>();
-  return (contents) => {
-    let total = overheadTokens;
-    for (const content of contents) {
-      // estimateContentTokens of an empty content is its fixed overhead alone.
-      total += estimateContentTokens({ role: content.role, parts: [] });
-      for (const part of content.parts) {
-        let tokens = cache.get(part);
-        if (tokens === undefined) {
-          tokens = estimatePartTokens(part);
-          cache.set(part, tokens);
-        }
-        total += tokens;
-      }
-    }
-    return total;
-  };
+/**
+ * The view after `event` was appended to the store `known` came from, as the Compactor would
+ * load it (recorded usage hidden), or `undefined` when only a read can tell: a write came in
+ * between (a gap in `seq`), or the view is one the runtime expands (a rewind, ADK summaries).
+ */
+function extendView(known: StoredView | undefined, event: Event): StoredView | undefined {
+  if (!known || known.expandedFromCheckpointSeq !== undefined) return undefined;
+  if (event.seq !== known.lastSeq + 1 || isCompactionEvent(event)) return undefined;
+  if (rewindTarget(event) !== undefined) return undefined;
+  known.tail.push(withoutUsage(event));
+  known.lastSeq = event.seq;
+  return known;
+}
+
+/**
+ * `estimateNextRequest` of a view whose recorded usage is hidden (the basis is then always the
+ * estimate): overhead, summary and every tail event, each event estimated once.
+ */
+function estimateView(view: StoredView, overheadTokens: number, estimates: SessionEventTokens) {
+  let tokens = overheadTokens;
+  if (view.checkpoint) tokens += estimates.tokens(view.checkpoint);
+  for (const event of view.tail) if (!isCompactionEvent(event)) tokens += estimates.tokens(event);
+  return tokens;
 }
 
 /** Store seq -> replay position; a compaction's seq maps to the event before it. */
@@ -362,9 +395,13 @@ async function isLossless(options: {
   }
   const raw = stored.filter((event) => !isCompactionEvent(event));
   if (raw.length !== options.replayed.length) return false;
-  return raw.every(
-    ({ seq: _seq, ...event }, index) => canonical(event) === canonical(options.replayed[index]),
-  );
+  return raw.every(({ seq: _seq, ...event }, index) => {
+    const replayed = options.replayed[index];
+    // Equal JSON is equal canonical JSON; stores keep the key order, so this is the usual case.
+    return (
+      JSON.stringify(event) === JSON.stringify(replayed) || canonical(event) === canonical(replayed)
+    );
+  });
 }
 
 /** JSON with sorted keys and no `undefined` members: equal events give equal strings. */
@@ -381,13 +418,16 @@ function canonical(value: unknown): string {
   });
 }
 
+/** An event as the Compactor sees it during replay: its recorded usage hidden. */
+function withoutUsage<T extends Event>(event: T): T {
+  if (!event.usageMetadata || isCompactionEvent(event)) return event;
+  const { usageMetadata: _usage, ...rest } = event;
+  return rest as T;
+}
+
 /** The store as the Compactor sees it during replay: recorded usage hidden, writes unchanged. */
 function usageBlind(service: SessionService): SessionService {
-  const strip = <T extends Event>(event: T): T => {
-    if (!event.usageMetadata || isCompactionEvent(event)) return event;
-    const { usageMetadata: _usage, ...rest } = event;
-    return rest as T;
-  };
+  const strip = withoutUsage;
   return {
     createSession: (options) => service.createSession(options),
     getSession: (options) => service.getSession(options),

@@ -45,3 +45,27 @@ describe('orrery replay --json', () => {
     ]);
   });
 });
+
+describe('orrery replay --progress', () => {
+  it('prints a line at each tenth of the events on stderr, the JSON untouched on stdout', async () => {
+    const file = join('examples', 'incident-session.jsonl');
+    const plain = await cli(['replay', file, '--json']);
+    expect(plain.code).toBe(0);
+    // Piped (stderr is no terminal) and without the flag: nothing on stderr.
+    expect(plain.stderr).toBe('');
+
+    const shown = await cli(['replay', file, '--json', '--progress']);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual(JSON.parse(plain.stdout));
+    const lines = shown.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(10);
+    const events = JSON.parse(plain.stdout).events as number;
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^replaying incident-session\\.jsonl: \\d+/${events} events, \\d+ compactions? \\(10%\\)$`,
+      ),
+    );
+    expect(lines[9]).toContain(`${events}/${events} events`);
+    expect(lines[9]).toMatch(/\(100%\)$/);
+  }, 60_000);
+});
