@@ -10,4 +10,13 @@ export { HttpProblem, ServeConfigError, ServerDrainingError } from './errors.js'
 export type { ListeningServer, ShutdownReport } from './listen.js';
 export { PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
 export { findDevUiRoot } from './routes/dev-ui.js';
+export {
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  resolveServeConfig,
+  SERVE_ENV,
+  type ServeConfig,
+  type ServeFlags,
+} from './serve-config.js';
 export { parseTokens, type TokenGrant } from './tokens.js';

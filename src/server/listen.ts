@@ -10,7 +10,7 @@ import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Runner } from '../runtime/runner.js';
-import { ServerDrainingError } from './errors.js';
+import { ServeConfigError, ServerDrainingError } from './errors.js';
 import type { InFlightRuns } from './in-flight.js';
 import type { ServerEnv } from './server-env.js';
 
@@ -34,6 +34,25 @@ export interface ListeningServer {
   shutdown(options?: { timeoutMs?: number }): Promise<ShutdownReport>;
 }
 
+/** A port in use or an address not on this machine names the flag to change. */
+function listenError(error: NodeJS.ErrnoException, options: { host: string; port: number }): Error {
+  if (error.code === 'EADDRINUSE') {
+    return new ServeConfigError({
+      field: '--port',
+      message: `${options.host}:${options.port} is in use by another process: pass another --port (0 picks a free one)`,
+      cause: error,
+    });
+  }
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+    return new ServeConfigError({
+      field: '--host',
+      message: `cannot listen on ${options.host}: no such address on this machine`,
+      cause: error,
+    });
+  }
+  return error;
+}
+
 export async function listenOn(options: {
   app: Hono<ServerEnv>;
   port: number;
@@ -50,7 +69,7 @@ export async function listenOn(options: {
       port: options.port,
       hostname: options.host,
     }) as Server;
-    started.once('error', reject);
+    started.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
     started.once('listening', () => {
       started.off('error', reject);
       resolve(started);
@@ -82,8 +101,14 @@ export async function listenOn(options: {
       await inFlight.idle(AbortSignal.timeout(ABORT_GRACE_MS));
     }
     await runner.flush();
-    // Keep-alive connections still open get closed now that no response is pending.
-    server.closeAllConnections();
+    // The last responses are being written (each says `connection: close`): let them go out,
+    // then close whatever connection is left.
+    server.closeIdleConnections();
+    const drained = await Promise.race([
+      closed.then(() => true),
+      new Promise<false>((resolve) => setTimeout(resolve, ABORT_GRACE_MS, false).unref()),
+    ]);
+    if (!drained) server.closeAllConnections();
     await closed;
     const report = {
       finished: before - aborted,

@@ -84,7 +84,7 @@ export function toProblem(error: unknown): HttpProblem {
     return new HttpProblem({
       status: error.kind === 'retryable' ? 503 : 502,
       slug: 'model-error',
-      title: 'Bad Gateway',
+      title: error.kind === 'retryable' ? 'Service Unavailable' : 'Bad Gateway',
       detail: `the model failed: ${error.message}`,
       cause: error,
     });
