@@ -11,6 +11,7 @@ import { ModelConfigError } from '../models/errors.js';
 import { AgentModuleError } from './agent-module-error.js';
 import { registerChat } from './chat.js';
 import { registerCompact } from './compact.js';
+import { registerEval } from './eval.js';
 import { CliUsageError, formatError } from './errors.js';
 import { registerImport } from './import.js';
 import { type CliIo, processIo } from './io.js';
@@ -59,6 +60,7 @@ Store: SQLite at ./.orrery/orrery.db (--db PATH or ORRERY_DB); a postgres:// URL
   registerView(program, io);
   registerCompact(program, io);
   registerReplay(program, io);
+  registerEval(program, io);
   registerServe(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput(output);

@@ -1,0 +1,144 @@
+/**
+ * `orrery eval [FILE...]`: how many facts survive compaction, offline. Each conversation is
+ * replayed through compaction at `--threshold`; for each question the answer strings are looked
+ * for in (a) the final view, (b) the view plus recall's top k for the question, (c) the newest
+ * events that fit the same token budget (truncation), (d) the full history; and recall@k of the
+ * evidence events. FILE: an eval JSON file or a dataset's probes.derived.jsonl; `--generate`
+ * adds seeded conversations with planted facts; `--datasets` reads every
+ * `$ORRERY_DATASETS/<name>/probes.derived.jsonl`.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import {
+  combineEvaluations,
+  evaluateRecall,
+  type RecallConversation,
+  type RecallEvaluation,
+} from '../runtime/recall-eval.js';
+import { generateRecallConversations } from '../testing/recall-conversations.js';
+import { integerOption, writeJson } from './common.js';
+import { CliUsageError } from './errors.js';
+import { loadEvalFile, loadProbes } from './eval-probes.js';
+import type { CliIo } from './io.js';
+
+interface EvalFlags {
+  threshold: number;
+  topK: number;
+  generate?: boolean;
+  seed: number;
+  conversations: number;
+  datasets?: boolean;
+  json?: boolean;
+}
+
+function percent(value: number): string {
+  return `${(value * 100).toFixed(1)}%`;
+}
+
+function row(label: string, result: Omit<RecallEvaluation, 'name'>): string {
+  return [
+    label.padEnd(28),
+    String(result.answers).padStart(7),
+    percent(result.inView).padStart(8),
+    percent(result.inViewPlusRecall).padStart(12),
+    percent(result.inTruncation).padStart(10),
+    percent(result.inFullHistory).padStart(8),
+    percent(result.recallAtK).padStart(9),
+  ].join(' ');
+}
+
+async function datasetProbeFiles(io: CliIo): Promise<string[]> {
+  const root = io.env.ORRERY_DATASETS;
+  if (!root) {
+    throw new CliUsageError({
+      field: 'ORRERY_DATASETS',
+      message: '--datasets needs ORRERY_DATASETS (a folder of datasets)',
+    });
+  }
+  const files: string[] = [];
+  for (const entry of await readdir(root, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const inner = await readdir(join(root, entry.name));
+    if (inner.includes('probes.derived.jsonl'))
+      files.push(join(root, entry.name, 'probes.derived.jsonl'));
+  }
+  return files.sort();
+}
+
+export function registerEval(program: Command, io: CliIo): void {
+  program
+    .command('eval')
+    .description(
+      'measure how many facts survive compaction: view, view + recall, truncation, full history',
+    )
+    .argument('[files...]', 'eval JSON files or probes.derived.jsonl files')
+    .option(
+      '--threshold <tokens>',
+      'compaction token threshold of the replay',
+      integerOption('--threshold', 1),
+      8000,
+    )
+    .option('--top-k <k>', 'recall hits counted, and k of recall@k', integerOption('--top-k', 1), 5)
+    .option('--generate', 'add seeded generated conversations with planted facts')
+    .option('--seed <n>', 'seed of --generate', integerOption('--seed', 0), 1)
+    .option(
+      '--conversations <n>',
+      'conversations --generate makes',
+      integerOption('--conversations', 1),
+      3,
+    )
+    .option('--datasets', 'add every $ORRERY_DATASETS/*/probes.derived.jsonl')
+    .option('--json', 'print the figures as JSON')
+    .action(async (files: string[], flags: EvalFlags) => {
+      const groups: Array<{ label: string; conversations: RecallConversation[] }> = [];
+      if (flags.generate) {
+        groups.push({
+          label: `generated (seed ${flags.seed})`,
+          conversations: generateRecallConversations({
+            seed: flags.seed,
+            conversations: flags.conversations,
+          }),
+        });
+      }
+      for (const file of files)
+        groups.push({ label: file, conversations: await loadEvalFile(file) });
+      if (flags.datasets) {
+        for (const file of await datasetProbeFiles(io)) {
+          groups.push({
+            label: file.split('/').slice(-2, -1)[0] ?? file,
+            conversations: await loadProbes(file),
+          });
+        }
+      }
+      if (groups.length === 0) {
+        throw new CliUsageError({
+          field: 'files',
+          message: 'nothing to evaluate: pass FILE, --generate or --datasets',
+        });
+      }
+      const report = [];
+      for (const group of groups) {
+        const results: RecallEvaluation[] = [];
+        for (const conversation of group.conversations) {
+          results.push(
+            await evaluateRecall({ conversation, threshold: flags.threshold, topK: flags.topK }),
+          );
+        }
+        report.push({
+          label: group.label,
+          total: combineEvaluations(results),
+          conversations: results,
+        });
+      }
+      if (flags.json) {
+        writeJson(io, { threshold: flags.threshold, topK: flags.topK, groups: report });
+        return;
+      }
+      io.stdout(`threshold ${flags.threshold} tokens, recall top ${flags.topK}\n`);
+      io.stdout(
+        `${'input'.padEnd(28)} ${'answers'.padStart(7)} ${'(a) view'.padStart(8)} ${'(b) +recall'.padStart(12)} ${'(c) trunc'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)}\n`,
+      );
+      for (const group of report) io.stdout(`${row(group.label, group.total)}\n`);
+    });
+}

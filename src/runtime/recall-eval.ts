@@ -1,0 +1,209 @@
+/**
+ * How many facts survive compaction, measured (`orrery eval`): a transcript is replayed
+ * through compaction at a token threshold, then each question's answer strings are looked for
+ * in (a) the final view, (b) the final view plus what `recall` would return for the question
+ * (its top k), (c) a truncation baseline (the newest events that fit the same token budget as
+ * the final view), (d) the full history. recall@k: the share of questions whose evidence event
+ * is among the top k search hits over the whole history.
+ */
+import { estimateEventTokens, estimateTextTokens } from '../compaction/token-estimate.js';
+import type { EventsSummarizer } from '../compaction/types.js';
+import { getText } from '../events/event-helpers.js';
+import type { Event, NewEvent } from '../events/types.js';
+import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
+import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
+import { capText, renderEvent } from '../summarizers/render.js';
+import { replayTranscript } from './replay.js';
+
+export interface RecallQuestion {
+  question: string;
+  /** Each must appear (case-insensitive) for the answer to count as present. */
+  answers: string[];
+  /**
+   * Seqs (1-based positions in the replayed events) of the events that hold the answer. When
+   * absent, every event whose text holds an answer string counts as evidence.
+   */
+  evidenceSeqs?: number[];
+}
+
+export interface RecallConversation {
+  name: string;
+  events: NewEvent[];
+  questions: RecallQuestion[];
+}
+
+export interface EvaluateRecallOptions {
+  conversation: RecallConversation;
+  /** Token threshold of the replay's compaction. */
+  threshold: number;
+  /** Default: a `DigestSummarizer` (offline, deterministic). */
+  summarizer?: EventsSummarizer;
+  /** Hits of the recall tool counted in (b), and k of recall@k; default 5. */
+  topK?: number;
+  /** Cap of one recalled item, as the recall tool's default (2000). */
+  recallItemChars?: number;
+  signal?: AbortSignal;
+}
+
+/** Shares are answer strings found / answer strings asked (0..1). */
+export interface RecallEvaluation {
+  name: string;
+  questions: number;
+  answers: number;
+  compactions: number;
+  /** Estimated tokens of the final view (the truncation baseline's budget). */
+  viewTokens: number;
+  historyTokens: number;
+  inView: number;
+  inViewPlusRecall: number;
+  inTruncation: number;
+  inFullHistory: number;
+  /** Questions with evidence whose evidence was in the top k hits, over those questions. */
+  recallAtK: number;
+  topK: number;
+}
+
+function normalized(text: string): string {
+  return text.toLowerCase();
+}
+
+function eventText(event: Event): string {
+  return renderEvent({ event, maxItemChars: Number.MAX_SAFE_INTEGER }) ?? '';
+}
+
+function share(found: number, total: number): number {
+  return total === 0 ? 0 : found / total;
+}
+
+/** The newest events whose estimated tokens fit `budget`, as text. */
+function truncationText(events: Event[], budget: number): string {
+  const kept: string[] = [];
+  let tokens = 0;
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    const cost = estimateEventTokens(event);
+    if (tokens + cost > budget) break;
+    tokens += cost;
+    kept.push(eventText(event));
+  }
+  return kept.join('\n');
+}
+
+/** Replays one conversation and measures (a)-(d) and recall@k (see the file comment). */
+export async function evaluateRecall(options: EvaluateRecallOptions): Promise<RecallEvaluation> {
+  const { conversation, threshold } = options;
+  const topK = options.topK ?? 5;
+  const itemChars = options.recallItemChars ?? 2000;
+  const sessionService = new InMemorySessionService();
+  const key = { appName: 'eval', userId: 'eval', sessionId: 'eval' };
+  const report = await replayTranscript({
+    events: conversation.events,
+    config: { tokenThreshold: threshold, eventRetentionSize: 4 },
+    summarizer: options.summarizer ?? new DigestSummarizer(),
+    fallbackSummarizer: new DigestSummarizer(),
+    sessionService,
+    ...key,
+    signal: options.signal,
+  });
+  const history = (await sessionService.getSession({ ...key, events: 'full' }))?.events ?? [];
+  const raw = history.filter((event) => !event.actions.compaction);
+  const view = await sessionService.loadView(key);
+  const summary = view.checkpoint
+    ? getText(view.checkpoint.actions.compaction.compactedContent)
+    : '';
+  const viewText = normalized([summary, ...view.tail.map(eventText)].join('\n'));
+  const viewTokens =
+    estimateTextTokens(summary) +
+    view.tail.reduce((sum, event) => sum + estimateEventTokens(event), 0);
+  const fullText = normalized(raw.map(eventText).join('\n'));
+  const truncated = normalized(truncationText(raw, viewTokens));
+  const endSeq = view.checkpoint?.actions.compaction.endSeq ?? 0;
+
+  let answers = 0;
+  const counts = { inView: 0, inViewPlusRecall: 0, inTruncation: 0, inFullHistory: 0 };
+  let withEvidence = 0;
+  let evidenceFound = 0;
+  for (const question of conversation.questions) {
+    const recalled =
+      endSeq === 0
+        ? []
+        : await sessionService.searchEvents({
+            ...key,
+            query: question.question,
+            limit: topK,
+            beforeSeq: endSeq + 1,
+          });
+    const recallText = normalized(
+      recalled
+        .map((hit) => capText({ text: eventText(hit.event), maxChars: itemChars }))
+        .join('\n'),
+    );
+    for (const answer of question.answers) {
+      const needle = normalized(answer);
+      answers++;
+      if (viewText.includes(needle)) counts.inView++;
+      if (viewText.includes(needle) || recallText.includes(needle)) counts.inViewPlusRecall++;
+      if (truncated.includes(needle)) counts.inTruncation++;
+      if (fullText.includes(needle)) counts.inFullHistory++;
+    }
+    const evidence = new Set(
+      question.evidenceSeqs ??
+        raw
+          .filter((event) =>
+            question.answers.some((answer) =>
+              normalized(eventText(event)).includes(normalized(answer)),
+            ),
+          )
+          .map((event) => event.seq),
+    );
+    if (evidence.size === 0) continue;
+    withEvidence++;
+    const hits = await sessionService.searchEvents({
+      ...key,
+      query: question.question,
+      limit: topK,
+    });
+    if (hits.some((hit) => evidence.has(hit.seq))) evidenceFound++;
+  }
+  return {
+    name: conversation.name,
+    questions: conversation.questions.length,
+    answers,
+    compactions: report.compactions.length,
+    viewTokens,
+    historyTokens: raw.reduce((sum, event) => sum + estimateEventTokens(event), 0),
+    inView: share(counts.inView, answers),
+    inViewPlusRecall: share(counts.inViewPlusRecall, answers),
+    inTruncation: share(counts.inTruncation, answers),
+    inFullHistory: share(counts.inFullHistory, answers),
+    recallAtK: share(evidenceFound, withEvidence),
+    topK,
+  };
+}
+
+/** Answer-weighted means over several evaluations (recall@k weighted by questions). */
+export function combineEvaluations(results: RecallEvaluation[]): Omit<RecallEvaluation, 'name'> {
+  const answers = results.reduce((sum, result) => sum + result.answers, 0);
+  const questions = results.reduce((sum, result) => sum + result.questions, 0);
+  const weighted = (field: 'inView' | 'inViewPlusRecall' | 'inTruncation' | 'inFullHistory') =>
+    share(
+      results.reduce((sum, result) => sum + result[field] * result.answers, 0),
+      answers,
+    );
+  return {
+    questions,
+    answers,
+    compactions: results.reduce((sum, result) => sum + result.compactions, 0),
+    viewTokens: Math.max(0, ...results.map((result) => result.viewTokens)),
+    historyTokens: results.reduce((sum, result) => sum + result.historyTokens, 0),
+    inView: weighted('inView'),
+    inViewPlusRecall: weighted('inViewPlusRecall'),
+    inTruncation: weighted('inTruncation'),
+    inFullHistory: weighted('inFullHistory'),
+    recallAtK: share(
+      results.reduce((sum, result) => sum + result.recallAtK * result.questions, 0),
+      questions,
+    ),
+    topK: results[0]?.topK ?? 5,
+  };
+}
