@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SessionKey } from '../../events/types.js';
 import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
+import { quoteIdentifier } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 import { spawnWorker, type Worker } from './test-helpers/spawn-worker.js';
@@ -45,6 +46,59 @@ describePostgres('PostgreSQL with several runner processes', (url) => {
   async function storedSeqs(key: SessionKey): Promise<number[]> {
     const session = await service.getSession({ ...key, events: 'full' });
     return session?.events.map((event) => event.seq) ?? [];
+  }
+
+  /** A transaction holding the session row until `unlock`. */
+  async function lockSession(key: SessionKey) {
+    const client = await fixture.pool.connect();
+    await client.query('BEGIN');
+    await client.query(
+      `SELECT 1 FROM ${quoteIdentifier(fixture.schema)}.orrery_sessions
+        WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE`,
+      [key.appName, key.userId, key.sessionId],
+    );
+    return {
+      async unlock() {
+        await client.query('ROLLBACK');
+        client.release();
+      },
+    };
+  }
+
+  /** Resolves once a statement on this suite's schema waits on a lock. */
+  async function waitForLockWaiter(): Promise<void> {
+    await pollActivity(
+      `wait_event_type = 'Lock'`,
+      (count) => count > 0,
+      'the worker never waited on the session lock',
+    );
+  }
+
+  /** Resolves once `count` statements of other backends on this suite's schema still run. */
+  async function waitForStatements(count: number): Promise<void> {
+    await pollActivity(
+      `state = 'active'`,
+      (running) => running === count,
+      'a statement of a killed worker never ended',
+    );
+  }
+
+  async function pollActivity(
+    condition: string,
+    done: (count: number) => boolean,
+    failure: string,
+  ): Promise<void> {
+    const deadline = Date.now() + timeout / 2;
+    for (;;) {
+      const result = await fixture.pool.query(
+        `SELECT count(*)::int AS count FROM pg_stat_activity
+          WHERE ${condition} AND pid <> pg_backend_pid() AND position($1 in query) > 0`,
+        [fixture.schema],
+      );
+      if (done(result.rows[0].count)) return;
+      if (Date.now() > deadline) throw new Error(failure);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   function range(from: number, to: number): number[] {
@@ -110,7 +164,9 @@ describePostgres('PostgreSQL with several runner processes', (url) => {
     'a runner killed mid-append (before COMMIT) leaves the session whole, with no gap',
     async () => {
       const key = await newSession('crash-append', 5);
-      const worker = start(key, { kind: 'append', count: 1, tag: 'doomed' }, true);
+      // app: state makes the append a transaction, so it has a COMMIT to stop before.
+      const job = { kind: 'append', count: 1, tag: 'doomed', appState: true } as const;
+      const worker = start(key, job, true);
       await worker.waitFor('ready');
       worker.go();
       await worker.waitFor('paused');
@@ -127,6 +183,36 @@ describePostgres('PostgreSQL with several runner processes', (url) => {
         (event) => event.content?.parts[0]?.text,
       );
       expect(texts).not.toContain('doomed #0');
+    },
+    timeout,
+  );
+
+  it(
+    'a runner killed while its one-statement append waits: the event is whole or absent, no gap',
+    async () => {
+      const key = await newSession('crash-statement', 5);
+      // The session row held here: the worker's append statement is sent and then waits.
+      const lock = await lockSession(key);
+      try {
+        const worker = start(key, { kind: 'append', count: 1, tag: 'in flight' });
+        await worker.waitFor('ready');
+        worker.go();
+        await waitForLockWaiter();
+        worker.kill();
+        expect((await worker.exited).signal).toBe('SIGKILL');
+      } finally {
+        await lock.unlock();
+      }
+      // The orphaned backend runs or drops the statement, racing this append for the row.
+      const after = await service.appendEvent({ ...key, event: userTextEvent({ text: 'after' }) });
+      await waitForStatements(0);
+      // The statement commits entirely or not at all: never a gap or half an event.
+      const events = (await service.getSession({ ...key, events: 'full' }))?.events ?? [];
+      const seqs = events.map((event) => event.seq);
+      expect(seqs).toEqual(range(1, seqs.length));
+      expect([6, 7]).toContain(after.seq);
+      const texts = events.slice(5).map((event) => event.content?.parts[0]?.text);
+      expect(texts.sort()).toEqual(seqs.length === 7 ? ['after', 'in flight #0'] : ['after']);
     },
     timeout,
   );
@@ -176,6 +262,8 @@ describePostgres('PostgreSQL with several runner processes', (url) => {
       await worker.waitFor('seq 30');
       worker.kill();
       await worker.exited;
+      // Its last statement may still be running on the server: it commits or not, then ends.
+      await waitForStatements(0);
       const acknowledged = Math.max(
         ...worker.lines
           .filter((line) => line.startsWith('seq '))

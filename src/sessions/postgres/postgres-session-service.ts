@@ -43,6 +43,7 @@ import {
   mergeState,
   resolvePageSize,
   resolveSeqBounds,
+  type StateDeltaParts,
   splitState,
 } from '../store-helpers.js';
 import { skippedCheckpointWarning } from '../stored-row-rules.js';
@@ -61,7 +62,13 @@ import {
 } from './pg-checkout.js';
 import { passwordsOf, poolSecrets, redactSecrets, toStoreError } from './pg-errors.js';
 import { buildQueries, type Queries } from './queries.js';
-import { checkpointRowProblem, type EventRow, rowToEvent, toEventRowValues } from './rows.js';
+import {
+  checkpointRowProblem,
+  type EventRow,
+  type EventRowValues,
+  rowToEvent,
+  toEventRowValues,
+} from './rows.js';
 import { buildSearchQuery, type SearchRow, searchParameters, toSearchHits } from './search.js';
 
 export interface PostgresSessionServiceOptions {
@@ -220,10 +227,21 @@ export class PostgresSessionService implements SessionService {
   async appendEvent(options: AppendEventOptions): Promise<Event> {
     const key = pickKey(options);
     assertValidNewEvent(options.event, { kind: 'event' });
-    return this.transaction(
+    const row = prepareEventRow(options.event);
+    if (row.touchesSharedState) {
+      return this.transaction(
+        key,
+        options.signal,
+        (client) => this.insertEvent(client, key, row),
+        'appendEvent',
+      );
+    }
+    // One auto-committed statement allocates the seq and inserts (queries.ts: appendEvent):
+    // one round trip instead of BEGIN / statement / COMMIT, the same all-or-nothing write.
+    return this.withConnection(
       key,
       options.signal,
-      (client) => this.insertEvent(client, key, options.event),
+      (client) => this.insertEvent(client, key, row),
       'appendEvent',
     );
   }
@@ -250,7 +268,8 @@ export class PostgresSessionService implements SessionService {
           });
         }
         assertCompactionFits(options.event, Number(lockedRow.last_seq) + 1);
-        return (await this.insertEvent(client, key, options.event)) as CompactionEvent;
+        const row = prepareEventRow(options.event);
+        return (await this.insertEvent(client, key, row)) as CompactionEvent;
       },
       'appendCompaction',
     );
@@ -420,11 +439,9 @@ export class PostgresSessionService implements SessionService {
     return raceSignal(this.ready, signal);
   }
 
-  private async insertEvent(client: PoolClient, key: SessionKey, event: NewEvent) {
-    const values = toEventRowValues(event);
+  private async insertEvent(client: PoolClient, key: SessionKey, row: PreparedEventRow) {
+    const { values, scoped } = row;
     const stored = values.stored;
-    const scoped = splitState(stored.actions.stateDelta);
-    assertJsonbStorable(scoped, 'event.actions.stateDelta');
     const now = Date.now() / 1000;
     const inserted = await client.query<{ seq: string }>(this.queries.appendEvent, [
       ...keyParams(key),
@@ -439,11 +456,11 @@ export class PostgresSessionService implements SessionService {
       values.compactionEndSeq,
       values.json,
     ]);
-    const row = inserted.rows[0];
-    if (!row) throw new SessionNotFoundError(key);
+    const insertedRow = inserted.rows[0];
+    if (!insertedRow) throw new SessionNotFoundError(key);
     // Session row first, then app, then user: one lock order for every writer (no deadlock).
     await this.upsertScopedState(client, key, scoped, now);
-    return { ...stored, seq: Number(row.seq) } as Event;
+    return { ...stored, seq: Number(insertedRow.seq) } as Event;
   }
 
   private async upsertScopedState(
@@ -557,13 +574,23 @@ export class PostgresSessionService implements SessionService {
     values: unknown[],
     options: { operation?: string } = {},
   ): Promise<Row[]> {
-    const operation = options.operation ?? 'query';
+    return this.withConnection(
+      key,
+      signal,
+      async (client) => (await client.query<Row>(text, values)).rows,
+      options.operation ?? 'query',
+    );
+  }
+
+  /** `work` on one guarded connection, auto-committed; errors as in `transaction`. */
+  private async withConnection<T>(
+    key: SessionKey,
+    signal: AbortSignal | undefined,
+    work: (client: PoolClient) => Promise<T>,
+    operation: string,
+  ): Promise<T> {
     try {
-      const checkout = await this.checkout(signal);
-      return await withClient(
-        checkout,
-        async (client) => (await client.query<Row>(text, values)).rows,
-      );
+      return await withClient(await this.checkout(signal), work);
     } catch (error) {
       throw toStoreError({ error, operation, key, secrets: this.secrets() });
     }
@@ -595,6 +622,23 @@ export class PostgresSessionService implements SessionService {
       connectionTimeoutMs: this.connectionTimeoutMs,
     };
   }
+}
+
+interface PreparedEventRow {
+  values: EventRowValues;
+  scoped: StateDeltaParts;
+  /** `app:` or `user:` keys in the delta: rows beyond the session's, so a transaction. */
+  touchesSharedState: boolean;
+}
+
+/** The row to write and its state delta by scope, checked before any connection is taken. */
+function prepareEventRow(event: NewEvent): PreparedEventRow {
+  const values = toEventRowValues(event);
+  const scoped = splitState(values.stored.actions.stateDelta);
+  assertJsonbStorable(scoped, 'event.actions.stateDelta');
+  const touchesSharedState =
+    Object.keys(scoped.app).length > 0 || Object.keys(scoped.user).length > 0;
+  return { values, scoped, touchesSharedState };
 }
 
 /** A timeout option: a finite number of ms >= 0 (0 disables), or the default. */

@@ -17,7 +17,13 @@ export interface WorkerConfig {
   userId: string;
   sessionId: string;
   job:
-    | { kind: 'append'; count: number; tag: string }
+    | {
+        kind: 'append';
+        count: number;
+        tag: string;
+        /** An `app:` key in each event's delta: the transactional append (BEGIN ... COMMIT). */
+        appState?: boolean;
+      }
     | { kind: 'compact'; startSeq: number; endSeq: number; expectedCheckpointSeq: number | null };
   pauseAtCommit?: boolean;
 }
@@ -70,7 +76,8 @@ if (job.kind === 'append') {
   const seqs: number[] = [];
   const ids: string[] = [];
   for (let index = 0; index < job.count; index++) {
-    const event = userTextEvent({ text: `${job.tag} #${index}` });
+    const stateDelta = job.appState ? { 'app:last': `${job.tag} #${index}` } : undefined;
+    const event = userTextEvent({ text: `${job.tag} #${index}`, actions: { stateDelta } });
     const stored = await service.appendEvent({ ...key, event });
     seqs.push(stored.seq);
     ids.push(stored.id);
