@@ -27,7 +27,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const arrivals: Array<{ count: number; resolve: () => void }> = [];
   const state = { abandoned: 0 };
 
-  const answer = (response: ServerResponse, model: string, text: string) => {
+  const answer = (response: ServerResponse, model: string, text: string, promptTokens: number) => {
     response.setHeader('content-type', 'application/json');
     response.end(
       JSON.stringify({
@@ -38,7 +38,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         choices: [
           { index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' },
         ],
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: 5,
+          total_tokens: promptTokens + 5,
+        },
       }),
     );
   };
@@ -61,7 +65,8 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         arrival.resolve();
       }
       const reply = () => {
-        if (!response.destroyed) answer(response, parsed.model, `echo: ${text}`);
+        if (!response.destroyed)
+          answer(response, parsed.model, `echo: ${text}`, Math.ceil(body.length / 4));
       };
       if (!held) return reply();
       response.on('close', () => {
