@@ -6,16 +6,20 @@
  * turns with a rolling compaction every 1000 events, so the tail stays bounded; the turn's
  * cost must not grow with history. Also one append into a long in-memory session.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LlmAgent } from '../src/runtime/agents/llm-agent.js';
 import { Runner } from '../src/runtime/runner.js';
 import { InMemorySessionService } from '../src/sessions/in-memory-session-service.js';
+import { quoteIdentifier } from '../src/sessions/postgres/migrations.js';
+import { PostgresSessionService } from '../src/sessions/postgres/postgres-session-service.js';
 import type { SessionService } from '../src/sessions/session-service.js';
 import { SqliteSessionService } from '../src/sessions/sqlite/index.js';
 import { DigestSummarizer } from '../src/summarizers/index.js';
 import { textResponse } from '../src/testing/scripted-model.js';
+import type { BenchOptions } from './run.js';
 import { compactionEvent, median, turnEvent } from './workload.js';
 
 const sizes = [1_000, 10_000, 100_000];
@@ -30,7 +34,11 @@ const stubModel = {
   generate: async () => textResponse('ok', { promptTokenCount: 9_000, candidatesTokenCount: 1 }),
 };
 
-async function seed(service: SessionService, sessionId: string, count: number): Promise<void> {
+export async function seed(
+  service: SessionService,
+  sessionId: string,
+  count: number,
+): Promise<void> {
   const key = { appName: 'bench', userId: 'user', sessionId };
   await service.createSession(key);
   let checkpointSeq: number | null = null;
@@ -47,7 +55,7 @@ async function seed(service: SessionService, sessionId: string, count: number): 
   }
 }
 
-async function turnTimes(service: SessionService, sessionId: string): Promise<number> {
+export async function turnTimes(service: SessionService, sessionId: string): Promise<number> {
   const runner = new Runner({
     appName: 'bench',
     agent: new LlmAgent({ name: 'agent', model: stubModel }),
@@ -83,7 +91,36 @@ async function appendTime(service: SessionService, sessionId: string): Promise<n
   return median(samples);
 }
 
-export async function run(): Promise<void> {
+/**
+ * The PostgreSQL rows: the same history, bulk-seeded as postgres.bench.ts does (100k appends one
+ * by one would take minutes), in a schema of its own dropped afterwards.
+ */
+async function postgresRows(postgresUrl: string, results: Map<string, number[]>): Promise<void> {
+  const { default: pg } = await import('pg');
+  const { seed: seedRows } = await import('./postgres.bench.js');
+  const pool = new pg.Pool({ connectionString: postgresUrl, max: 4 });
+  const schema = `orrery_bench_turn_${randomBytes(6).toString('hex')}`;
+  const service = new PostgresSessionService({ pool, schema });
+  try {
+    const turnRow: number[] = [];
+    const appendRow: number[] = [];
+    for (const size of sizes) {
+      const key = { appName: 'bench', userId: 'user', sessionId: `session-${size}` };
+      await service.createSession(key);
+      await seedRows(pool, schema, key, size);
+      turnRow.push(await turnTimes(service, key.sessionId));
+      appendRow.push(await appendTime(service, key.sessionId));
+    }
+    results.set('postgres turn', turnRow);
+    results.set('postgres append', appendRow);
+  } finally {
+    await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`);
+    await service.close();
+    await pool.end();
+  }
+}
+
+export async function run(options: BenchOptions = {}): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'orrery-bench-turn-'));
   const rows: string[] = [];
   const results = new Map<string, number[]>();
@@ -105,6 +142,7 @@ export async function run(): Promise<void> {
       results.set(`${backend} turn`, turnRow);
       results.set(`${backend} append`, appendRow);
     }
+    if (options.postgresUrl) await postgresRows(options.postgresUrl, results);
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -113,6 +151,8 @@ export async function run(): Promise<void> {
     'sqlite turn': '142 / 995 / 8,208',
     'memory append': '0.04 / 5.7 / 60',
     'sqlite append': '15.8 / 14.7 / 30.3',
+    'postgres turn': '-',
+    'postgres append': '-',
   };
   rows.push(
     '| backend, operation (median ms) | 1,000 events | 10,000 | 100,000 | ratio 100k / 1k | ADK-JS 2.0 (PEERS.md) |',
@@ -128,4 +168,7 @@ export async function run(): Promise<void> {
   console.log(
     `\nA turn: user append, view load, estimate, stub model call, answer append, after-invocation triggers (${turns} turns, median).`,
   );
+  if (!options.postgresUrl) {
+    console.log('PostgreSQL rows skipped: set ORRERY_TEST_PG_URL (or ORRERY_BENCH_PG_URL).');
+  }
 }
