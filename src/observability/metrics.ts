@@ -16,7 +16,6 @@ export interface CompactionMetrics {
   readonly summarizerFailuresTotal: Counter<'summarizer'>;
   /** Compactions a fallback summarizer wrote, by the one that failed (`from`) and the writer. */
   readonly summarizerFallbacksTotal: Counter<'from' | 'to'>;
-  readonly promptCacheInvalidationsTotal: Counter<'trigger'>;
   /** Counts one compaction attempt from the Compactor's report. */
   recordCompaction(report: CompactionRecord): void;
   recordSummarizerFailure(summarizerName: string): void;
@@ -116,17 +115,6 @@ export function createCompactionMetrics(options: CompactionMetricsOptions = {}):
         registers,
       }),
   );
-  const promptCacheInvalidationsTotal = reuse(
-    registry,
-    'orrery_prompt_cache_invalidations_total',
-    () =>
-      new Counter({
-        name: 'orrery_prompt_cache_invalidations_total',
-        help: "Successful compactions: each rewrites the request's prefix, so a provider's cached prompt prefix no longer matches.",
-        labelNames: ['trigger'] as const,
-        registers,
-      }),
-  );
 
   return {
     registry,
@@ -137,7 +125,6 @@ export function createCompactionMetrics(options: CompactionMetricsOptions = {}):
     ineffectiveTotal,
     summarizerFailuresTotal,
     summarizerFallbacksTotal,
-    promptCacheInvalidationsTotal,
     recordCompaction(report) {
       const { trigger, outcome } = report;
       compactionTotal.inc({ trigger, outcome });
@@ -147,7 +134,6 @@ export function createCompactionMetrics(options: CompactionMetricsOptions = {}):
         if (report.ineffective) ineffectiveTotal.inc({ trigger });
         tokensBefore.observe({ trigger }, report.tokensBefore);
         if (report.tokensAfter !== undefined) tokensAfter.observe({ trigger }, report.tokensAfter);
-        promptCacheInvalidationsTotal.inc({ trigger });
         if (report.fallback) {
           summarizerFallbacksTotal.inc({
             from: report.fallback.from,

@@ -6,6 +6,8 @@ import type { Event, FunctionCall, NewEvent, Part, SessionKey } from '../events/
 import { ModelError } from '../models/errors.js';
 import type { ModelRequest, ModelResponse, ModelStreamPart } from '../models/types.js';
 import { withContextWindow } from '../models/with-context-window.js';
+import type { ModelMetrics } from '../observability/model-metrics.js';
+import { modelAttributes, type Telemetry, type TelemetrySpan } from '../observability/telemetry.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { loadActiveView } from './active-view.js';
 import type { GenerateOptions, InvocationContext, RunToolsOptions } from './agents/agent.js';
@@ -53,6 +55,10 @@ export interface InvocationOptions {
   streaming?: boolean;
   /** Every model's input window for this run (`RunnerOptions.contextWindowTokens`). */
   contextWindowTokens?: number;
+  /** Spans for model and tool calls, children of `agentSpan`. */
+  telemetry?: Telemetry;
+  agentSpan?: TelemetrySpan;
+  modelMetrics?: ModelMetrics;
 }
 
 /** The last agent that called a model: the post-invocation token estimate is anchored on it. */
@@ -253,7 +259,7 @@ export class Invocation implements InvocationContext {
           : { tokens: Math.floor(rejected.tokens / 2), bytes: Math.floor(rejected.bytes / 2) },
       );
       try {
-        return yield* this.callModel(options, retryRequest, streaming, progress);
+        return yield* this.callModel(options, retryRequest, streaming, progress, true);
       } catch (retryError) {
         if (!isContextOverflow(retryError) || progress.started) throw retryError;
         throw new ContextOverflowError({
@@ -315,6 +321,7 @@ export class Invocation implements InvocationContext {
     request: ModelRequest,
     streaming: boolean,
     progress: { started: boolean },
+    overflowRetry = false,
   ): AsyncGenerator<ModelStreamPart, ModelResponse, undefined> {
     this.signal?.throwIfAborted();
     const context = {
@@ -323,17 +330,92 @@ export class Invocation implements InvocationContext {
       modelId: options.model.modelId,
     };
     const shortCircuit = await this.options.plugins.beforeModel(context);
-    const { model, retry } = options;
+    const { retry } = options;
     let response: ModelResponse;
     if (shortCircuit) response = shortCircuit;
-    else if (streaming && canStream(model)) {
-      const onPart = () => {
-        progress.started = true;
-      };
-      response = yield* streamWithRetry({ model, request, retry, onPart });
-    } else response = await generateWithRetry({ model, request, retry });
+    else {
+      const call = this.measuredCall(options, overflowRetry);
+      const model = call.model;
+      try {
+        if (streaming && canStream(model)) {
+          const onPart = () => {
+            progress.started = true;
+          };
+          response = yield* streamWithRetry({ model, request, retry, onPart });
+        } else response = await generateWithRetry({ model, request, retry });
+        call.finish(response);
+      } catch (error) {
+        call.finish(undefined, error);
+        throw error;
+      }
+    }
     // Plugins see (and may replace) the whole response; the parts went out as they came.
     return this.options.plugins.afterModel({ ...context, response });
+  }
+
+  /**
+   * The model wrapped to count attempts, with its `chat` span and metrics: `finish` ends both
+   * once, with the response's usage or the error.
+   */
+  private measuredCall(
+    options: GenerateOptions,
+    overflowRetry: boolean,
+  ): { model: GenerateOptions['model']; finish(response?: ModelResponse, error?: unknown): void } {
+    const inner = options.model;
+    const started = performance.now();
+    const attributes = modelAttributes(inner.modelId);
+    const span = this.options.telemetry?.startSpan({
+      name: `chat ${attributes['gen_ai.request.model']}`,
+      kind: 'client',
+      parent: this.options.agentSpan,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        ...attributes,
+        'gen_ai.agent.name': options.agentName,
+        'gen_ai.conversation.id': this.sessionId,
+        'orrery.overflow_retry': overflowRetry || undefined,
+      },
+    });
+    let attempts = 0;
+    const stream = inner.stream;
+    const model = {
+      modelId: inner.modelId,
+      contextWindowTokens: inner.contextWindowTokens,
+      generate: (request: ModelRequest) => {
+        attempts++;
+        return inner.generate(request);
+      },
+      ...(stream && {
+        stream: (request: ModelRequest, streamOptions?: { signal?: AbortSignal }) => {
+          attempts++;
+          return stream.call(inner, request, streamOptions);
+        },
+      }),
+    };
+    return {
+      model,
+      finish: (response, error) => {
+        const usage = response?.usageMetadata;
+        this.options.modelMetrics?.recordModelCall({
+          modelId: inner.modelId,
+          outcome: error === undefined ? 'ok' : 'error',
+          durationMs: performance.now() - started,
+          usage,
+          attempts: Math.max(1, attempts),
+          overflowRetry,
+        });
+        if (!span) return;
+        span.setAttributes({
+          'gen_ai.usage.input_tokens': usage?.promptTokenCount,
+          'gen_ai.usage.output_tokens': usage?.candidatesTokenCount,
+          'gen_ai.usage.cache_read.input_tokens': usage?.cachedContentTokenCount,
+          'gen_ai.response.finish_reasons': response?.finishReason,
+          'orrery.model.attempts': Math.max(1, attempts),
+        });
+        if (error !== undefined) span.fail(error);
+        span.end();
+      },
+    };
   }
 
   async runTools(options: RunToolsOptions): Promise<NewEvent> {
@@ -371,6 +453,35 @@ export class Invocation implements InvocationContext {
       args,
     };
     const state = new ToolStateDelta(this.state);
+    const span = this.options.telemetry?.startSpan({
+      name: `execute_tool ${call.name}`,
+      parent: this.options.agentSpan,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': call.name,
+        'gen_ai.tool.call.id': call.id,
+        'gen_ai.agent.name': agentName,
+      },
+    });
+    try {
+      return await this.runToolSpanned(agentName, call, tools, pluginContext, state, span);
+    } catch (caught) {
+      span?.fail(caught);
+      throw caught;
+    } finally {
+      span?.end();
+    }
+  }
+
+  private async runToolSpanned(
+    agentName: string,
+    call: FunctionCall,
+    tools: readonly Tool[],
+    pluginContext: Parameters<PluginManager['beforeTool']>[0],
+    state: ToolStateDelta,
+    span: TelemetrySpan | undefined,
+  ): Promise<{ response: Record<string, unknown>; stateDelta: Record<string, unknown> }> {
+    const args = pluginContext.args;
     let result = await this.options.plugins.beforeTool(pluginContext);
     let error: unknown;
     if (result === undefined) {
@@ -397,6 +508,7 @@ export class Invocation implements InvocationContext {
         // A cancelled run stops; any other tool failure goes back to the model as data.
         if (this.signal?.aborted) throw caught;
         error = caught;
+        span?.fail(caught);
         result = { error: errorMessage(caught) };
       }
     }

@@ -23,6 +23,8 @@ import type { Model } from '../models/types.js';
 import { checkContextWindowTokens } from '../models/with-context-window.js';
 import { createRuntimeLogger, logCompaction } from '../observability/compaction-log.js';
 import { type CompactionMetrics, createCompactionMetrics } from '../observability/metrics.js';
+import { createModelMetrics, type ModelMetrics } from '../observability/model-metrics.js';
+import { Telemetry, type TelemetrySpan } from '../observability/telemetry.js';
 import { SessionNotFoundError } from '../sessions/errors.js';
 import type { SessionLease, SessionService, StoredView } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
@@ -182,6 +184,8 @@ export class Runner {
   /** `null` when compaction is off. */
   readonly compactionConfig: EventsCompactionConfig | null;
   readonly metrics: CompactionMetrics;
+  /** Per model call, in the same registry as `metrics`. */
+  readonly modelMetrics: ModelMetrics;
   readonly logger: Logger;
   readonly background: boolean;
   private readonly sessionLease: SessionLeaseOptions | false;
@@ -195,6 +199,11 @@ export class Runner {
   private readonly pending = new Map<string, Promise<void>>();
   private readonly loggedWarnings = new Set<string>();
   private readonly contextWindowTokens?: number;
+  /** `@opentelemetry/api`, loaded on the first run (a no-op without it). */
+  private telemetryLoad?: Promise<Telemetry>;
+  private telemetry?: Telemetry;
+  /** The `invoke_agent` span of each session's running invocation: its compactions' parent. */
+  private readonly agentSpans = new Map<string, TelemetrySpan>();
 
   constructor(options: RunnerOptions) {
     if (!options.appName) {
@@ -223,6 +232,7 @@ export class Runner {
     this.sessionLease = checkSessionLeaseOption(options.sessionLease);
     this.plugins = new PluginManager({ plugins: options.plugins });
     this.metrics = createCompactionMetrics({ registry: options.metrics?.registry });
+    this.modelMetrics = createModelMetrics({ registry: this.metrics.registry });
     this.logger = createRuntimeLogger({ logger: options.logger });
     const env = options.env ?? { ...process.env };
     const config =
@@ -316,12 +326,37 @@ export class Runner {
   private async afterCompaction(report: CompactionReport): Promise<void> {
     const key = this.compactionScope.getStore();
     this.metrics.recordCompaction(report);
+    this.traceCompaction(report, key);
     logCompaction({ logger: this.logger, report, appName: this.appName, userId: key?.userId });
     try {
       await this.plugins.afterCompaction({ appName: this.appName, ...key, report });
     } catch (error) {
       this.logger.warn({ error: String(error) }, 'afterCompaction plugin failed');
     }
+  }
+
+  /** A span per compaction attempt, under the `invoke_agent` span of the session's run. */
+  private traceCompaction(report: CompactionReport, key: SessionKey | undefined): void {
+    if (!this.telemetry) return;
+    const span = this.telemetry.startSpan({
+      name: `orrery.compaction ${report.trigger}`,
+      parent: key && this.agentSpans.get(sessionKeyString(key)),
+      startTime: Date.now() - report.durationMs,
+      attributes: {
+        'gen_ai.conversation.id': report.sessionId,
+        'orrery.compaction.trigger': report.trigger,
+        'orrery.compaction.outcome': report.outcome,
+        'orrery.compaction.tokens_before': report.tokensBefore,
+        'orrery.compaction.tokens_after': report.tokensAfter,
+        'orrery.compaction.start_seq': report.startSeq,
+        'orrery.compaction.end_seq': report.endSeq,
+        'orrery.compaction.summarizer': report.summarizer,
+        'orrery.compaction.ineffective': report.ineffective,
+        'orrery.compaction.fallback_from': report.fallback?.from,
+      },
+    });
+    if (report.outcome === 'failed') span.fail(report.error ?? new Error(report.reason));
+    span.end();
   }
 
   /** One compaction attempt; failures are logged and counted, never thrown (except aborts). */
@@ -380,18 +415,38 @@ export class Runner {
     }
     const linked = lease ? eitherSignal(options.signal, lease.signal) : undefined;
     let handedToBackground = false;
+    if (!this.telemetry) {
+      this.telemetryLoad ??= Telemetry.load();
+      this.telemetry = await this.telemetryLoad;
+    }
+    const agentSpan = this.telemetry.startSpan({
+      name: `invoke_agent ${this.agent.name}`,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': this.agent.name,
+        'gen_ai.conversation.id': key.sessionId,
+      },
+    });
+    const keyString = sessionKeyString(key);
+    this.agentSpans.set(keyString, agentSpan);
     try {
       handedToBackground = yield* this.runInvocation({
         ...options,
         key,
         signal: linked?.signal ?? options.signal,
         lease,
+        agentSpan,
       });
     } catch (error) {
+      agentSpan.fail(error);
       // Whatever the lost lease's abort surfaced as (a tool's or the model's abort error).
       if (lease?.signal.aborted && !options.signal?.aborted) throw lease.signal.reason;
       throw error;
     } finally {
+      agentSpan.end();
+      if (!handedToBackground && this.agentSpans.get(keyString) === agentSpan) {
+        this.agentSpans.delete(keyString);
+      }
       linked?.dispose();
       if (!handedToBackground) await lease?.release();
     }
@@ -402,7 +457,7 @@ export class Runner {
    * compaction took the lease over (it releases it when done).
    */
   private async *runInvocation(
-    options: RunOptions & { key: SessionKey; lease?: SessionLease },
+    options: RunOptions & { key: SessionKey; lease?: SessionLease; agentSpan?: TelemetrySpan },
   ): AsyncGenerator<AgentEvent, boolean, undefined> {
     const { signal, key, lease } = options;
     signal?.throwIfAborted();
@@ -423,6 +478,9 @@ export class Runner {
       trackView: this.plugins.plugins.length === 0,
       streaming: options.streaming === true,
       contextWindowTokens: this.contextWindowTokens,
+      telemetry: this.telemetry,
+      agentSpan: options.agentSpan,
+      modelMetrics: this.modelMetrics,
     });
     // The session was read with its view: with the user's message appended below, it is what
     // the first model call would read, unless something else writes in between.
@@ -464,6 +522,7 @@ export class Runner {
       .catch((error) => this.logger.warn({ error: String(error) }, 'background compaction failed'))
       .finally(() => {
         if (this.pending.get(keyString) === task) this.pending.delete(keyString);
+        if (this.agentSpans.get(keyString) === options.agentSpan) this.agentSpans.delete(keyString);
         return lease?.release();
       });
     this.pending.set(keyString, task);

@@ -1,0 +1,133 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { UsageMetadata } from '../events/types.js';
+
+export interface ModelCallRecord {
+  modelId: string;
+  outcome: 'ok' | 'error';
+  durationMs: number;
+  usage?: UsageMetadata;
+  /** Attempts the call took (1 when it was not retried). */
+  attempts: number;
+  /** This call is the retry after a context-overflow rejection. */
+  overflowRetry?: boolean;
+}
+
+export interface ModelMetrics {
+  readonly requestsTotal: Counter<'model' | 'outcome'>;
+  readonly requestDuration: Histogram<'model' | 'outcome'>;
+  readonly tokensTotal: Counter<'model' | 'type'>;
+  readonly retriesTotal: Counter<'model'>;
+  readonly overflowRetriesTotal: Counter<'model'>;
+  /** Cached input tokens over input tokens since the Runner started, per model. */
+  readonly promptCacheHitRatio: Gauge<'model'>;
+  recordModelCall(record: ModelCallRecord): void;
+}
+
+const durationBuckets = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
+
+function reuse<T>(registry: Registry, name: string, create: () => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create();
+}
+
+/** Per model call: requests, latency, tokens (cached input included), retries, overflow retries. */
+export function createModelMetrics(options: { registry: Registry }): ModelMetrics {
+  const { registry } = options;
+  const registers = [registry];
+  const requestsTotal = reuse(
+    registry,
+    'orrery_model_requests_total',
+    () =>
+      new Counter({
+        name: 'orrery_model_requests_total',
+        help: 'Model calls by model and outcome (ok, error), retries included in one call.',
+        labelNames: ['model', 'outcome'] as const,
+        registers,
+      }),
+  );
+  const requestDuration = reuse(
+    registry,
+    'orrery_model_request_duration_seconds',
+    () =>
+      new Histogram({
+        name: 'orrery_model_request_duration_seconds',
+        help: 'Duration of model calls, retries and backoff included.',
+        labelNames: ['model', 'outcome'] as const,
+        buckets: durationBuckets,
+        registers,
+      }),
+  );
+  const tokensTotal = reuse(
+    registry,
+    'orrery_model_tokens_total',
+    () =>
+      new Counter({
+        name: 'orrery_model_tokens_total',
+        help: 'Tokens the provider reported, by type: input, output, cached_input (input served from the prompt cache).',
+        labelNames: ['model', 'type'] as const,
+        registers,
+      }),
+  );
+  const retriesTotal = reuse(
+    registry,
+    'orrery_model_retries_total',
+    () =>
+      new Counter({
+        name: 'orrery_model_retries_total',
+        help: 'Retries of model calls after a retryable provider error (429, 5xx, network).',
+        labelNames: ['model'] as const,
+        registers,
+      }),
+  );
+  const overflowRetriesTotal = reuse(
+    registry,
+    'orrery_model_overflow_retries_total',
+    () =>
+      new Counter({
+        name: 'orrery_model_overflow_retries_total',
+        help: 'Model calls sent again after the provider rejected the request for size.',
+        labelNames: ['model'] as const,
+        registers,
+      }),
+  );
+  const totals = new Map<string, { input: number; cached: number }>();
+  const promptCacheHitRatio = reuse(
+    registry,
+    'orrery_prompt_cache_hit_ratio',
+    () =>
+      new Gauge({
+        name: 'orrery_prompt_cache_hit_ratio',
+        help: 'Cached input tokens / input tokens reported by the provider since start, per model.',
+        labelNames: ['model'] as const,
+        registers,
+      }),
+  );
+  return {
+    requestsTotal,
+    requestDuration,
+    tokensTotal,
+    retriesTotal,
+    overflowRetriesTotal,
+    promptCacheHitRatio,
+    recordModelCall(record) {
+      const model = record.modelId;
+      requestsTotal.inc({ model, outcome: record.outcome });
+      requestDuration.observe({ model, outcome: record.outcome }, record.durationMs / 1000);
+      if (record.attempts > 1) retriesTotal.inc({ model }, record.attempts - 1);
+      if (record.overflowRetry) overflowRetriesTotal.inc({ model });
+      const usage = record.usage;
+      if (!usage) return;
+      const input = usage.promptTokenCount ?? 0;
+      const cached = usage.cachedContentTokenCount ?? 0;
+      if (input > 0) tokensTotal.inc({ model, type: 'input' }, input);
+      if (usage.candidatesTokenCount) {
+        tokensTotal.inc({ model, type: 'output' }, usage.candidatesTokenCount);
+      }
+      if (cached > 0) tokensTotal.inc({ model, type: 'cached_input' }, cached);
+      const total = totals.get(model) ?? { input: 0, cached: 0 };
+      total.input += input;
+      total.cached += cached;
+      totals.set(model, total);
+      if (total.input > 0) promptCacheHitRatio.set({ model }, total.cached / total.input);
+    },
+  };
+}
