@@ -1,11 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../events/errors.js';
 import { userTextEvent } from '../../testing/event-builders.js';
-import { PostgresSessionService } from './postgres-session-service.js';
+import { PostgresSessionService, type SynchronousCommit } from './postgres-session-service.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
 /** The first words of every statement the service's connections send, in order. */
-function recordStatements(pool: pg.Pool): string[] {
+function recordStatements(pool: pg.Pool, parameters: unknown[][] = []): string[] {
   const statements: string[] = [];
   const patched = new WeakSet<pg.PoolClient>();
   pool.on('acquire', (client) => {
@@ -16,6 +17,7 @@ function recordStatements(pool: pg.Pool): string[] {
       const first = args[0] as string | { text: string };
       const text = typeof first === 'string' ? first : first.text;
       statements.push(text.trim().split(/\s+/).slice(0, 2).join(' '));
+      parameters.push((args[1] as unknown[] | undefined) ?? []);
       return query(...args);
     };
   });
@@ -90,5 +92,73 @@ describePostgres('PostgreSQL appends: statements per append', (url) => {
         `"${fixture.schema}".orrery_events WHERE session_id = 'missing'`,
     );
     expect(count.rows[0]).toEqual({ n: 0 });
+  });
+});
+
+describePostgres('PostgreSQL appends: synchronousCommit', (url) => {
+  const fixture = useSchemaFixture(url);
+  const key = { appName: 'app', userId: 'bob', sessionId: 'commit-mode' };
+  let pool: pg.Pool;
+  let service: PostgresSessionService;
+  let statements: string[];
+  const parameters: unknown[][] = [];
+
+  beforeAll(async () => {
+    // One connection: the setting must not outlive the write on the connection it used.
+    pool = new pg.Pool({ connectionString: url, max: 1 });
+    statements = recordStatements(pool, parameters);
+    service = new PostgresSessionService({
+      pool,
+      schema: fixture.schema,
+      synchronousCommit: 'off',
+    });
+    await service.createSession(key);
+  });
+  afterAll(async () => {
+    await service.close();
+    await pool.end();
+  });
+  beforeEach(() => {
+    statements.length = 0;
+    parameters.length = 0;
+  });
+
+  it('refuses a value PostgreSQL does not have, naming the option', () => {
+    const create = () =>
+      new PostgresSessionService({
+        pool: fixture.pool,
+        synchronousCommit: 'sometimes' as SynchronousCommit,
+      });
+    expect(create).toThrow(InvalidArgumentError);
+    expect(create).toThrow(/synchronousCommit: must be one of on, off, .* got "sometimes"/);
+  });
+
+  it('one statement sets it for its own commit only; the connection keeps the default', async () => {
+    const serverDefault = (await fixture.pool.query('SHOW synchronous_commit')).rows[0];
+    const stored = await service.appendEvent({ ...key, event: userTextEvent({ text: 'fast' }) });
+    expect(statements).toEqual(['WITH commit_mode']);
+    expect(parameters[0]?.at(-1)).toBe('off');
+    expect(stored.seq).toBe(1);
+    const after = await pool.query('SHOW synchronous_commit');
+    expect(after.rows[0]).toEqual(serverDefault);
+    const view = await service.loadView(key);
+    expect(view.tail.map((event) => event.id)).toEqual([stored.id]);
+  });
+
+  it('a transaction sets it after BEGIN, for that transaction', async () => {
+    await service.appendEvent({
+      ...key,
+      event: userTextEvent({ text: 'shared', actions: { stateDelta: { 'user:seen': true } } }),
+    });
+    expect(statements).toEqual([
+      'BEGIN',
+      "SELECT set_config('synchronous_commit',",
+      'WITH s',
+      'INSERT INTO',
+      'COMMIT',
+    ]);
+    expect(parameters[1]).toEqual(['off']);
+    const session = await service.getSession(key);
+    expect(session?.state).toEqual({ 'user:seen': true });
   });
 });

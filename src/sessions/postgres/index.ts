@@ -4,4 +4,5 @@ export {
   type PostgresSessionLogger,
   PostgresSessionService,
   type PostgresSessionServiceOptions,
+  type SynchronousCommit,
 } from './postgres-session-service.js';

@@ -33,6 +33,10 @@ export interface Queries {
   checkpointSeq: string;
   /** Assigns the next seq (row-locks the session) and inserts the event, in one statement. */
   appendEvent: string;
+  /** `appendEvent` that first sets `synchronous_commit` ($14) for its own transaction only. */
+  appendEventWithCommitMode: string;
+  /** Sets `synchronous_commit` ($1) until the end of the open transaction. */
+  setCommitMode: string;
   listSessions: string;
   deleteSession: string;
 }
@@ -61,6 +65,17 @@ export function buildQueries(schemaName: string): Queries {
     WHERE ${sessionKey} AND ${validCompaction} AND NOT (seq = ANY($4::bigint[]))
       AND seq <= (SELECT last_seq FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND id = $3)
     ORDER BY compaction_end_seq DESC, seq DESC LIMIT 1`;
+
+  // The seq is allocated by the UPDATE's row lock, the event inserted from its RETURNING.
+  const appendEvent = (commitMode: string, guard: string) => `WITH ${commitMode}s AS (
+        UPDATE ${sessions} SET last_seq = last_seq + 1, event_count = event_count + 1,
+          updated_at = greatest(updated_at, $4), state = state || $5::jsonb
+        WHERE app_name = $1 AND user_id = $2 AND id = $3${guard}
+        RETURNING last_seq)
+      INSERT INTO ${events} (app_name, user_id, session_id, seq, event_id, invocation_id, author,
+        timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event)
+      SELECT $1, $2, $3, s.last_seq, $6, $7, $8, $9, $10, $11, $12, $13::json FROM s
+      RETURNING seq`;
 
   return {
     createSession: `INSERT INTO ${sessions} (app_name, user_id, id, state, created_at, updated_at)
@@ -96,15 +111,15 @@ export function buildQueries(schemaName: string): Queries {
     lockSession: `SELECT last_seq FROM ${sessions}
       WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE`,
     checkpointSeq: `SELECT ${eventColumns} FROM (${checkpoint}) c`,
-    appendEvent: `WITH s AS (
-        UPDATE ${sessions} SET last_seq = last_seq + 1, event_count = event_count + 1,
-          updated_at = greatest(updated_at, $4), state = state || $5::jsonb
-        WHERE app_name = $1 AND user_id = $2 AND id = $3
-        RETURNING last_seq)
-      INSERT INTO ${events} (app_name, user_id, session_id, seq, event_id, invocation_id, author,
-        timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event)
-      SELECT $1, $2, $3, s.last_seq, $6, $7, $8, $9, $10, $11, $12, $13::json FROM s
-      RETURNING seq`,
+    appendEvent: appendEvent('', ''),
+    // set_config(..., true) lasts until this statement's implicit transaction commits; the
+    // UPDATE references it so the (volatile, never inlined) CTE runs before the commit.
+    appendEventWithCommitMode: appendEvent(
+      `commit_mode AS (SELECT set_config('synchronous_commit', $14, true) AS mode),
+      `,
+      ' AND (SELECT mode FROM commit_mode) IS NOT NULL',
+    ),
+    setCommitMode: `SELECT set_config('synchronous_commit', $1, true)`,
     listSessions: `SELECT id, updated_at, event_count FROM ${sessions}
       WHERE app_name = $1 AND user_id = $2 ORDER BY updated_at DESC, id`,
     deleteSession: `DELETE FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND id = $3`,
