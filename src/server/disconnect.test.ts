@@ -48,12 +48,8 @@ describe.each(['/run_sse', '/run'])('client disconnect on %s', (route) => {
       body: JSON.stringify({ ...key, newMessage: { role: 'user', parts: [{ text: 'first' }] } }),
       signal: client.signal,
     });
-    if (route === '/run_sse') {
-      // The stream is open and the user's message arrived before the model was called.
-      const reader = (await response).body!.getReader();
-      const first = new TextDecoder().decode((await reader.read()).value);
-      expect(first).toMatch(/^data: .*"first".*\n\n$/);
-    }
+    // The stream opens once the user's message is stored, before the model is called.
+    if (route === '/run_sse') expect((await response).status).toBe(200);
     await blocking.whenStarted;
     client.abort();
     await response.catch(() => undefined);

@@ -3,7 +3,7 @@
  * `/run`, orrery's `view`, `events` and `compact`, operations, and the answers to bad input.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { textResponse } from '../testing/scripted-model.js';
+import { textResponse, toolCallResponse } from '../testing/scripted-model.js';
 import { APP, parseSse, startTestServer, type TestServer } from './test-helpers/test-server.js';
 
 /** The fields of ADK event JSON these tests read. */
@@ -144,13 +144,12 @@ describe('POST /run and /run_sse', () => {
     const response = await call('/run', { method: 'POST', json: runBody('s') });
     expect(response.status).toBe(200);
     const events = (await response.json()) as AdkEventJson[];
+    // The user's message is stored, not sent back (ADK's runner does the same).
     expect(events.map((event) => [event.author, event.content.parts[0]?.text])).toEqual([
-      ['user', 'hello'],
       ['assistant', 'hi there'],
     ]);
     // ADK's shape: orrery's seq under customMetadata.orrery.
-    expect(events.map((event) => event.customMetadata?.orrery?.seq)).toEqual([1, 2]);
-    expect(events[0]!.invocationId).toBe(events[1]!.invocationId);
+    expect(events.map((event) => event.customMetadata?.orrery?.seq)).toEqual([2]);
     const stored = await server.service.listEvents({
       appName: APP,
       userId: 'local',
@@ -161,7 +160,12 @@ describe('POST /run and /run_sse', () => {
   });
 
   it('/run_sse sends one data: message per event, each ended by a blank line', async () => {
-    server = await startTestServer({ script: [textResponse('streamed answer')] });
+    server = await startTestServer({
+      script: [
+        toolCallResponse([{ id: 'call-1', name: 'lookup', args: { word: 'orrery' } }]),
+        textResponse('streamed answer'),
+      ],
+    });
     await call(`${sessions()}/s`, { method: 'POST' });
     const response = await call('/run_sse', {
       method: 'POST',
@@ -171,12 +175,17 @@ describe('POST /run and /run_sse', () => {
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('no-cache');
     const text = await response.text();
-    expect(text).toMatch(/^data: \{.*\}\n\ndata: \{.*\}\n\n$/);
-    const messages = parseSse(text) as AdkEventJson[];
-    expect(messages.map((event) => event.content.parts[0]?.text)).toEqual([
-      'hello',
-      'streamed answer',
+    expect(text).toMatch(/^data: \{.*\}\n\ndata: \{.*\}\n\ndata: \{.*\}\n\n$/);
+    const messages = parseSse(text) as Array<
+      AdkEventJson & { content: { parts: Array<Record<string, unknown>> } }
+    >;
+    expect(messages.map((event) => Object.keys(event.content.parts[0] ?? {}))).toEqual([
+      ['functionCall'],
+      ['functionResponse'],
+      ['text'],
     ]);
+    expect(messages.map((event) => event.customMetadata?.orrery?.seq)).toEqual([2, 3, 4]);
+    expect(messages[2]?.content.parts[0]?.text).toBe('streamed answer');
   });
 
   it('/run_sse with streaming: true sends partial events (never stored) before the answer', async () => {
@@ -194,7 +203,6 @@ describe('POST /run and /run_sse', () => {
         event.content.parts[0]?.text,
       ]),
     ).toEqual([
-      [false, 1, 'hello'],
       [true, undefined, 'partial then whole'],
       [false, 2, 'partial then whole'],
     ]);
@@ -220,10 +228,9 @@ describe('POST /run and /run_sse', () => {
     const response = await call('/run_sse', { method: 'POST', json: runBody('s') });
     expect(response.status).toBe(200);
     const messages = parseSse(await response.text()) as AdkEventJson[];
-    expect(messages).toHaveLength(2);
-    expect(messages[0]!.author).toBe('user');
-    expect(messages[1]).toMatchObject({ status: 500, type: 'urn:orrery:problem:internal' });
-    expect(typeof messages[1]!.error).toBe('string');
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ status: 500, type: 'urn:orrery:problem:internal' });
+    expect(typeof messages[0]!.error).toBe('string');
   });
 
   it.each([

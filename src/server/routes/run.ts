@@ -1,6 +1,7 @@
 /**
  * `POST /run` (every event of the invocation as one JSON array) and `POST /run_sse` (one
- * Server-Sent Event per event: `data: <event json>\n\n`), as ADK's API server answers them.
+ * Server-Sent Event per event: `data: <event json>\n\n`), as ADK's API server answers them:
+ * the user's message is stored first but not sent back, as ADK's runner does.
  * The run's signal aborts when the client disconnects or a shutdown gives up waiting; what was
  * stored by then stays stored (the store is append-only, each event is stored before it is sent).
  */
@@ -58,7 +59,12 @@ export function registerRunRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
           streaming: false,
         }),
       );
-      for await (const event of run) if (!event.partial) events.push(event);
+      let userMessage = true;
+      for await (const event of run) {
+        // ADK's runner stores the user's message without yielding it: its clients add it.
+        if (userMessage) userMessage = false;
+        else if (!event.partial) events.push(event);
+      }
       return context.json(events.map((event) => toAdkEventJson(event)));
     } catch (error) {
       return runFailure(context, error, events, tracked.signal);
@@ -91,7 +97,7 @@ export function registerRunRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
         try {
-          if (!first.done) controller.enqueue(sseMessage(toAdkEventJson(first.value)));
+          // The user's message is stored, not sent back (ADK's clients show their own).
           if (!first.done) {
             for await (const event of run) controller.enqueue(sseMessage(toAdkEventJson(event)));
           }

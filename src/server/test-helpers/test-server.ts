@@ -4,8 +4,10 @@
  */
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { z } from 'zod';
 import { LlmAgent } from '../../runtime/agents/llm-agent.js';
 import { Runner } from '../../runtime/runner.js';
+import { FunctionTool } from '../../runtime/tools/function-tool.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { ScriptedModel, type ScriptStep } from '../../testing/scripted-model.js';
@@ -53,7 +55,19 @@ export async function startTestServer(
   const logger = pino({ level: 'info' }, sink);
   const runner = new Runner({
     appName: APP,
-    agent: new LlmAgent({ name: 'assistant', model, instruction: 'Answer briefly.' }),
+    agent: new LlmAgent({
+      name: 'assistant',
+      model,
+      instruction: 'Answer briefly.',
+      tools: [
+        new FunctionTool({
+          name: 'lookup',
+          description: 'Looks a word up.',
+          parameters: z.object({ word: z.string() }),
+          execute: async ({ word }) => ({ definition: `${word}: a word` }),
+        }),
+      ],
+    }),
     sessionService: service,
     compaction: null,
     logger: false,
