@@ -12,6 +12,7 @@ export const ENTRY_POINTS: Readonly<Record<string, string>> = {
   'orrery/sqlite': 'src/sessions/sqlite/index.ts',
   'orrery/postgres': 'src/sessions/postgres/index.ts',
   'orrery/testing': 'src/testing/index.ts',
+  'orrery/testing/conformance': 'src/testing/conformance/index.ts',
 };
 
 const root = fileURLToPath(new URL('..', import.meta.url));

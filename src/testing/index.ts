@@ -1,4 +1,4 @@
+/** ScriptedModel and event builders, without vitest (the conformance suite is orrery/testing/conformance). */
 export * from './event-builders.js';
-export * from './scripted-model.js';
-export * from './session-service-conformance.js';
 export * from './recall-conversations.js';
+export * from './scripted-model.js';
