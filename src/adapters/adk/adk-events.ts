@@ -1,0 +1,42 @@
+/**
+ * ADK for TypeScript events to orrery's and back, through orrery's ADK session JSON rules
+ * (`fromAdkSessionJson`, `toAdkEventJson`): timestamps are epoch milliseconds in ADK-JS and
+ * seconds in orrery; the original is kept so an event reads back as ADK-JS wrote it.
+ */
+import type { Event as AdkEvent } from '@google/adk';
+import { fromAdkSessionJson } from '../../events/adk-json.js';
+import { toAdkEventJson } from '../../events/adk-json-export.js';
+import type { NewEvent } from '../../events/types.js';
+import type { StoredView } from '../../sessions/session-service.js';
+
+const ADK_JS_FORM = { casing: 'camel', timestampUnit: 'milliseconds', dialect: 'adk-js' } as const;
+
+/** One ADK-JS event as an orrery event to append (validated; the bad field named). */
+export function toOrreryEvent(event: AdkEvent): NewEvent {
+  // JSON drops what ADK-JS leaves `undefined` and its symbol markers, as its database does.
+  const plain: unknown = JSON.parse(JSON.stringify(event));
+  const [imported] = fromAdkSessionJson([plain]).events;
+  const { seq: _seq, ...newEvent } = imported!;
+  return newEvent;
+}
+
+/** ADK-JS's `isCompactedEvent`, without loading ADK. */
+export function isAdkCompactedEvent(event: AdkEvent): boolean {
+  return (event as { isCompacted?: unknown }).isCompacted === true;
+}
+
+/**
+ * The view as ADK-JS events: the summary as a `CompactedEvent` first, then the tail. ADK-JS
+ * sends a summary and only the events after its `endTime` (`getActiveEvents`), so `endTime` is
+ * kept below the first tail event's time: events in the same millisecond stay in the request.
+ */
+export function viewToAdkEvents(view: StoredView): AdkEvent[] {
+  const tail = view.tail.map((event) => toAdkEventJson(event, ADK_JS_FORM));
+  if (!view.checkpoint) return tail as unknown as AdkEvent[];
+  const summary = toAdkEventJson(view.checkpoint, ADK_JS_FORM);
+  const firstTail = tail[0]?.timestamp;
+  if (typeof firstTail === 'number' && typeof summary.endTime === 'number') {
+    summary.endTime = Math.min(summary.endTime, firstTail - 1);
+  }
+  return [summary, ...tail] as unknown as AdkEvent[];
+}
