@@ -5,23 +5,27 @@
  * stderr, typed name first.
  */
 import { createRequire } from 'node:module';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { InvalidConfigError } from '../compaction/errors.js';
 import { ModelConfigError } from '../models/errors.js';
 import { AgentModuleError } from './agent-module-error.js';
-import { registerChat } from './chat.js';
-import { registerCompact } from './compact.js';
-import { registerEval } from './eval.js';
+import { COMMANDS, commandOf } from './command-index.js';
 import { CliUsageError, formatError } from './errors.js';
-import { registerImport } from './import.js';
 import { type CliIo, processIo } from './io.js';
-import { registerReplay } from './replay.js';
-import { registerRun } from './run.js';
-import { registerSessions } from './sessions.js';
-import { registerServe } from './serve.js';
-import { registerView } from './view.js';
 
-export function createProgram(io: CliIo): Command {
+export interface CreateProgramOptions {
+  io: CliIo;
+  /**
+   * The commands registered in full (their modules imported): default every one. The others
+   * are listed for `--help` and mistyped names only.
+   */
+  commands?: readonly string[];
+}
+
+/** The `orrery` program: the named commands in full, the rest as their `--help` line. */
+export async function createProgram(options: CreateProgramOptions): Promise<Command> {
+  const { io } = options;
+  const loaded = new Set(options.commands ?? Object.keys(COMMANDS));
   const output = {
     writeOut: (text: string) => io.stdout(text),
     writeErr: (text: string) => io.stderr(text),
@@ -53,15 +57,18 @@ Examples:
 
 Store: SQLite at ./.orrery/orrery.db (--db PATH or ORRERY_DB); a postgres:// URL selects PostgreSQL.`,
     );
-  registerChat(program, io);
-  registerRun(program, io);
-  registerSessions(program, io);
-  registerImport(program, io);
-  registerView(program, io);
-  registerCompact(program, io);
-  registerReplay(program, io);
-  registerEval(program, io);
-  registerServe(program, io);
+  const listed = new Map<Command, string>();
+  for (const [name, entry] of Object.entries(COMMANDS)) {
+    if (loaded.has(name)) {
+      (await entry.load())(program, io);
+    } else {
+      listed.set(program.command(name).description(entry.description), entry.term);
+    }
+  }
+  // A listed command shows the term its module would give it ("replay [options] <files...>").
+  program.configureHelp({
+    subcommandTerm: (command) => listed.get(command) ?? new Help().subcommandTerm(command),
+  });
   for (const command of program.commands) {
     command.exitOverride().configureOutput(output);
     for (const sub of command.commands) sub.exitOverride().configureOutput(output);
@@ -76,7 +83,9 @@ function packageVersion(): string {
 }
 
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const program = createProgram(io);
+  // Only the command that runs is imported: `--help` and a small replay start fast.
+  const command = commandOf(argv);
+  const program = await createProgram({ io, commands: command === undefined ? [] : [command] });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

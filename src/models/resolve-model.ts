@@ -1,9 +1,9 @@
 /**
  * `provider:model` ids resolved to orrery models, with keys from the usual environment
- * variables. Provider packages are imported on first use, so importing orrery loads none.
+ * variables. Provider packages and the AI SDK adapter are imported on first use, so importing
+ * orrery (or checking a model id) loads none of them.
  */
 import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
-import { fromAiSdk } from './ai-sdk-model.js';
 import { knownContextWindowTokens } from './context-windows.js';
 import { ModelConfigError } from './errors.js';
 import type { Model } from './types.js';
@@ -53,6 +53,7 @@ export async function resolveModel(options: ResolveModelOptions): Promise<Model>
   const { provider, modelName } = parseModelId(options.modelId);
   const env = options.env ?? process.env;
   const languageModel = await createLanguageModel(provider, modelName, env, options.fetch);
+  const { fromAiSdk } = await import('./ai-sdk-model.js');
   return fromAiSdk(languageModel, {
     modelId: `${provider}:${modelName}`,
     contextWindowTokens: options.contextWindowTokens ?? knownContextWindowTokens(modelName),
