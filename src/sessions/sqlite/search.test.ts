@@ -87,4 +87,21 @@ describe('SQLite history search', () => {
     ).toEqual([1]);
     await service.close();
   });
+
+  it("finds the user's event when many of another user's events rank above it", async () => {
+    const service = new SqliteSessionService({ path: join(folder, 'crowded.db') });
+    const other = { appName: 'a', userId: 'someone-else', sessionId: 'x' };
+    await service.importSession({
+      ...other,
+      events: Array.from({ length: 300 }, () => userTextEvent({ text: 'ibex ibex ibex' })),
+    });
+    await service.createSession(key);
+    const mine = await service.appendEvent({
+      ...key,
+      event: userTextEvent({ text: `ibex ${'and a long unrelated sentence '.repeat(20)}` }),
+    });
+    const hits = await service.searchEvents({ ...user, query: 'ibex' });
+    expect(hits.map((hit) => [hit.sessionId, hit.seq])).toEqual([['s', mine.seq]]);
+    await service.close();
+  });
 });

@@ -15,20 +15,29 @@ import { type RowReadOptions, readRow } from './read-rows.js';
 import type { EventRow } from './statements.js';
 
 /** Field skips of `eventSearchText`, in `json_tree` terms (`path` is the parent's path). */
-const projection = `(SELECT group_concat(atom, ' ') FROM json_tree(events.event, '$.content')
-  WHERE type IN ('text', 'integer', 'real')
-    AND (key IS NULL OR key NOT IN ('thoughtSignature', 'mimeType'))
-    AND NOT (key = 'role' AND path = '$.content')
-    AND NOT (key = 'id' AND (path LIKE '%.functionCall' OR path LIKE '%.functionResponse'))
-    AND NOT (key = 'data' AND path LIKE '%.inlineData'))`;
+function projection(row: string): string {
+  return `(SELECT group_concat(atom, ' ') FROM json_tree(${row}.event, '$.content')
+    WHERE type IN ('text', 'integer', 'real')
+      AND (key IS NULL OR key NOT IN ('thoughtSignature', 'mimeType'))
+      AND NOT (key = 'role' AND path = '$.content')
+      AND NOT (key = 'id' AND (path LIKE '%.functionCall' OR path LIKE '%.functionResponse'))
+      AND NOT (key = 'data' AND path LIKE '%.inlineData'))`;
+}
 
-/** The migration that adds search to a database (and indexes the events already there). */
+/** The indexed text of a row (`new` or `old` in a trigger), NULL when it is not indexed. */
+function body(row: string): string {
+  return `CASE WHEN ${row}.is_compaction = 0 AND json_valid(${row}.event) THEN ${projection(row)} END`;
+}
+
+/**
+ * The migration that adds search to a database (and indexes the events already there). The
+ * triggers compute the text from the row at hand (no second read of it); the view gives FTS5
+ * the same text as its external content.
+ */
 export const SQLITE_SEARCH_MIGRATION_SQL = `
   CREATE VIEW events_search_source AS
     SELECT event_rowid, body FROM (
-      SELECT rowid AS event_rowid,
-        CASE WHEN is_compaction = 0 AND json_valid(event) THEN ${projection} END AS body
-      FROM events
+      SELECT rowid AS event_rowid, ${body('events')} AS body FROM events
     ) WHERE body IS NOT NULL;
   CREATE VIRTUAL TABLE events_search USING fts5(
     body,
@@ -38,48 +47,57 @@ export const SQLITE_SEARCH_MIGRATION_SQL = `
   );
   CREATE TRIGGER events_search_insert AFTER INSERT ON events BEGIN
     INSERT INTO events_search (rowid, body)
-      SELECT event_rowid, body FROM events_search_source WHERE event_rowid = new.rowid;
+      SELECT new.rowid, text FROM (SELECT ${body('new')} AS text) WHERE text IS NOT NULL;
   END;
   CREATE TRIGGER events_search_delete BEFORE DELETE ON events BEGIN
     INSERT INTO events_search (events_search, rowid, body)
-      SELECT 'delete', event_rowid, body FROM events_search_source WHERE event_rowid = old.rowid;
+      SELECT 'delete', old.rowid, text FROM (SELECT ${body('old')} AS text) WHERE text IS NOT NULL;
   END;
   CREATE TRIGGER events_search_update_before BEFORE UPDATE ON events BEGIN
     INSERT INTO events_search (events_search, rowid, body)
-      SELECT 'delete', event_rowid, body FROM events_search_source WHERE event_rowid = old.rowid;
+      SELECT 'delete', old.rowid, text FROM (SELECT ${body('old')} AS text) WHERE text IS NOT NULL;
   END;
   CREATE TRIGGER events_search_update_after AFTER UPDATE ON events BEGIN
     INSERT INTO events_search (rowid, body)
-      SELECT event_rowid, body FROM events_search_source WHERE event_rowid = new.rowid;
+      SELECT new.rowid, text FROM (SELECT ${body('new')} AS text) WHERE text IS NOT NULL;
   END;
   INSERT INTO events_search (rowid, body) SELECT event_rowid, body FROM events_search_source;
 `;
 
 interface SearchRow extends EventRow {
   session_id: string;
-  score: number;
 }
 
-const statements = new WeakMap<
-  BetterSqlite3.Database,
-  BetterSqlite3.Statement<unknown[], SearchRow>
->();
+interface Candidate {
+  rowid: number;
+  rank: number;
+}
 
-function searchStatement(database: BetterSqlite3.Database) {
-  let statement = statements.get(database);
-  if (!statement) {
-    // bm25() is lower-is-better; the hit's score is its negation (higher is better).
-    statement = database.prepare<unknown[], SearchRow>(
-      `SELECT e.session_id, e.seq, e.is_compaction, e.compaction_start_seq, e.compaction_end_seq,
-         e.event, -bm25(events_search) AS score
-       FROM events_search JOIN events e ON e.rowid = events_search.rowid
-       WHERE events_search MATCH ? AND e.app_name = ? AND e.user_id = ?
-         AND (? IS NULL OR e.session_id = ?) AND e.seq > ? AND e.seq < ?
-       ORDER BY bm25(events_search), e.seq DESC LIMIT ?`,
-    );
-    statements.set(database, statement);
+interface SearchStatements {
+  candidates: BetterSqlite3.Statement<unknown[], Candidate>;
+  row: BetterSqlite3.Statement<unknown[], SearchRow>;
+}
+
+const prepared = new WeakMap<BetterSqlite3.Database, SearchStatements>();
+
+function searchStatements(database: BetterSqlite3.Database): SearchStatements {
+  let statements = prepared.get(database);
+  if (!statements) {
+    statements = {
+      // The index alone, best first (bm25: lower is better). Joining events here would read an
+      // events row for every match before sorting (53 ms against 15 ms at 4k matches).
+      candidates: database.prepare<unknown[], Candidate>(
+        'SELECT rowid, rank FROM events_search WHERE events_search MATCH ? ORDER BY rank LIMIT ?',
+      ),
+      row: database.prepare<unknown[], SearchRow>(
+        `SELECT session_id, seq, is_compaction, compaction_start_seq, compaction_end_seq, event
+         FROM events WHERE rowid = ? AND app_name = ? AND user_id = ?
+           AND (? IS NULL OR session_id = ?) AND seq > ? AND seq < ?`,
+      ),
+    };
+    prepared.set(database, statements);
   }
-  return statement;
+  return statements;
 }
 
 /**
@@ -90,7 +108,15 @@ export function toFtsQuery(terms: readonly string[]): string {
   return terms.map((term) => `"${term}"`).join(' OR ');
 }
 
-/** Runs inside the caller's read transaction; rows are checked like every other read. */
+/** First round of candidates per hit asked for; each further round takes 8 times more. */
+const CANDIDATES_PER_HIT = 8;
+
+/**
+ * Runs inside the caller's read transaction; rows are checked like every other read. The best
+ * matches come from the index alone, then are kept if they belong to the user's session and
+ * seq range; when too few are kept (other users' or later events ranked above), the next round
+ * reads 8 times as many candidates, until the index has no more.
+ */
 export function searchSqliteEvents(options: {
   database: BetterSqlite3.Database;
   search: ResolvedSearch;
@@ -99,31 +125,39 @@ export function searchSqliteEvents(options: {
   const { search } = options;
   const terms = searchTerms(search.query);
   if (terms.length === 0) return [];
+  const statements = searchStatements(options.database);
+  const query = toFtsQuery(terms);
   const sessionId = search.sessionId ?? null;
-  const rows = searchStatement(options.database).all(
-    toFtsQuery(terms),
-    search.appName,
-    search.userId,
-    sessionId,
-    sessionId,
-    search.afterSeq,
-    search.beforeSeq,
-    search.limit,
-  );
-  const hits: SearchHit[] = [];
-  for (const row of rows) {
-    const event = readRow(row, options.rowOptions(row.session_id));
-    if (!event) continue;
-    hits.push({
-      event,
-      sessionId: row.session_id,
-      seq: row.seq,
-      timestamp: event.timestamp,
-      author: event.author,
-      score: row.score,
-    });
+  let wanted = Math.max(64, search.limit * CANDIDATES_PER_HIT);
+  for (;;) {
+    const candidates = statements.candidates.all(query, wanted);
+    const hits: SearchHit[] = [];
+    for (const candidate of candidates) {
+      const row = statements.row.get(
+        candidate.rowid,
+        search.appName,
+        search.userId,
+        sessionId,
+        sessionId,
+        search.afterSeq,
+        search.beforeSeq,
+      );
+      if (!row) continue;
+      const event = readRow(row, options.rowOptions(row.session_id));
+      if (!event) continue;
+      hits.push({
+        event,
+        sessionId: row.session_id,
+        seq: row.seq,
+        timestamp: event.timestamp,
+        author: event.author,
+        score: -candidate.rank,
+      });
+      if (hits.length === search.limit) return hits;
+    }
+    if (candidates.length < wanted) return hits;
+    wanted *= CANDIDATES_PER_HIT;
   }
-  return hits;
 }
 
 /** Re-indexes every event (after a `VACUUM`, which may renumber the events' rowids). */

@@ -1,0 +1,197 @@
+/**
+ * History search (`searchEvents`): query latency over one session of 100k events in each store
+ * (target: p50 under 20 ms), and what the index costs on append (target: under 1.5x the append
+ * without it; the in-memory store indexes lazily at the first search instead).
+ *
+ * Events: seeded text over a 5,000-word vocabulary (30 words, a quarter of them tool results of
+ * ~1.5 KB); queries: three vocabulary words in natural-language form.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NewEvent } from '../src/events/types.js';
+import { InMemorySessionService } from '../src/sessions/in-memory-session-service.js';
+import { PostgresSessionService } from '../src/sessions/postgres/index.js';
+import type { SessionService } from '../src/sessions/session-service.js';
+import { SqliteSessionService } from '../src/sessions/sqlite/index.js';
+
+const EVENTS = Number(process.env.ORRERY_BENCH_SEARCH_EVENTS ?? 100_000);
+const QUERIES = 200;
+const APPENDS = 2_000;
+
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = Math.imul(state ^ (state >>> 15), state | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const next = random(42);
+const syllables = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'quil', 'dor', 'sen', 'pra', 'zu', 'fen'];
+const vocabulary = Array.from({ length: 5000 }, (_, index) => {
+  let word = '';
+  for (let part = 0; part < 3; part++) word += syllables[Math.floor(next() * syllables.length)];
+  return `${word}${index}`;
+});
+// Zipf-like: low indexes are common words, high ones rare.
+const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 2)]!;
+const words = (count: number) => Array.from({ length: count }, word).join(' ');
+
+function event(index: number): NewEvent {
+  const base = {
+    id: `e${index}`,
+    invocationId: `i${Math.floor(index / 4)}`,
+    timestamp: 1_700_000_000 + index,
+    actions: {},
+  };
+  if (index % 4 === 2) {
+    return {
+      ...base,
+      author: 'agent',
+      content: {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: `c${index}`,
+              name: 'run_command',
+              response: { output: words(200) },
+            },
+          },
+        ],
+      },
+    };
+  }
+  return {
+    ...base,
+    author: index % 2 === 0 ? 'user' : 'agent',
+    content: { role: index % 2 === 0 ? 'user' : 'model', parts: [{ text: words(30) }] },
+  };
+}
+
+function percentile(values: number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
+}
+
+async function searchLatency(
+  service: SessionService,
+  key: { appName: string; userId: string; sessionId: string },
+) {
+  const first = performance.now();
+  await service.searchEvents!({ ...key, query: `what about ${word()}?` });
+  const firstMs = performance.now() - first;
+  const times: number[] = [];
+  for (let index = 0; index < QUERIES; index++) {
+    const query = `Where did we see ${word()} and ${word()} with ${word()}?`;
+    const start = performance.now();
+    await service.searchEvents!({ ...key, query, limit: 5 });
+    times.push(performance.now() - start);
+  }
+  return { firstMs, p50: percentile(times, 0.5), p95: percentile(times, 0.95) };
+}
+
+async function appendMs(service: SessionService, sessionId: string): Promise<number> {
+  const key = { appName: 'bench', userId: 'u', sessionId };
+  await service.createSession(key);
+  const start = performance.now();
+  for (let index = 0; index < APPENDS; index++)
+    await service.appendEvent({ ...key, event: event(index) });
+  return (performance.now() - start) / APPENDS;
+}
+
+async function populate(service: SessionService, sessionId: string) {
+  const key = { appName: 'bench', userId: 'u', sessionId };
+  const start = performance.now();
+  await service.importSession!({
+    ...key,
+    events: Array.from({ length: EVENTS }, (_, index) => event(index)),
+  });
+  return { key, seconds: (performance.now() - start) / 1000 };
+}
+
+function line(
+  store: string,
+  latency: Awaited<ReturnType<typeof searchLatency>>,
+  withIndex: number,
+  without: number,
+  load: number,
+) {
+  const ratio = without > 0 ? `${(withIndex / without).toFixed(2)}x` : 'n/a';
+  console.log(
+    `| ${store} | ${latency.p50.toFixed(2)} | ${latency.p95.toFixed(2)} | ${latency.firstMs.toFixed(0)} | ${withIndex.toFixed(3)} | ${without > 0 ? without.toFixed(3) : 'n/a'} | ${ratio} | ${load.toFixed(1)} |`,
+  );
+}
+
+export async function run(options: { postgresUrl?: string }): Promise<void> {
+  console.log(
+    `${EVENTS.toLocaleString('en')} events in one session, ${QUERIES} queries, ${APPENDS} appends each\n`,
+  );
+  console.log(
+    '| store | search p50 ms | p95 ms | first search ms | append ms (index) | append ms (no index) | ratio | load s |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+
+  const memory = new InMemorySessionService();
+  const memoryLoad = await populate(memory, 'big');
+  line(
+    'in-memory (BM25, lazy)',
+    await searchLatency(memory, memoryLoad.key),
+    await appendMs(memory, 'appends'),
+    0,
+    memoryLoad.seconds,
+  );
+
+  const folder = mkdtempSync(join(tmpdir(), 'orrery-search-bench-'));
+  try {
+    const sqlite = new SqliteSessionService({ path: join(folder, 'search.db') });
+    const sqliteLoad = await populate(sqlite, 'big');
+    const latency = await searchLatency(sqlite, sqliteLoad.key);
+    const withIndex = await appendMs(sqlite, 'appends');
+    const plain = new SqliteSessionService({ path: join(folder, 'plain.db') });
+    const database = await plain.getDatabase();
+    for (const trigger of ['insert', 'delete', 'update_before', 'update_after']) {
+      database.exec(`DROP TRIGGER events_search_${trigger}`);
+    }
+    line('SQLite (FTS5)', latency, withIndex, await appendMs(plain, 'appends'), sqliteLoad.seconds);
+    await sqlite.close();
+    await plain.close();
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+
+  if (!options.postgresUrl) {
+    console.log('\nPostgreSQL skipped: set ORRERY_TEST_PG_URL');
+    return;
+  }
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: options.postgresUrl, max: 4 });
+  const schemas = [`bench_search_${process.pid}`, `bench_plain_${process.pid}`];
+  try {
+    const postgres = new PostgresSessionService({
+      pool,
+      schema: schemas[0],
+      queryTimeoutMs: 600_000,
+    });
+    const postgresLoad = await populate(postgres, 'big');
+    await pool.query(`ANALYZE "${schemas[0]}".orrery_events`);
+    const latency = await searchLatency(postgres, postgresLoad.key);
+    const withIndex = await appendMs(postgres, 'appends');
+    const plain = new PostgresSessionService({ pool, schema: schemas[1] });
+    await plain.migrate();
+    await pool.query(`ALTER TABLE "${schemas[1]}".orrery_events DROP COLUMN search`);
+    line(
+      'PostgreSQL (tsvector, GIN)',
+      latency,
+      withIndex,
+      await appendMs(plain, 'appends'),
+      postgresLoad.seconds,
+    );
+  } finally {
+    for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  }
+}
