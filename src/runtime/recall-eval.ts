@@ -20,7 +20,7 @@ export interface RecallQuestion {
   /** Each must appear (case-insensitive) for the answer to count as present. */
   answers: string[];
   /**
-   * Seqs (1-based positions in the replayed events) of the events that hold the answer. When
+   * 1-based positions in the replayed events of the events that hold the answer. When
    * absent, every event whose text holds an answer string counts as evidence.
    */
   evidenceSeqs?: number[];
@@ -146,8 +146,9 @@ export async function evaluateRecall(options: EvaluateRecallOptions): Promise<Re
       if (truncated.includes(needle)) counts.inTruncation++;
       if (fullText.includes(needle)) counts.inFullHistory++;
     }
+    // Positions in the replayed events: compactions stored between them shift their seqs.
     const evidence = new Set(
-      question.evidenceSeqs ??
+      question.evidenceSeqs?.map((position) => raw[position - 1]?.seq ?? -1) ??
         raw
           .filter((event) =>
             question.answers.some((answer) =>

@@ -42,4 +42,13 @@ describe('evaluateRecall', () => {
     expect(total.inViewPlusRecall).toBeGreaterThan(total.inView);
     expect(total.recallAtK).toBeGreaterThan(0);
   });
+
+  it('finds the evidence events by their stored seq, whatever compactions were stored between', async () => {
+    const [conversation] = generateRecallConversations({ seed: 1, conversations: 1 });
+    const loose = await evaluateRecall({ conversation: conversation!, threshold: 8000 });
+    const tight = await evaluateRecall({ conversation: conversation!, threshold: 2000 });
+    expect(tight.compactions).toBeGreaterThan(loose.compactions);
+    // recall@k searches the whole history: how often it compacted changes nothing.
+    expect(tight.recallAtK).toBe(loose.recallAtK);
+  });
 });
