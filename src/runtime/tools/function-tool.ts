@@ -1,25 +1,35 @@
-import { z } from 'zod';
 import type { FunctionDeclaration } from '../../models/types.js';
 import { RunnerConfigError } from '../errors.js';
 import type { Tool, ToolContext, ToolRunOptions } from './tool.js';
+import {
+  type CompiledParameters,
+  compileParameters,
+  type ToolArguments,
+  type ToolParameters,
+} from './tool-parameters.js';
 
-export interface FunctionToolOptions<Schema extends z.ZodType> {
+export interface FunctionToolOptions<Schema extends ToolParameters> {
   name: string;
   description: string;
-  /** A zod object schema of the arguments; its JSON Schema is the tool's declaration. */
+  /**
+   * The arguments: a zod 4 object schema, a Standard Schema (Valibot, ArkType, zod 3.24+) or a
+   * JSON Schema object (`{ type: 'object', ... }`). Its JSON Schema is the tool's declaration.
+   */
   parameters: Schema;
-  execute: (args: z.output<Schema>, context: ToolContext) => Promise<unknown>;
+  /** The declaration's JSON Schema, for a Standard Schema that cannot produce one (zod 3). */
+  jsonSchema?: Record<string, unknown>;
+  execute: (args: ToolArguments<Schema>, context: ToolContext) => Promise<unknown>;
   isLongRunning?: boolean;
 }
 
 const toolNamePattern = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
-/** A tool from a zod schema: arguments are validated before `execute` runs. */
-export class FunctionTool<Schema extends z.ZodType = z.ZodType> implements Tool {
+/** A tool from a schema: arguments are validated before `execute` runs. */
+export class FunctionTool<Schema extends ToolParameters = ToolParameters> implements Tool {
   readonly name: string;
   readonly description: string;
   readonly isLongRunning: boolean;
-  private readonly parameters: Schema;
+  private readonly parameters: CompiledParameters;
   private readonly execute: FunctionToolOptions<Schema>['execute'];
   private cachedDeclaration?: FunctionDeclaration;
 
@@ -34,29 +44,28 @@ export class FunctionTool<Schema extends z.ZodType = z.ZodType> implements Tool 
     }
     this.name = options.name;
     this.description = options.description;
-    this.parameters = options.parameters;
+    this.parameters = compileParameters({
+      toolName: options.name,
+      parameters: options.parameters,
+      jsonSchema: options.jsonSchema,
+    });
     this.execute = options.execute;
     this.isLongRunning = options.isLongRunning ?? false;
   }
 
   declaration(): FunctionDeclaration {
     if (!this.cachedDeclaration) {
-      const { $schema: _schema, ...parameters } = z.toJSONSchema(this.parameters, {
-        unrepresentable: 'any',
-      }) as Record<string, unknown>;
+      const parameters = this.parameters.jsonSchema;
       this.cachedDeclaration = { name: this.name, description: this.description, parameters };
     }
     return this.cachedDeclaration;
   }
 
   async run(options: ToolRunOptions): Promise<unknown> {
-    const parsed = await this.parameters.safeParseAsync(options.args);
-    if (!parsed.success) {
-      const details = parsed.error.issues
-        .map((issue) => `'${issue.path.map(String).join('.') || '(arguments)'}': ${issue.message}`)
-        .join('; ');
-      throw new Error(`Invalid arguments for tool '${this.name}': ${details}`);
+    const parsed = await this.parameters.validate(options.args);
+    if ('issues' in parsed) {
+      throw new Error(`Invalid arguments for tool '${this.name}': ${parsed.issues.join('; ')}`);
     }
-    return this.execute(parsed.data, options.context);
+    return this.execute(parsed.value as ToolArguments<Schema>, options.context);
   }
 }
