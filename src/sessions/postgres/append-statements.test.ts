@@ -2,7 +2,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../events/errors.js';
 import { userTextEvent } from '../../testing/event-builders.js';
-import { PostgresSessionService, type SynchronousCommit } from './postgres-session-service.js';
+import { PostgresSessionService } from './postgres-session-service.js';
+import type { SynchronousCommit } from './synchronous-commit.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
 /** The first words of every statement the service's connections send, in order. */

@@ -4,5 +4,5 @@ export {
   type PostgresSessionLogger,
   PostgresSessionService,
   type PostgresSessionServiceOptions,
-  type SynchronousCommit,
 } from './postgres-session-service.js';
+export type { SynchronousCommit } from './synchronous-commit.js';

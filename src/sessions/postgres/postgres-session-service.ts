@@ -7,7 +7,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { ViewWarning } from '../../compaction/view.js';
 import { InvalidArgumentError } from '../../events/errors.js';
-import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
+import type { CompactionEvent, Event, Session, SessionKey } from '../../events/types.js';
 import {
   CompactionConflictError,
   SessionAlreadyExistsError,
@@ -43,7 +43,6 @@ import {
   mergeState,
   resolvePageSize,
   resolveSeqBounds,
-  type StateDeltaParts,
   splitState,
 } from '../store-helpers.js';
 import { skippedCheckpointWarning } from '../stored-row-rules.js';
@@ -65,11 +64,12 @@ import { buildQueries, type Queries } from './queries.js';
 import {
   checkpointRowProblem,
   type EventRow,
-  type EventRowValues,
+  type PreparedEventRow,
+  prepareEventRow,
   rowToEvent,
-  toEventRowValues,
 } from './rows.js';
 import { buildSearchQuery, type SearchRow, searchParameters, toSearchHits } from './search.js';
+import { type SynchronousCommit, synchronousCommitOption } from './synchronous-commit.js';
 
 export interface PostgresSessionServiceOptions {
   /** A pool you own (not ended by `close()`). */
@@ -103,17 +103,6 @@ export interface PostgresSessionServiceOptions {
    */
   synchronousCommit?: SynchronousCommit;
 }
-
-/** The values of PostgreSQL's `synchronous_commit`. */
-export type SynchronousCommit = 'on' | 'off' | 'local' | 'remote_write' | 'remote_apply';
-
-const synchronousCommitValues: readonly SynchronousCommit[] = [
-  'on',
-  'off',
-  'local',
-  'remote_write',
-  'remote_apply',
-];
 
 /** pino-compatible: `logger.warn({ ...fields }, message)`. */
 export interface PostgresSessionLogger {
@@ -656,35 +645,6 @@ export class PostgresSessionService implements SessionService {
       connectionTimeoutMs: this.connectionTimeoutMs,
     };
   }
-}
-
-interface PreparedEventRow {
-  values: EventRowValues;
-  scoped: StateDeltaParts;
-  /** `app:` or `user:` keys in the delta: rows beyond the session's, so a transaction. */
-  touchesSharedState: boolean;
-}
-
-/** The row to write and its state delta by scope, checked before any connection is taken. */
-function prepareEventRow(event: NewEvent): PreparedEventRow {
-  const values = toEventRowValues(event);
-  const scoped = splitState(values.stored.actions.stateDelta);
-  assertJsonbStorable(scoped, 'event.actions.stateDelta');
-  const touchesSharedState =
-    Object.keys(scoped.app).length > 0 || Object.keys(scoped.user).length > 0;
-  return { values, scoped, touchesSharedState };
-}
-
-function synchronousCommitOption(value: unknown): SynchronousCommit | undefined {
-  if (value === undefined) return undefined;
-  if (synchronousCommitValues.includes(value as SynchronousCommit)) {
-    return value as SynchronousCommit;
-  }
-  throw new InvalidArgumentError({
-    argument: 'synchronousCommit',
-    message: `must be one of ${synchronousCommitValues.join(', ')}, got ${JSON.stringify(value)}`,
-    value,
-  });
 }
 
 /** A timeout option: a finite number of ms >= 0 (0 disables), or the default. */

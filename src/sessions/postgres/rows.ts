@@ -1,7 +1,8 @@
 /** Row -> event mapping for the PostgreSQL store: each row checked as stored-row-rules.ts says. */
 import type { Event, NewEvent, SessionKey } from '../../events/types.js';
-import { toStoredEvent } from '../store-helpers.js';
+import { type StateDeltaParts, splitState, toStoredEvent } from '../store-helpers.js';
 import { checkpointProblem, type EventRowColumns, toCheckedEvent } from '../stored-row-rules.js';
+import { assertJsonbStorable } from './jsonb-state.js';
 
 export interface EventRow {
   seq: string | number;
@@ -61,4 +62,21 @@ export function toEventRowValues(event: NewEvent): EventRowValues {
     compactionEndSeq: compaction?.endSeq ?? null,
     json: JSON.stringify(stored),
   };
+}
+
+export interface PreparedEventRow {
+  values: EventRowValues;
+  scoped: StateDeltaParts;
+  /** `app:` or `user:` keys in the delta: rows beyond the session's, so a transaction. */
+  touchesSharedState: boolean;
+}
+
+/** The row to write and its state delta by scope, checked before any connection is taken. */
+export function prepareEventRow(event: NewEvent): PreparedEventRow {
+  const values = toEventRowValues(event);
+  const scoped = splitState(values.stored.actions.stateDelta);
+  assertJsonbStorable(scoped, 'event.actions.stateDelta');
+  const touchesSharedState =
+    Object.keys(scoped.app).length > 0 || Object.keys(scoped.user).length > 0;
+  return { values, scoped, touchesSharedState };
 }
