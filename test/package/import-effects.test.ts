@@ -45,9 +45,10 @@ process.stdout.restore(JSON.stringify({ written, addedGlobals, handles }));
 
 /**
  * Globals the dependencies themselves set when loaded (zod's registry, LangChain's translator
- * registry): not orrery's, and a bundler keeps them only if the dependency is used.
+ * registry, MikroORM's metadata store, which `@google/adk` loads for its database sessions):
+ * not orrery's, and a bundler keeps them only if the dependency is used.
  */
-const dependencyGlobals = /^(?:__zod_|lc_)/;
+const dependencyGlobals = /^(?:__zod_|lc_|mikro-orm-)/;
 
 describe('importing an entry point has no side effects', () => {
   it.each(entryPoints)(
