@@ -102,6 +102,30 @@ describe('OrreryAdkSessionService through ADK-JS Runner', () => {
     expect(await sessionService.getSession({ ...key, sessionId: 'missing' })).toBeUndefined();
   });
 
+  it('stores state deltas without ADK temp: keys, as ADK-JS services do', async () => {
+    const { store, sessionService } = setup();
+    const session = await sessionService.createSession({ ...key });
+    await sessionService.appendEvent({
+      session,
+      event: {
+        id: 'e1',
+        invocationId: 'i1',
+        author: 'assistant',
+        timestamp: Date.now(),
+        actions: {
+          stateDelta: { 'temp:scratch': 1, plan: 'b' },
+          artifactDelta: {},
+          requestedAuthConfigs: {},
+          requestedToolConfirmations: {},
+        },
+      },
+    });
+    const [stored] = (await store.getSession({ ...key, events: 'full' }))!.events;
+    expect(stored?.actions.stateDelta).toEqual({ plan: 'b' });
+    expect((await sessionService.getSession({ ...key }))?.state).toEqual({ plan: 'b' });
+    expect(session.state).toEqual({ plan: 'b' });
+  });
+
   it('refuses ADK-JS compactions with a typed error naming the field', async () => {
     const { sessionService } = setup();
     const session = await sessionService.createSession({ ...key });
