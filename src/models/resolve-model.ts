@@ -4,6 +4,8 @@
  * orrery (or checking a model id) loads none of them.
  */
 import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { errorMessage } from '../events/errors.js';
+import { importOptional } from '../events/import-optional.js';
 import { knownContextWindowTokens } from './context-windows.js';
 import { ModelConfigError } from './errors.js';
 import type { Model } from './types.js';
@@ -130,7 +132,11 @@ async function createLanguageModel(
   const settings = providerSettings(provider, modelName, env);
   switch (settings.provider) {
     case 'google': {
-      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      const { createGoogleGenerativeAI } = await importProvider(
+        provider,
+        '@ai-sdk/google',
+        () => import('@ai-sdk/google'),
+      );
       return createGoogleGenerativeAI({
         apiKey: settings.apiKey,
         // Explicit, so the provider never falls back to reading process.env itself.
@@ -140,17 +146,29 @@ async function createLanguageModel(
     }
     case 'openai': {
       const { apiKey, baseURL, api } = settings;
-      const { createOpenAI } = await import('@ai-sdk/openai');
+      const { createOpenAI } = await importProvider(
+        provider,
+        '@ai-sdk/openai',
+        () => import('@ai-sdk/openai'),
+      );
       const openai = createOpenAI({ apiKey, baseURL, ...(fetch !== undefined && { fetch }) });
       return api === 'chat' ? openai.chat(modelName) : openai.responses(modelName);
     }
     case 'anthropic': {
       const { apiKey, baseURL } = settings;
-      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      const { createAnthropic } = await importProvider(
+        provider,
+        '@ai-sdk/anthropic',
+        () => import('@ai-sdk/anthropic'),
+      );
       return createAnthropic({ apiKey, baseURL, ...(fetch !== undefined && { fetch }) })(modelName);
     }
     case 'openai-compatible': {
-      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+      const { createOpenAICompatible } = await importProvider(
+        provider,
+        '@ai-sdk/openai-compatible',
+        () => import('@ai-sdk/openai-compatible'),
+      );
       return createOpenAICompatible({
         name: 'openai-compatible',
         baseURL: settings.baseURL,
@@ -160,6 +178,27 @@ async function createLanguageModel(
       })(modelName);
     }
   }
+}
+
+/** A provider package, or a `ModelConfigError` naming the package to install. */
+function importProvider<Module>(
+  provider: KnownProvider,
+  packageName: string,
+  load: () => Promise<Module>,
+): Promise<Module> {
+  return importOptional({
+    packageName,
+    load,
+    toError: ({ missing, cause }) =>
+      new ModelConfigError({
+        variable: 'modelId',
+        value: provider,
+        message: missing
+          ? `provider '${provider}' needs the package '${packageName}': npm install ${packageName}`
+          : `provider '${provider}': could not load '${packageName}': ${errorMessage(cause)}`,
+        cause,
+      }),
+  });
 }
 
 function value(env: Environment, variable: string): string | undefined {

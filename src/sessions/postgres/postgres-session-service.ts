@@ -6,7 +6,8 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import type { ViewWarning } from '../../compaction/view.js';
-import { InvalidArgumentError } from '../../events/errors.js';
+import { errorMessage, InvalidArgumentError } from '../../events/errors.js';
+import { importOptional } from '../../events/import-optional.js';
 import type { CompactionEvent, Event, Session, SessionKey } from '../../events/types.js';
 import {
   CompactionConflictError,
@@ -411,7 +412,17 @@ export class PostgresSessionService implements SessionService {
         this.options.pool.on('error', this.onPoolError);
         return this.options.pool;
       }
-      const { default: pg } = await import('pg');
+      const { default: pg } = await importOptional({
+        packageName: 'pg',
+        load: () => import('pg'),
+        toError: ({ missing, cause }) =>
+          new SessionStoreError({
+            message: missing
+              ? "PostgresSessionService needs the optional dependency 'pg': npm install pg"
+              : `PostgresSessionService could not load 'pg': ${errorMessage(cause)}`,
+            cause,
+          }),
+      });
       const pool = new pg.Pool({
         connectionString: this.options.connectionString,
         connectionTimeoutMillis: this.connectionTimeoutMs,
