@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 import { validateEventsCompactionConfig } from '../../compaction/config.js';
 import { InvalidConfigError } from '../../compaction/errors.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
-import type { CompactionTrigger, NewEvent, SessionKey } from '../../events/types.js';
+import type { CompactionTrigger, SessionKey } from '../../events/types.js';
 import { createRuntimeLogger, logCompaction } from '../../observability/compaction-log.js';
 import { loadActiveView } from '../../runtime/active-view.js';
 import { type CompactionReport, Compactor } from '../../runtime/compactor.js';
@@ -54,18 +54,6 @@ export interface OrreryAdkSessionServiceOptions {
 /** Whether the event leaves a call without its result (compacting then would split the pair). */
 function waitsForResults(event: AdkEvent): boolean {
   return (event.content?.parts ?? []).some((part) => part.functionCall !== undefined);
-}
-
-/** ADK's `temp:` state lives for one invocation: never stored (as ADK's own services do). */
-const TEMP_PREFIX = 'temp:';
-
-function withoutTempState(event: NewEvent): NewEvent {
-  const delta = event.actions.stateDelta;
-  if (!delta || !Object.keys(delta).some((key) => key.startsWith(TEMP_PREFIX))) return event;
-  const kept = Object.fromEntries(
-    Object.entries(delta).filter(([key]) => !key.startsWith(TEMP_PREFIX)),
-  );
-  return { ...event, actions: { ...event.actions, stateDelta: kept } };
 }
 
 export class OrreryAdkSessionService extends BaseSessionService {
@@ -228,7 +216,7 @@ export class OrreryAdkSessionService extends BaseSessionService {
       sessionId: session.id,
     };
     // Checked before ADK's in-memory session changes: a bad event changes nothing.
-    const stored = withoutTempState(toOrreryEvent(event));
+    const stored = toOrreryEvent(event);
     await this.sessionService.appendEvent({ ...key, event: stored });
     const appended = await super.appendEvent(request);
     if (this.compactor && !waitsForResults(event)) {
