@@ -12,8 +12,9 @@ import { getText } from '../events/event-helpers.js';
 import type { Event, NewEvent } from '../events/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
-import { capText, renderEvent } from '../summarizers/render.js';
+import { renderEvent } from '../summarizers/render.js';
 import { replayTranscript } from './replay.js';
+import { renderRecallItem } from './tools/recall-tool.js';
 
 export interface RecallQuestion {
   question: string;
@@ -135,7 +136,9 @@ export async function evaluateRecall(options: EvaluateRecallOptions): Promise<Re
           });
     const recallText = normalized(
       recalled
-        .map((hit) => capText({ text: eventText(hit.event), maxChars: itemChars }))
+        .map((hit) =>
+          renderRecallItem({ event: hit.event, maxChars: itemChars, query: question.question }),
+        )
         .join('\n'),
     );
     for (const answer of question.answers) {

@@ -34,23 +34,30 @@ function linesOf(text: string): Line[] {
   return lines;
 }
 
-/** Salient lines within `budget` characters, taken from both ends inwards, in text order. */
-function pickSalient(lines: Line[], budget: number): Line[] {
+/**
+ * Lines that matter within `budget` characters, in text order: first those `keep` asks for (in
+ * order), then salient ones taken from both ends inwards.
+ */
+function pickSalient(lines: Line[], budget: number, keep?: (line: string) => boolean): Line[] {
+  const asked = keep ? lines.filter((line) => line.text.trim() !== '' && keep(line.text)) : [];
   const candidates = lines.filter(
-    (line) => line.text.trim() !== '' && SALIENT_LINE.test(line.text),
+    (line) => line.text.trim() !== '' && SALIENT_LINE.test(line.text) && !asked.includes(line),
   );
   const picked: Line[] = [];
   let used = 0;
+  const take = (line: Line) => {
+    const size = Math.min(line.text.length, MAX_SALIENT_LINE_CHARS) + 1;
+    if (used + size > budget) return;
+    picked.push(line);
+    used += size;
+  };
+  for (const line of asked) take(line);
   let low = 0;
   let high = candidates.length - 1;
   let fromStart = true;
   while (low <= high) {
-    const line = fromStart ? candidates[low++]! : candidates[high--]!;
+    take(fromStart ? candidates[low++]! : candidates[high--]!);
     fromStart = !fromStart;
-    const size = Math.min(line.text.length, MAX_SALIENT_LINE_CHARS) + 1;
-    if (used + size > budget) continue;
-    picked.push(line);
-    used += size;
   }
   return picked.sort((a, b) => a.start - b.start);
 }
@@ -65,10 +72,15 @@ function shown(lines: Line[]): string {
  * `text` within about `maxChars`: unchanged when it fits; else head, the lines that matter
  * from the middle, and tail, with markers saying how much was left out.
  */
-export function capToolOutput(options: { text: string; maxChars: number }): string {
+export function capToolOutput(options: {
+  text: string;
+  maxChars: number;
+  /** Lines to keep before any other (e.g. those holding the words a search was for). */
+  keep?: (line: string) => boolean;
+}): string {
   const { text, maxChars } = options;
   if (text.length <= maxChars) return text;
-  const salient = pickSalient(linesOf(text), Math.floor(maxChars * SALIENT_SHARE));
+  const salient = pickSalient(linesOf(text), Math.floor(maxChars * SALIENT_SHARE), options.keep);
   if (salient.length === 0) return capText({ text, maxChars });
   // Lines inside head or tail are shown there already: their share goes back to head and tail.
   const room = (lines: Line[]) => Math.max(0, maxChars - shown(lines).length);

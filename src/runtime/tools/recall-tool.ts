@@ -8,8 +8,10 @@
  */
 import { z } from 'zod';
 import type { Event } from '../../events/types.js';
+import { searchTerms, tokenizeSearchText } from '../../sessions/search-text.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { capText, renderEvent } from '../../summarizers/render.js';
+import { capToolOutput } from '../../summarizers/tool-output-cap.js';
 import { RunnerConfigError } from '../errors.js';
 import { FunctionTool } from './function-tool.js';
 import type { ToolContext } from './tool.js';
@@ -64,9 +66,30 @@ function positiveInteger(field: string, value: number | undefined, fallback: num
   return resolved;
 }
 
-function toItem(event: Event, maxChars: number): RecallItem {
-  const text = renderEvent({ event, maxItemChars: Number.MAX_SAFE_INTEGER }) ?? '';
-  return { seq: event.seq, author: event.author, text: capText({ text, maxChars }) };
+/**
+ * One recalled event as text within `maxChars`. With a query, the lines holding its words are
+ * kept first: a fact in the middle of a long tool output is what was searched for, and head +
+ * tail alone would cut it out.
+ */
+export function renderRecallItem(options: {
+  event: Event;
+  maxChars: number;
+  query?: string;
+}): string {
+  const text = renderEvent({ event: options.event, maxItemChars: Number.MAX_SAFE_INTEGER }) ?? '';
+  if (options.query === undefined) return capText({ text, maxChars: options.maxChars });
+  const terms = new Set(searchTerms(options.query, { foldDiacritics: true }));
+  const keep = (line: string) =>
+    tokenizeSearchText(line, { foldDiacritics: true }).some((word) => terms.has(word));
+  return capToolOutput({ text, maxChars: options.maxChars, keep });
+}
+
+function toItem(event: Event, maxChars: number, query?: string): RecallItem {
+  return {
+    seq: event.seq,
+    author: event.author,
+    text: renderRecallItem({ event, maxChars, query }),
+  };
 }
 
 /** A recall tool reading `sessionService` (the session of the calling invocation). */
@@ -101,7 +124,7 @@ export function createRecallTool(options: {
       beforeSeq: endSeq + 1,
       signal: context.signal,
     });
-    const items = hits.map((hit) => toItem(hit.event, maxItemChars));
+    const items = hits.map((hit) => toItem(hit.event, maxItemChars, query));
     return items.length > 0 ? { items } : { items, note: 'nothing earlier matches these words' };
   }
 
