@@ -1,16 +1,25 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FunctionTool, LlmAgent, Runner } from '@google/adk';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Event } from '../../events/types.js';
 import type { CompactionReport } from '../../runtime/compactor.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import type { SessionService } from '../../sessions/session-service.js';
+import { SqliteSessionService } from '../../sessions/sqlite/sqlite-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import { AdkAdapterError } from './errors.js';
 import { OrreryAdkSessionService } from './orrery-adk-session-service.js';
 import { findOrphans, StubLlm } from './test-helpers/stub-llm.js';
 
 const key = { appName: 'adk-app', userId: 'user-1', sessionId: 'session-1' };
+const folders: string[] = [];
+
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true });
+});
 
 async function allEvents(service: SessionService): Promise<Event[]> {
   const events: Event[] = [];
@@ -34,8 +43,8 @@ function lookupTool(): FunctionTool {
   });
 }
 
-function setup() {
-  const store = new InMemorySessionService();
+function setup(options: { store?: SessionService } = {}) {
+  const store: SessionService = options.store ?? new InMemorySessionService();
   const reports: CompactionReport[] = [];
   const sessionService = new OrreryAdkSessionService({
     sessionService: store,
@@ -61,28 +70,44 @@ async function turn(runner: Runner, text: string): Promise<void> {
 }
 
 describe('OrreryAdkSessionService through ADK-JS Runner', () => {
-  it('compacts many tool-calling turns, keeps the full history, sends no orphaned call', async () => {
-    const { store, sessionService, model, runner, reports } = setup();
-    await sessionService.createSession({ ...key });
-    for (let index = 0; index < 12; index++) await turn(runner, `question ${index}`);
+  const stores: Array<[string, () => SessionService]> = [
+    ['in memory', () => new InMemorySessionService()],
+    [
+      'SQLite',
+      () => {
+        const folder = mkdtempSync(join(tmpdir(), 'orrery-adk-'));
+        folders.push(folder);
+        return new SqliteSessionService({ path: join(folder, 'orrery.db') });
+      },
+    ],
+  ];
 
-    const compacted = reports.filter((report) => report.outcome === 'compacted');
-    expect(compacted.length).toBeGreaterThanOrEqual(2);
-    expect(reports.filter((report) => report.outcome === 'failed')).toEqual([]);
-    // Every event ADK produced is stored: user message, call, result, answer per turn.
-    const history = await allEvents(store);
-    const raw = history.filter((event) => !event.actions.compaction);
-    expect(raw.length).toBe(12 * 4);
-    expect(history.length - raw.length).toBe(compacted.length);
-    // 24 requests (call, then answer, per turn); none has a call without its result.
-    expect(model.requests.length).toBe(24);
-    for (const contents of model.requests) expect(findOrphans(contents)).toEqual([]);
-    // The last request starts with orrery's summary and is far below the whole history.
-    const last = model.requests.at(-1)!;
-    expect(last[0]?.parts?.[0]?.text).toMatch(/^\[Previous Context Summary\]:/);
-    expect(last.length).toBeLessThan(raw.length / 2);
-    expect(JSON.stringify(last)).toContain('question 11');
-  });
+  it.each(stores)(
+    'compacts many tool-calling turns (%s), keeps all, no orphaned call',
+    async (_name, makeStore) => {
+      const { store, sessionService, model, runner, reports } = setup({ store: makeStore() });
+      await sessionService.createSession({ ...key });
+      for (let index = 0; index < 12; index++) await turn(runner, `question ${index}`);
+
+      const compacted = reports.filter((report) => report.outcome === 'compacted');
+      expect(compacted.length).toBeGreaterThanOrEqual(2);
+      expect(reports.filter((report) => report.outcome === 'failed')).toEqual([]);
+      // Every event ADK produced is stored: user message, call, result, answer per turn.
+      const history = await allEvents(store);
+      const raw = history.filter((event) => !event.actions.compaction);
+      expect(raw.length).toBe(12 * 4);
+      expect(history.length - raw.length).toBe(compacted.length);
+      // 24 requests (call, then answer, per turn); none has a call without its result.
+      expect(model.requests.length).toBe(24);
+      for (const contents of model.requests) expect(findOrphans(contents)).toEqual([]);
+      // The last request starts with orrery's summary and is far below the whole history.
+      const last = model.requests.at(-1)!;
+      expect(last[0]?.parts?.[0]?.text).toMatch(/^\[Previous Context Summary\]:/);
+      expect(last.length).toBeLessThan(raw.length / 2);
+      expect(JSON.stringify(last)).toContain('question 11');
+      await store.close?.();
+    },
+  );
 
   it('getSession returns the view: the summary as a CompactedEvent, then the tail', async () => {
     const { store, sessionService, runner } = setup();
