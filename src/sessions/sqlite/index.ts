@@ -6,6 +6,7 @@ export {
   SQLITE_SCHEMA_VERSION,
   type SqliteMigration,
 } from './migrations.js';
+export { rebuildSqliteSearch } from './search.js';
 export {
   DEFAULT_SQLITE_PATH,
   type SqliteSessionLogger,
