@@ -11,3 +11,17 @@ describePostgres('PostgresSessionService conformance', (url) => {
       new PostgresSessionService({ pool: fixture.pool, schema: fixture.schema }),
   });
 });
+
+describePostgres('PostgresSessionService conformance, synchronousCommit off', (url) => {
+  // Acknowledged before the WAL flush: every guarantee of the contract must still hold.
+  const fixture = useSchemaFixture(url);
+  runSessionServiceConformance({
+    name: "PostgresSessionService (synchronousCommit: 'off')",
+    createService: async () =>
+      new PostgresSessionService({
+        pool: fixture.pool,
+        schema: fixture.schema,
+        synchronousCommit: 'off',
+      }),
+  });
+});
