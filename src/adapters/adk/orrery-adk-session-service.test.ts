@@ -7,6 +7,11 @@ import { z } from 'zod';
 import type { Event } from '../../events/types.js';
 import type { CompactionReport } from '../../runtime/compactor.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
+import { PostgresSessionService } from '../../sessions/postgres/postgres-session-service.js';
+import {
+  describePostgres,
+  useSchemaFixture,
+} from '../../sessions/postgres/test-helpers/pg-test-env.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { SqliteSessionService } from '../../sessions/sqlite/sqlite-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
@@ -176,5 +181,23 @@ describe('OrreryAdkSessionService through ADK-JS Runner', () => {
     expect(AdkAdapterError.isInstance(error)).toBe(true);
     expect((error as AdkAdapterError).field).toBe('event.isCompacted');
     expect(session.events).toEqual([]);
+  });
+});
+
+describePostgres('OrreryAdkSessionService on PostgreSQL', (url) => {
+  const fixture = useSchemaFixture(url);
+
+  it('stores every ADK event, compacts, and the next getSession is the view', async () => {
+    const store = new PostgresSessionService({ pool: fixture.pool, schema: fixture.schema });
+    const { sessionService, model, runner, reports } = setup({ store });
+    await sessionService.createSession({ ...key });
+    for (let index = 0; index < 10; index++) await turn(runner, `question ${index}`);
+    expect(reports.filter((report) => report.outcome === 'compacted').length).toBeGreaterThan(0);
+    const raw = (await allEvents(store)).filter((event) => !event.actions.compaction);
+    expect(raw.length).toBe(40);
+    for (const contents of model.requests) expect(findOrphans(contents)).toEqual([]);
+    const session = await sessionService.getSession({ ...key });
+    const view = await store.loadView(key);
+    expect(session?.events.length).toBe(view.tail.length + 1);
   });
 });
