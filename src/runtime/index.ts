@@ -10,6 +10,13 @@ export * from './plugins/index.js';
 export * from './replay.js';
 export * from './runner.js';
 export type { SessionLeaseOptions } from './session-lease.js';
+export * from './tools/from-ai-sdk-tool.js';
 export * from './tools/function-tool.js';
 export * from './tools/to-json-value.js';
 export type * from './tools/tool.js';
+export type {
+  JsonSchemaParameters,
+  StandardSchemaV1,
+  ToolArguments,
+  ToolParameters,
+} from './tools/tool-parameters.js';
