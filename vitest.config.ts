@@ -1,10 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two disjoint projects, so `npm test` runs each file once: `unit` needs no server and spawns no
+ * store process (`npm run test:unit`); `integration` holds PostgreSQL, multi-process, server and
+ * end-to-end tests.
+ */
+const integration = [
+  'src/sessions/postgres/**/*.test.ts',
+  'src/**/*multi-process*.test.ts',
+  'src/server/**/*.test.ts',
+  'src/adapters/adk/**/*.test.ts',
+  'test/**/*.test.ts',
+];
+
+const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' as const };
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      exclude: ['src/**/*.test.ts', 'src/**/test-helpers/**', 'src/**/fixtures/**'],
+      reporter: ['text-summary', 'json-summary'],
+    },
+    projects: [
+      { test: { ...shared, name: 'unit', include: ['src/**/*.test.ts'], exclude: integration } },
+      { test: { ...shared, name: 'integration', include: integration } },
+    ],
   },
 });

@@ -7,12 +7,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
+/** Every subpath of package.json "exports" (a test checks the two lists agree). */
 export const ENTRY_POINTS: Readonly<Record<string, string>> = {
   orrery: 'src/index.ts',
   'orrery/sqlite': 'src/sessions/sqlite/index.ts',
   'orrery/postgres': 'src/sessions/postgres/index.ts',
+  'orrery/server': 'src/server/index.ts',
   'orrery/testing': 'src/testing/index.ts',
   'orrery/testing/conformance': 'src/testing/conformance/index.ts',
+  'orrery/ai-sdk': 'src/adapters/ai-sdk/index.ts',
+  'orrery/adk': 'src/adapters/adk/index.ts',
+  'orrery/openai-agents': 'src/adapters/openai-agents/index.ts',
+  'orrery/langchain': 'src/adapters/langchain/index.ts',
 };
 
 const root = fileURLToPath(new URL('..', import.meta.url));

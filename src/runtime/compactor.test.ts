@@ -247,11 +247,18 @@ describe('Compactor', () => {
     const compactor = new Compactor({
       sessionService: service,
       config: threshold,
-      summarizer: failing('google:gemini-flash-latest', 'quota exceeded for https://generativelanguage.googleapis.com/v1beta/models?key=AIzaSecretKey123'),
+      summarizer: failing(
+        'google:gemini-flash-latest',
+        'quota exceeded for https://generativelanguage.googleapis.com/v1beta/models?key=AIzaSecretKey123',
+      ),
       fallbackSummarizer: new RecordingSummarizer('digest', () => text('digest summary')),
     });
     const report = await compactor.compact({ ...key, trigger: 'token_threshold' });
-    const fallback = { from: 'google:gemini-flash-latest', reason: 'quota exceeded for https://generativelanguage.googleapis.com/v1beta/models?key=[REDACTED:secret]' };
+    const fallback = {
+      from: 'google:gemini-flash-latest',
+      reason:
+        'quota exceeded for https://generativelanguage.googleapis.com/v1beta/models?key=[REDACTED:secret]',
+    };
     expect(report).toMatchObject({ outcome: 'compacted', summarizer: 'digest', fallback });
     expect(report.event!.actions.compaction).toMatchObject({ summarizer: 'digest', fallback });
 

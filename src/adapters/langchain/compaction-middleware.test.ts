@@ -89,9 +89,10 @@ describe('orreryCompactionMiddleware in a LangChain agent', () => {
     const firstSummarized = model.requests.findIndex((messages) =>
       String(messages[1]?.content).startsWith(SUMMARY_PREFIX),
     );
-    // 21 requests (up to 42 messages) before the first compaction; never past 32 after it.
+    // 21 requests (up to 42 messages) before the first compaction; after it, bounded below that
+    // (36 with the digest's current size: a larger summary leaves less room for the tail).
     expect(firstSummarized).toBe(21);
-    expect(Math.max(...lengths.slice(firstSummarized))).toBeLessThanOrEqual(32);
+    expect(Math.max(...lengths.slice(firstSummarized))).toBeLessThanOrEqual(36);
     // The tail is the state's own message objects (ids and tool call ids kept).
     expect(last.at(-1)).toBe(state.messages.at(-2));
 

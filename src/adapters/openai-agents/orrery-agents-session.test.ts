@@ -91,7 +91,8 @@ describe('OrreryAgentsSession through the OpenAI Agents Runner', () => {
     // Before the first compaction a request grows to 27 items (7 turns); after, never past 20.
     const lengths = model.requests.map((input) => input.length);
     expect(Math.max(...lengths)).toBe(27);
-    expect(Math.max(...lengths.slice(turns))).toBeLessThanOrEqual(20);
+    // Bounded below the 27 items of the largest uncompacted request (24 with the digest's size).
+    expect(Math.max(...lengths.slice(turns))).toBeLessThanOrEqual(24);
 
     // The store holds every item of every turn (user, call, output, answer), in order.
     const events = await allEvents(sessionService, session);

@@ -30,7 +30,10 @@ export function describePostgres(name: string, body: (url: string) => void): voi
     return;
   }
   console.warn(`[orrery] skipping PostgreSQL tests '${name}': ${howToRun}`);
-  describe.skip(name, () => body(''));
+  // The body is not run: suites may parse the URL while they are declared.
+  describe.skip(name, () => {
+    it('needs ORRERY_TEST_PG_URL', () => {});
+  });
 }
 
 export function randomSchemaName(): string {
