@@ -143,7 +143,8 @@ export function buildApiReport(): string {
     }
     out.push('```');
   }
-  return `${out.join('\n')}\n`;
+  // Types printed with their module path name it from the checkout's root, not the machine's.
+  return `${out.join('\n')}\n`.split(`import("${root}`).join('import("');
 }
 
 function main(): void {
