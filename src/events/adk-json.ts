@@ -4,7 +4,16 @@
  * place for ride in `customMetadata.adkFields`, so an ADK session survives a trip through orrery.
  */
 import { z } from 'zod';
-import { extraFields, isPlainObject, readField, setDefined, toCamelKey } from './adk-casing.js';
+import { extraFields, isPlainObject, readField, setDefined } from './adk-casing.js';
+import {
+  COMPACTION_FIELDS,
+  convertActions,
+  convertJsCompaction,
+  EVENT_KEYS,
+  JS_COMPACTION_KEYS,
+  readTimestamp,
+} from './adk-json-actions.js';
+import { camelizeKeys, convertContent, convertUsage, type OpenCalls } from './adk-json-parts.js';
 import {
   CompactionTriggerSchema,
   invalid,
@@ -49,78 +58,6 @@ export interface AdkSessionImport {
   events: ImportedEvent[];
 }
 
-const EVENT_KEYS = new Set([
-  'id',
-  'invocationId',
-  'author',
-  'timestamp',
-  'branch',
-  'content',
-  'usageMetadata',
-  'actions',
-  'longRunningToolIds',
-  'partial',
-  'turnComplete',
-  'finishReason',
-  'errorCode',
-  'errorMessage',
-  'customMetadata',
-  'seq',
-]);
-const PART_KEYS = new Set([
-  'text',
-  'thought',
-  'thoughtSignature',
-  'functionCall',
-  'functionResponse',
-  'inlineData',
-  'fileData',
-  'executableCode',
-  'codeExecutionResult',
-]);
-const USAGE_KEYS = [
-  'promptTokenCount',
-  'candidatesTokenCount',
-  'totalTokenCount',
-  'cachedContentTokenCount',
-  'thoughtsTokenCount',
-  'toolUsePromptTokenCount',
-  'trafficType',
-];
-/** Usage breakdowns: lists of genai `ModalityTokenCount` (`modality`, `token_count`). */
-const USAGE_DETAIL_KEYS = [
-  'promptTokensDetails',
-  'candidatesTokensDetails',
-  'cacheTokensDetails',
-  'toolUsePromptTokensDetails',
-];
-/** The fields of each part kind's object orrery models; the rest pass through as written. */
-const PART_OBJECT_KEYS: Record<string, readonly string[]> = {
-  inlineData: ['mimeType', 'data', 'displayName'],
-  fileData: ['fileUri', 'mimeType', 'displayName'],
-  executableCode: ['code', 'language'],
-  codeExecutionResult: ['outcome', 'output'],
-};
-const ACTION_KEYS = [
-  'stateDelta',
-  'artifactDelta',
-  'transferToAgent',
-  'escalate',
-  'skipSummarization',
-  'requestedToolConfirmations',
-  'requestedAuthConfigs',
-];
-const COMPACTION_FIELDS = [
-  'startSeq',
-  'endSeq',
-  'trigger',
-  'tokensBefore',
-  'tokensAfter',
-  'summarizer',
-  'fallback',
-  'rolling',
-] as const;
-
 const OrreryMetadataSchema = z.object({
   seq: z.number().int().positive().optional(),
   compaction: z
@@ -137,9 +74,6 @@ const OrreryMetadataSchema = z.object({
     .optional(),
 });
 type OrreryMetadata = z.infer<typeof OrreryMetadataSchema>;
-
-/** Function calls seen so far, by name, so id-less responses pair with them by position. */
-type OpenCalls = Map<string, string[]>;
 
 /**
  * Read an ADK session (object or JSON text) or a bare event array. Throws `InvalidEventError`
@@ -332,199 +266,6 @@ function splitCustomMetadata(
   return { customMetadata: rest, metadata };
 }
 
-function camelizeKeys(value: unknown): unknown {
-  if (!isPlainObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [toCamelKey(key), item]));
-}
-
-function convertContent(
-  raw: unknown,
-  fallbackRole: 'user' | 'model',
-  eventId: string,
-  openCalls: OpenCalls,
-): unknown {
-  if (!isPlainObject(raw)) return raw;
-  const rawParts = readField(raw, 'parts') ?? [];
-  const parts = Array.isArray(rawParts)
-    ? rawParts.map((part, index) => convertPart(part, `${eventId}-${index}`, openCalls))
-    : rawParts;
-  // genai leaves `role` optional; a function response is always the user's turn.
-  const hasResponse =
-    Array.isArray(parts) && parts.some((part) => isPlainObject(part) && part.functionResponse);
-  const role = readField(raw, 'role') ?? (hasResponse ? 'user' : fallbackRole);
-  return { role, parts };
-}
-
-function convertPart(raw: unknown, partKey: string, openCalls: OpenCalls): unknown {
-  if (!isPlainObject(raw)) return raw;
-  // Unsupported kinds (fileData, executableCode, ...) stay so the error message shows them.
-  const part: Record<string, unknown> = extraFields(raw, PART_KEYS);
-  setDefined(part, 'text', readField(raw, 'text'));
-  setDefined(part, 'thought', readField(raw, 'thought'));
-  setDefined(part, 'thoughtSignature', readField(raw, 'thoughtSignature'));
-  const call = readField(raw, 'functionCall');
-  if (call !== undefined) part.functionCall = convertCall(call, partKey, openCalls);
-  const response = readField(raw, 'functionResponse');
-  if (response !== undefined) part.functionResponse = convertResponse(response, partKey, openCalls);
-  for (const [kind, fields] of Object.entries(PART_OBJECT_KEYS)) {
-    setDefined(part, kind, convertObject(readField(raw, kind), fields));
-  }
-  return part;
-}
-
-/** `fields` read in either casing, every other key kept as written (its name camelized). */
-function convertObject(raw: unknown, fields: readonly string[]): unknown {
-  if (!isPlainObject(raw)) return raw;
-  const output: Record<string, unknown> = structuredClone(extraFields(raw, new Set(fields)));
-  for (const field of fields) setDefined(output, field, readField(raw, field));
-  return output;
-}
-
-/** A list of ADK objects (usage details, streamed call arguments): each one's keys camelized. */
-function camelizeList(value: unknown): unknown {
-  if (!Array.isArray(value)) return value;
-  return value.map((item) => structuredClone(camelizeKeys(item)));
-}
-
-/** A call without an id (older data) gets a deterministic one, so re-imports agree. */
-function convertCall(raw: unknown, partKey: string, openCalls: OpenCalls): unknown {
-  if (!isPlainObject(raw)) return raw;
-  const name = readField(raw, 'name');
-  let id = readField(raw, 'id');
-  if (id === undefined || id === '') id = `${partKey}-call`;
-  if (typeof name === 'string' && typeof id === 'string') {
-    const open = openCalls.get(name) ?? [];
-    open.push(id);
-    openCalls.set(name, open);
-  }
-  const call: Record<string, unknown> = structuredClone(extraFields(raw, CALL_KEYS));
-  Object.assign(call, { id, name, args: structuredClone(readField(raw, 'args') ?? {}) });
-  setDefined(call, 'partialArgs', camelizeList(readField(raw, 'partialArgs')));
-  setDefined(call, 'willContinue', readField(raw, 'willContinue'));
-  return call;
-}
-
-const CALL_KEYS = new Set(['id', 'name', 'args', 'partialArgs', 'willContinue']);
-const RESPONSE_KEYS = new Set(['id', 'name', 'response', 'willContinue', 'scheduling']);
-
-/** A response without an id pairs with the oldest open call of the same name. */
-function convertResponse(raw: unknown, partKey: string, openCalls: OpenCalls): unknown {
-  if (!isPlainObject(raw)) return raw;
-  const name = readField(raw, 'name');
-  let id = readField(raw, 'id');
-  const open = typeof name === 'string' ? openCalls.get(name) : undefined;
-  if (id === undefined || id === '') {
-    id = open?.shift() ?? `${partKey}-response`;
-  } else if (open) {
-    const index = open.indexOf(id as string);
-    if (index >= 0) open.splice(index, 1);
-  }
-  const output: Record<string, unknown> = structuredClone(extraFields(raw, RESPONSE_KEYS));
-  Object.assign(output, { id, name, response: structuredClone(readField(raw, 'response') ?? {}) });
-  setDefined(output, 'willContinue', readField(raw, 'willContinue'));
-  setDefined(output, 'scheduling', readField(raw, 'scheduling'));
-  return output;
-}
-
-function convertUsage(raw: unknown): unknown {
-  if (!isPlainObject(raw)) return raw;
-  const usage: Record<string, unknown> = structuredClone(
-    extraFields(raw, new Set([...USAGE_KEYS, ...USAGE_DETAIL_KEYS])),
-  );
-  for (const key of USAGE_KEYS) setDefined(usage, key, readField(raw, key));
-  for (const key of USAGE_DETAIL_KEYS) setDefined(usage, key, camelizeList(readField(raw, key)));
-  return usage;
-}
-
-function convertActions(
-  raw: unknown,
-  eventId: string,
-  openCalls: OpenCalls,
-  timestamps: Record<string, unknown>,
-): unknown {
-  if (!isPlainObject(raw)) return raw;
-  const actions: Record<string, unknown> = structuredClone(
-    extraFields(raw, new Set([...ACTION_KEYS, 'compaction'])),
-  );
-  for (const key of ACTION_KEYS) {
-    const value = readField(raw, key);
-    setDefined(actions, key, value === undefined ? undefined : structuredClone(value));
-  }
-  // Dumps made without `exclude_none` write `"hint": null`: absent, as for every ADK field.
-  const confirmations = actions.requestedToolConfirmations;
-  if (isPlainObject(confirmations)) {
-    for (const confirmation of Object.values(confirmations)) {
-      if (!isPlainObject(confirmation)) continue;
-      for (const field of ['hint', 'confirmed', 'payload']) {
-        if (confirmation[field] === null) delete confirmation[field];
-      }
-    }
-  }
-  const compaction = readField(raw, 'compaction');
-  if (compaction !== undefined) {
-    actions.compaction = convertCompaction(compaction, eventId, openCalls, timestamps);
-  }
-  return actions;
-}
-
-/**
- * Event keys read from ADK-JS's `CompactedEvent`. `isCompacted` (marks the dialect) and
- * `content` (repeats the summary) are kept as written in `adkFields`.
- */
-const JS_COMPACTION_KEYS = new Set(
-  [...EVENT_KEYS, 'startTime', 'endTime', 'compactedContent'].filter((key) => key !== 'content'),
-);
-
-/**
- * ADK for TypeScript's compaction: a `CompactedEvent` (`isCompacted`, `startTime`, `endTime` in
- * epoch milliseconds, `compactedContent` text) rather than `actions.compaction`. ADK-JS sends
- * the newest one and the events after its `endTime` (`getActiveEvents`): its summaries are
- * rolling, each folding in the previous one, so the range is completed as everything up to
- * `endTime`. `undefined` when the event is not one.
- */
-function convertJsCompaction(
-  raw: Record<string, unknown>,
-  eventId: string,
-  openCalls: OpenCalls,
-  timestamps: Record<string, unknown>,
-): Record<string, unknown> | undefined {
-  if (readField(raw, 'isCompacted') !== true) return undefined;
-  const text = readField(raw, 'compactedContent');
-  const content = typeof text === 'string' ? { role: 'model', parts: [{ text }] } : text;
-  return {
-    startTimestamp: readTimestamp(readField(raw, 'startTime'), 'startTimestamp', timestamps),
-    endTimestamp: readTimestamp(readField(raw, 'endTime'), 'endTimestamp', timestamps),
-    compactedContent: convertContent(content, 'model', `${eventId}-summary`, openCalls),
-    rolling: true,
-  };
-}
-
-function convertCompaction(
-  raw: unknown,
-  eventId: string,
-  openCalls: OpenCalls,
-  timestamps: Record<string, unknown>,
-): unknown {
-  if (!isPlainObject(raw)) return raw;
-  // Fields ADK adds that orrery does not model (ADK Go's `excludedEvents`) pass through.
-  const compaction: Record<string, unknown> = structuredClone(
-    extraFields(
-      raw,
-      new Set(['startTimestamp', 'endTimestamp', 'compactedContent', ...COMPACTION_FIELDS]),
-    ),
-  );
-  for (const field of ['startTimestamp', 'endTimestamp']) {
-    setDefined(compaction, field, readTimestamp(readField(raw, field), field, timestamps));
-  }
-  const content = readField(raw, 'compactedContent');
-  if (content !== undefined) {
-    compaction.compactedContent = convertContent(content, 'model', `${eventId}-summary`, openCalls);
-  }
-  // orrery's own (non-ADK) JSON may carry its fields inline.
-  for (const field of COMPACTION_FIELDS) setDefined(compaction, field, readField(raw, field));
-  return compaction;
-}
-
 /**
  * Fill in what an ADK-written compaction lacks: its range from the timestamps of the events
  * before it (ADK's rule; orrery decides by `seq` from here on), `sliding_window` (ADK's only
@@ -565,27 +306,4 @@ function completeCompaction(
   compaction.summarizer ??= 'adk';
   compaction.tokensBefore ??= 0;
   compaction.tokensAfter ??= 0;
-}
-
-/** Whole seconds of ADK Java's epoch milliseconds start here (float seconds stay far below). */
-const EPOCH_MILLISECONDS_FLOOR = 1e11;
-const RFC_3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/**
- * Epoch seconds from ADK's float seconds (Python), RFC 3339 text (Go, Rust; fractions to the
- * nanosecond kept) or integer epoch milliseconds (Java). Anything else is returned as is, for
- * the schema to name. The original is kept in `original[field]` when it was not float seconds.
- */
-function readTimestamp(value: unknown, field: string, original: Record<string, unknown>): unknown {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= EPOCH_MILLISECONDS_FLOOR) {
-    original[field] = value;
-    return value / 1000;
-  }
-  if (typeof value !== 'string') return value;
-  const match = RFC_3339.exec(value);
-  if (!match) return value;
-  const whole = Date.parse(`${match[1]}T${match[2]}${match[4]!.toUpperCase()}`);
-  if (Number.isNaN(whole)) return value;
-  original[field] = value;
-  return whole / 1000 + Number(`0${match[3] ?? ''}`);
 }
