@@ -14,6 +14,7 @@ import {
 import { collectImport } from './in-memory-import-session.js';
 import { InMemoryLeases } from './in-memory-lease.js';
 import { InMemoryEventSearch } from './in-memory-search.js';
+import { compareOverviews, resolveListAllSessionsOptions } from './list-all-sessions.js';
 import { resolveSearchOptions } from './search-text.js';
 import type {
   AcquireLeaseOptions,
@@ -24,11 +25,13 @@ import type {
   GetSessionOptions,
   ImportSessionOptions,
   ImportSessionResult,
+  ListAllSessionsOptions,
   ListEventsOptions,
   ListSessionsOptions,
   SearchEventsOptions,
   SearchHit,
   SessionLease,
+  SessionOverview,
   SessionService,
   SessionSummary,
   StoredView,
@@ -57,6 +60,8 @@ interface StoredSession {
   lastUpdateTime: number;
   /** Index `seq - 1`: seqs are gapless, never removed except with the whole session. */
   events: StoredEvent[];
+  /** How many of `events` are compactions (kept on append for `listAllSessions`). */
+  compactionCount: number;
   /** The checkpoint (its object only decides the next checkpoint; reads parse `events`). */
   checkpoint?: { seq: number; endSeq: number; event: CompactionEvent };
 }
@@ -92,7 +97,13 @@ export class InMemorySessionService implements SessionService {
     if (this.sessions.has(id)) throw new SessionAlreadyExistsError(key);
     const parts = splitState(JSON.parse(JSON.stringify(options.state ?? {})));
     this.mergeShared(key, parts.app, parts.user);
-    const stored: StoredSession = { key, state: parts.session, lastUpdateTime: now(), events: [] };
+    const stored: StoredSession = {
+      key,
+      state: parts.session,
+      lastUpdateTime: now(),
+      events: [],
+      compactionCount: 0,
+    };
     this.sessions.set(id, stored);
     return this.toSession(stored, []);
   }
@@ -172,6 +183,24 @@ export class InMemorySessionService implements SessionService {
     return summaries.sort((a, b) => b.lastUpdateTime - a.lastUpdateTime);
   }
 
+  /** Every user's sessions (or those the filters keep), newest first. */
+  async listAllSessions(options: ListAllSessionsOptions): Promise<SessionOverview[]> {
+    const { appName, userIds, limit } = resolveListAllSessionsOptions(options);
+    const users = userIds && new Set(userIds);
+    const overviews: SessionOverview[] = [];
+    for (const stored of this.sessions.values()) {
+      if (appName !== undefined && stored.key.appName !== appName) continue;
+      if (users && !users.has(stored.key.userId)) continue;
+      overviews.push({
+        ...stored.key,
+        lastUpdateTime: stored.lastUpdateTime,
+        eventCount: stored.events.length,
+        compactionCount: stored.compactionCount,
+      });
+    }
+    return overviews.sort(compareOverviews).slice(0, limit);
+  }
+
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
     options.signal?.throwIfAborted();
     assertValidSessionKey(options);
@@ -189,7 +218,13 @@ export class InMemorySessionService implements SessionService {
     const { key, state, events } = await collectImport({ ...options, exists });
     // Checked again: another import or create may have taken the id while the events were read.
     if (exists(key)) throw new SessionAlreadyExistsError(key);
-    const stored: StoredSession = { key, state: state.session, lastUpdateTime: now(), events: [] };
+    const stored: StoredSession = {
+      key,
+      state: state.session,
+      lastUpdateTime: now(),
+      events: [],
+      compactionCount: 0,
+    };
     this.mergeShared(key, state.app, state.user);
     for (const event of events) this.commit(stored, event);
     this.sessions.set(sessionMapKey(key), stored);
@@ -221,6 +256,7 @@ export class InMemorySessionService implements SessionService {
       isCompaction: event.actions.compaction !== undefined,
     };
     stored.events.push(record);
+    if (record.isCompaction) stored.compactionCount++;
     stored.lastUpdateTime = Math.max(now(), stored.lastUpdateTime);
     if (isValidCompaction(event) && isBetterCheckpoint(event, stored.checkpoint?.event)) {
       stored.checkpoint = { seq: event.seq, endSeq: event.actions.compaction.endSeq, event };

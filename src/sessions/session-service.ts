@@ -94,6 +94,22 @@ export interface SessionSummary extends SessionKey {
   eventCount: number;
 }
 
+export interface ListAllSessionsOptions {
+  /** Only this app's sessions; omitted: every app's. */
+  appName?: string;
+  /** Only these users' sessions (an empty list matches none); omitted: every user's. */
+  userIds?: readonly string[];
+  /** At most this many, newest `lastUpdateTime` first; default 50, at most 1000. */
+  limit?: number;
+  signal?: AbortSignal;
+}
+
+/** One session in a listing across users: its summary and how many compactions it stores. */
+export interface SessionOverview extends SessionSummary {
+  /** Stored compaction events (valid or not, superseded or not). */
+  compactionCount: number;
+}
+
 export interface AcquireLeaseOptions extends SessionKey {
   /**
    * How long to wait for another holder to release, in ms (default 30_000). Past it the call
@@ -184,6 +200,12 @@ export interface SessionService {
   /** Conditional append of a compaction event (see `expectedCheckpointSeq`). */
   appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent>;
   listSessions(options: ListSessionsOptions): Promise<SessionSummary[]>;
+  /**
+   * Optional capability, for operators (an inspector, an admin page), not for agents: sessions
+   * of every user, or of `appName` and `userIds` when given, newest `lastUpdateTime` first
+   * (ties in an order of the store's). One query in the shipped stores.
+   */
+  listAllSessions?(options: ListAllSessionsOptions): Promise<SessionOverview[]>;
   /** The only operation that removes stored events. Missing sessions are a no-op. */
   deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void>;
   /**

@@ -5,6 +5,7 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { SessionStoreError } from '../errors.js';
+import { POSTGRES_LIST_ALL_SESSIONS_MIGRATION } from './list-all-sessions.js';
 import { defaultConnectionTimeoutMs, defaultQueryTimeoutMs, withClient } from './pg-checkout.js';
 import { isConnectionError, poolSecrets, toStoreError } from './pg-errors.js';
 import { POSTGRES_SEARCH_MIGRATION } from './search.js';
@@ -102,6 +103,11 @@ export const migrations: Migration[] = [
     version: 4,
     name: 'history search: tsvector of event text (generated, backfilled), GIN index',
     statements: POSTGRES_SEARCH_MIGRATION,
+  },
+  {
+    version: 5,
+    name: 'listing across users: sessions by update time, compaction rows',
+    statements: POSTGRES_LIST_ALL_SESSIONS_MIGRATION,
   },
 ];
 

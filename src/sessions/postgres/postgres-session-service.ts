@@ -17,6 +17,7 @@ import {
 } from '../errors.js';
 import { prepareImport } from '../import-events.js';
 import { InMemoryLeases } from '../in-memory-lease.js';
+import { resolveListAllSessionsOptions } from '../list-all-sessions.js';
 import { resolveSearchOptions } from '../search-text.js';
 import type {
   AcquireLeaseOptions,
@@ -27,11 +28,13 @@ import type {
   GetSessionOptions,
   ImportSessionOptions,
   ImportSessionResult,
+  ListAllSessionsOptions,
   ListEventsOptions,
   ListSessionsOptions,
   SearchEventsOptions,
   SearchHit,
   SessionLease,
+  SessionOverview,
   SessionService,
   SessionSummary,
   StoredView,
@@ -51,7 +54,12 @@ import { importPostgresSession } from './import-session.js';
 import { assertJsonbStorable } from './jsonb-state.js';
 import { keyParams, pickKey, validateKey } from './key-and-errors.js';
 import { acquirePostgresLease } from './lease.js';
-import { migrate } from './migrations.js';
+import {
+  buildListAllSessionsStatement,
+  type OverviewRow,
+  toSessionOverviews,
+} from './list-all-sessions.js';
+import { migrate, quoteIdentifier } from './migrations.js';
 import {
   type CheckoutOptions,
   defaultConnectionTimeoutMs,
@@ -303,6 +311,24 @@ export class PostgresSessionService implements SessionService {
       lastUpdateTime: row.updated_at,
       eventCount: Number(row.event_count),
     }));
+  }
+
+  /** Every user's sessions (or those the filters keep), newest first, in one statement. */
+  async listAllSessions(options: ListAllSessionsOptions): Promise<SessionOverview[]> {
+    const resolved = resolveListAllSessionsOptions(options);
+    const statement = buildListAllSessionsStatement(quoteIdentifier(this.schema), resolved);
+    if (statement.empty) return [];
+    const key = { appName: resolved.appName ?? '', userId: '', sessionId: '' };
+    const rows = await this.query<OverviewRow>(
+      key,
+      options.signal,
+      statement.text,
+      statement.values,
+      {
+        operation: 'listAllSessions',
+      },
+    );
+    return toSessionOverviews(rows);
   }
 
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { SessionStoreError } from '../errors.js';
+import { SQLITE_LIST_ALL_SESSIONS_MIGRATION_SQL } from './list-all-sessions.js';
 import { SQLITE_SEARCH_MIGRATION_SQL } from './search.js';
 
 export interface SqliteMigration {
@@ -82,6 +83,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 3,
     name: 'history search: FTS5 over event text, kept in step by triggers, backfilled',
     sql: SQLITE_SEARCH_MIGRATION_SQL,
+  },
+  {
+    version: 4,
+    name: 'listing across users: sessions by update time',
+    sql: SQLITE_LIST_ALL_SESSIONS_MIGRATION_SQL,
   },
 ];
 

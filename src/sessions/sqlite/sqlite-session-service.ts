@@ -27,6 +27,7 @@ import {
   SessionStoreError,
 } from '../errors.js';
 import { InMemoryLeases } from '../in-memory-lease.js';
+import { resolveListAllSessionsOptions } from '../list-all-sessions.js';
 import { resolveSearchOptions } from '../search-text.js';
 import type {
   AcquireLeaseOptions,
@@ -37,11 +38,13 @@ import type {
   GetSessionOptions,
   ImportSessionOptions,
   ImportSessionResult,
+  ListAllSessionsOptions,
   ListEventsOptions,
   ListSessionsOptions,
   SearchEventsOptions,
   SearchHit,
   SessionLease,
+  SessionOverview,
   SessionService,
   SessionSummary,
   StoredView,
@@ -60,6 +63,7 @@ import {
 import { runWhileBusy } from './busy-wait.js';
 import { importSqliteSession } from './import-session.js';
 import { acquireSqliteLease } from './lease.js';
+import { listAllSqliteSessions } from './list-all-sessions.js';
 import { loadSqliteDriver } from './load-driver.js';
 import { migrateSqlite } from './migrations.js';
 import { type RowReadOptions, readCheckpoint, readRows, readSqliteView } from './read-rows.js';
@@ -285,6 +289,17 @@ export class SqliteSessionService implements SessionService {
       lastUpdateTime: row.updated_at,
       eventCount: row.event_count,
     }));
+  }
+
+  /** Every user's sessions (or those the filters keep), newest first, in one statement. */
+  async listAllSessions(options: ListAllSessionsOptions): Promise<SessionOverview[]> {
+    const resolved = resolveListAllSessionsOptions(options);
+    const { database } = await this.open(options.signal);
+    return this.run(() => listAllSqliteSessions(database, resolved), {
+      operation: 'listAllSessions',
+      key: { appName: resolved.appName },
+      signal: options.signal,
+    });
   }
 
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {

@@ -44,6 +44,7 @@ import { describeCreateAndGet } from './create-and-get.js';
 import { describeEventData } from './event-data.js';
 import { describeIsolation } from './isolation.js';
 import { describeLease } from './lease.js';
+import { describeListAllSessions } from './list-all-sessions.js';
 import { describeListAndDelete } from './list-and-delete.js';
 import { describeListEvents } from './list-events.js';
 import { describeLoadView } from './load-view.js';
@@ -71,5 +72,8 @@ export function runSessionServiceConformance(options: SessionServiceConformanceO
     else describeLease(context);
     if (options.search === false) describe.skip('searchEvents (search: false)', () => {});
     else describeSearchEvents(context);
+    if (options.listAllSessions === false) {
+      describe.skip('listAllSessions (listAllSessions: false)', () => {});
+    } else describeListAllSessions(context);
   });
 }

@@ -17,4 +17,9 @@ export interface SessionServiceConformanceOptions {
    * the history-search tests.
    */
   search?: boolean;
+  /**
+   * Whether the store implements the optional `listAllSessions` (default `true`): `false` skips
+   * the listing-across-users tests.
+   */
+  listAllSessions?: boolean;
 }
