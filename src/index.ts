@@ -31,7 +31,8 @@ export {
 } from './compaction/safe-split.js';
 export {
   estimateContentBytes,
-  estimateContentsTokens,
+  estimateContentListBytes,
+  estimateContentListTokens,
   estimateContentTokens,
   estimateEventTokens,
   estimateTextTokens,
@@ -159,7 +160,12 @@ export {
   retryAfterMs,
 } from './models/classify-error.js';
 export { knownContextWindow, knownContextWindowTokens } from './models/context-windows.js';
-export { ModelConfigError, ModelError, type ModelErrorKind } from './models/errors.js';
+export {
+  isContextOverflowError,
+  ModelConfigError,
+  ModelError,
+  type ModelErrorKind,
+} from './models/errors.js';
 export {
   type KnownProvider,
   knownProviders,

@@ -1,6 +1,7 @@
 /** `orrery chat`: an interactive session with a real model; Ctrl-C leaves the session intact. */
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
+import { errorMessage } from '../events/errors.js';
 import { getText } from '../events/event-helpers.js';
 import { type AgentEvent, isPartialEvent } from '../runtime/agents/agent.js';
 import {
@@ -154,7 +155,7 @@ at the prompt (or Ctrl-D) quits. Stored events are never lost.`,
             failedTurns++;
             if (running.signal.aborted)
               io.stderr('(cancelled; the session keeps everything stored so far)\n');
-            else io.stderr(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+            else io.stderr(`error: ${errorMessage(error)}\n`);
           } finally {
             spinner.stop();
             running = undefined;

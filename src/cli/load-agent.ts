@@ -8,6 +8,7 @@ import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
+import { errorMessage } from '../events/errors.js';
 import type { Model } from '../models/types.js';
 import type { Agent } from '../runtime/agents/agent.js';
 import { AGENT_APP_FIELDS } from '../runtime/app.js';
@@ -111,7 +112,7 @@ async function importModule(path: string, source: string, typescript: boolean): 
  * with 1 error:", the line after it names the position. The absolute path reads as given.
  */
 function firstLine(error: unknown, source?: string, path?: string): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   const lines = text.split('\n').map((line) => line.trim());
   const meaningful = lines.filter((line) => line !== '' && !/^Transform failed with/.test(line));
   const line = meaningful[0] ?? lines[0] ?? '';

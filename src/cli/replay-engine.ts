@@ -5,11 +5,7 @@
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import type { SessionKey } from '../events/types.js';
 import type { ImportResult } from '../importers/types.js';
-import {
-  type ReplayProgress,
-  type ReplayReport,
-  replayTranscript as replayEvents,
-} from '../runtime/replay.js';
+import { type ReplayProgress, type ReplayReport, replayTranscript } from '../runtime/replay.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { importedState } from './import-session.js';
 
@@ -27,9 +23,9 @@ export interface ReplayImportOptions {
 }
 
 /** Replays one imported transcript into `service` under `key`. */
-export function replayTranscript(options: ReplayImportOptions): Promise<ReplayReport> {
+export function replayImportedTranscript(options: ReplayImportOptions): Promise<ReplayReport> {
   const { result } = options;
-  return replayEvents({
+  return replayTranscript({
     events: result.events,
     config: options.config,
     summarizer: options.summarizer,

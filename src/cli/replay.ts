@@ -18,7 +18,7 @@ import {
 import { summarizeRepairs } from './import-session.js';
 import type { CliIo } from './io.js';
 import { plural } from './plural.js';
-import { replayTranscript } from './replay-engine.js';
+import { replayImportedTranscript } from './replay-engine.js';
 import { transcriptProgress } from './replay-progress.js';
 import { compact, fallbackLines, renderReport, replayJson, table } from './replay-report.js';
 import { openStore, resolveDb } from './store.js';
@@ -170,7 +170,7 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
             position: index + 1,
             count: transcripts.length,
           });
-          const result = await replayTranscript({
+          const result = await replayImportedTranscript({
             result: transcript.result,
             file: transcript.file,
             service,

@@ -9,7 +9,7 @@
  *   counts everything the recording harness sent (its own system prompt and tools), so it can be
  *   far larger than `tokens`.
  */
-import { estimateContentsTokens } from '../compaction/token-estimate.js';
+import { estimateContentListTokens } from '../compaction/token-estimate.js';
 import { estimateNextRequest, type RequestEstimate } from '../compaction/triggers.js';
 import type { ActiveView } from '../compaction/view.js';
 import type { SessionKey } from '../events/types.js';
@@ -80,7 +80,7 @@ export async function measureNextRequest(options: {
     view,
     systemInstruction,
     size: {
-      tokens: overheadTokens + estimateContentsTokens(view.contents),
+      tokens: overheadTokens + estimateContentListTokens(view.contents),
       overheadTokens,
       trigger,
     },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CompactionEvent, Event } from '../events/types.js';
 import { compactionEvent } from '../testing/event-builders.js';
-import { contentsBytes, fitViewToCeilings, truncateMiddle } from './ceilings.js';
+import { fitViewToCeilings, truncateMiddle } from './ceilings.js';
+import { estimateContentListBytes } from './token-estimate.js';
 import { assembleView } from './view.js';
 
 function event(seq: number, fields: Partial<Event>): Event {
@@ -49,7 +50,7 @@ describe('fitViewToCeilings', () => {
     const fitted = fitViewToCeilings({ tail, maxRequestBytes: 100_000, maxTokens: 100_000 });
     expect(fitted.contents).toEqual(assembleView({ tail }).contents);
     expect(fitted).toEqual(expect.objectContaining({ overLimit: false, truncated: 0 }));
-    expect(fitted.bytes).toBe(contentsBytes(fitted.contents));
+    expect(fitted.bytes).toBe(estimateContentListBytes(fitted.contents));
   });
 
   it('truncates an oversized tool response in the view only, naming the stored event', () => {

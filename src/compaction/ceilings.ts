@@ -1,12 +1,16 @@
 /**
- * Request ceilings (SPEC §3.4): the last resort after compaction, when the retained tail alone
- * is over `maxRequestBytes` or the model's window. Oversized tool responses, the summary and
- * long texts are truncated in the view only (head and tail kept) with a marker naming the event
- * that holds them whole; stored events are never changed. The user's unread message is never
- * cut (`keepWhole`).
+ * Request ceilings (docs/architecture.md#when-compaction-runs): the last resort after compaction,
+ * when the retained tail alone is over `maxRequestBytes` or the model's window. Oversized tool
+ * responses, the summary and long texts are truncated in the view only (head and tail kept) with a
+ * marker naming the event that holds them whole; stored events are never changed. The user's unread
+ * message is never cut (`keepWhole`).
  */
 import type { CompactionEvent, Content, Event, Part } from '../events/types.js';
-import { estimateContentsTokens, estimatePartTokens } from './token-estimate.js';
+import {
+  estimateContentListBytes,
+  estimateContentListTokens,
+  estimatePartTokens,
+} from './token-estimate.js';
 import { type ActiveView, assembleView, type ViewWarning } from './view.js';
 
 /** A truncated response keeps at least this many characters of the original output. */
@@ -39,13 +43,8 @@ export interface FittedView extends ActiveView {
   truncated: number;
 }
 
-/** UTF-8 bytes of the JSON the contents serialize to. */
-export function contentsBytes(contents: Content[]): number {
-  return Buffer.byteLength(JSON.stringify(contents), 'utf8');
-}
-
 function contentsTokens(contents: Content[], overheadTokens: number): number {
-  return overheadTokens + estimateContentsTokens(contents);
+  return overheadTokens + estimateContentListTokens(contents);
 }
 
 /** A part that may be cut in the view: a tool's output, the summary, or a long text. */
@@ -183,7 +182,7 @@ function cutTo(view: ActiveView, slots: CutSlot[], keep: number, overhead: numbe
     contents,
     warnings,
     truncated,
-    bytes: contentsBytes(contents),
+    bytes: estimateContentListBytes(contents),
     tokens: contentsTokens(contents, overhead),
   };
 }
@@ -200,7 +199,7 @@ export function fitViewToCeilings(options: FitViewOptions): FittedView {
   const overhead = options.overheadTokens ?? 0;
   const maxBytes = options.maxRequestBytes ?? Number.POSITIVE_INFINITY;
   const maxTokens = options.maxTokens ?? Number.POSITIVE_INFINITY;
-  let bytes = contentsBytes(view.contents);
+  let bytes = estimateContentListBytes(view.contents);
   let tokens = contentsTokens(view.contents, overhead);
   if (bytes <= maxBytes && tokens <= maxTokens) {
     return { ...view, bytes, tokens, overLimit: false, truncated: 0 };

@@ -1,6 +1,7 @@
 /**
- * Compaction configuration from code options over `ORRERY_*` environment variables (SPEC §3,
- * §7). No I/O: the environment object is handed in, or `process.env` is read at call time.
+ * Compaction configuration from code options over `ORRERY_*` environment variables
+ * (docs/architecture.md#when-compaction-runs). No I/O: the environment object is handed in, or
+ * `process.env` is read at call time.
  */
 import { InvalidConfigError } from './errors.js';
 import type { EventsCompactionConfig, EventsCompactionOptions } from './types.js';

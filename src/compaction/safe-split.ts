@@ -1,8 +1,9 @@
 /**
- * The obligation ledger (SPEC §4): where a summarized range may end. A range ends only where
- * nothing is open, so the retained tail never holds a response whose call was summarized and
- * a pending confirmation is never summarized away. Dead calls (no response, invocation over)
- * do not block. O(n): one backward scan for what the future holds, one forward scan.
+ * The obligation ledger (docs/architecture.md#the-safe-split-and-the-ledger): where a summarized
+ * range may end. A range ends only where nothing is open, so the retained tail never holds a
+ * response whose call was summarized and a pending confirmation is never summarized away. Dead
+ * calls (no response, invocation over) do not block. O(n): one backward scan for what the future
+ * holds, one forward scan.
  */
 import type { Event } from '../events/types.js';
 import type { DeadCall } from './types.js';

@@ -73,7 +73,7 @@ export function estimateContentTokens(content: Content): number {
 }
 
 /** Every content of a request (without system instruction and tools). */
-export function estimateContentsTokens(contents: readonly Content[]): number {
+export function estimateContentListTokens(contents: readonly Content[]): number {
   let total = 0;
   for (const content of contents) total += estimateContentTokens(content);
   return total;
@@ -89,6 +89,16 @@ export function estimateEventTokens(event: NewEvent): number {
 /** UTF-8 bytes of the JSON a content serializes to: the unit of request-size ceilings. */
 export function estimateContentBytes(content: Content): number {
   return Buffer.byteLength(JSON.stringify(content), 'utf8');
+}
+
+/**
+ * Every content of a request, in bytes: the sum of `estimateContentBytes`, so the ceilings and
+ * the runtime's guard count the same request the same way.
+ */
+export function estimateContentListBytes(contents: readonly Content[]): number {
+  let total = 0;
+  for (const content of contents) total += estimateContentBytes(content);
+  return total;
 }
 
 /**

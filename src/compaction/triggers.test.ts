@@ -438,7 +438,7 @@ describe('planCompaction: sliding window', () => {
     });
   }
 
-  it('follows the SPEC timeline: interval 3, overlap 1', () => {
+  it('follows the documented timeline: interval 3, overlap 1', () => {
     const history = new HistoryBuilder();
     const invocations = (event: Event) => event.invocationId;
     const expectSkip = (reason: string) =>

@@ -1,6 +1,6 @@
 /**
- * When to compact and what (SPEC §3): the next request's estimate, the sliding window's
- * invocation count and the pure plan the Compactor executes. No I/O.
+ * When to compact and what (docs/architecture.md#when-compaction-runs): the next request's
+ * estimate, the sliding window's invocation count and the pure plan the Compactor executes. No I/O.
  */
 import type { CompactionEvent, Event } from '../events/types.js';
 import { findSafeSplit } from './safe-split.js';
@@ -119,6 +119,17 @@ export function retainedCount(options: { tail: Event[]; events: number; tokens: 
   return kept;
 }
 
+/**
+ * The retained tail's default token budget is this share of the budget it serves (the
+ * threshold, or a context window): room for the summary and new turns above it.
+ */
+export const RETENTION_SHARE = 1 / 4;
+
+/** The default token budget of the retained tail for a threshold or window of `tokens`. */
+export function retentionTokensFor(tokens: number): number {
+  return Math.floor(tokens * RETENTION_SHARE);
+}
+
 /** The retention a plan uses: explicit override, else the config (overflow halves it). */
 export function resolveRetention(
   options: Pick<PlanCompactionOptions, 'trigger' | 'config' | 'retention'>,
@@ -128,7 +139,7 @@ export function resolveRetention(
   let events = config.eventRetentionSize ?? 0;
   let tokens =
     config.retentionTokenBudget ??
-    (threshold && threshold > 0 ? Math.floor(threshold / 4) : Number.POSITIVE_INFINITY);
+    (threshold && threshold > 0 ? retentionTokensFor(threshold) : Number.POSITIVE_INFINITY);
   if (trigger === 'overflow') {
     events = Math.floor(events / 2);
     tokens = Math.floor(tokens / 2);

@@ -1,7 +1,8 @@
 /**
- * The active view (SPEC §2): the checkpoint's summary followed by every non-compaction event
- * after its range, turned into provider-ready contents. Ranges are decided by `seq` only.
- * Pure: input events are never mutated; repairs (orphans, dangling calls) live in the view only.
+ * The active view (docs/architecture.md#the-view): the checkpoint's summary followed by every
+ * non-compaction event after its range, turned into provider-ready contents. Ranges are decided by
+ * `seq` only. Pure: input events are never mutated; repairs (orphans, dangling calls) live in the
+ * view only.
  */
 import { getText } from '../events/event-helpers.js';
 import type { CompactionEvent, Content, Event, Part } from '../events/types.js';
@@ -63,7 +64,7 @@ function findCallPart(event: Event | undefined, callId: string): Part | undefine
 }
 
 /**
- * The one validity rule of a stored compaction (SPEC §2): integer bounds with
+ * The one validity rule of a stored compaction (docs/architecture.md#the-view): integer bounds with
  * `1 <= startSeq <= endSeq < seq` and a summary to show. Anything else (imports, legacy rows) is
  * ignored by the view and by every store; the SQL stores repeat the range part as a predicate.
  */

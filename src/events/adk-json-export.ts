@@ -1,7 +1,7 @@
 /**
- * ADK session JSON out (SPEC §1). ADK for Python rejects unknown fields, so a compaction holds
- * only ADK's three; orrery's range, trigger, token counts and `seq` go under
- * `customMetadata.orrery`, where `fromAdkSessionJson` finds them again.
+ * ADK session JSON out (docs/architecture.md#the-event-model). ADK for Python rejects unknown
+ * fields, so a compaction holds only ADK's three; orrery's range, trigger, token counts and `seq`
+ * go under `customMetadata.orrery`, where `fromAdkSessionJson` finds them again.
  */
 import { type AdkCasing, casedKey, isPlainObject, setDefined } from './adk-casing.js';
 import { parseEvent, parseNewEvent } from './schema.js';

@@ -1,8 +1,9 @@
 /**
- * zod schemas of the event model (SPEC §1) and parsers that throw `InvalidEventError` naming
- * the path of the first bad field, e.g. `events[12].content.parts[0]`. The rule the parsers and
- * every store apply is `assertValidEvent` (validate-event.ts); these schemas describe the same
- * shape, and validate-event.test.ts keeps the two in agreement: change them together.
+ * zod schemas of the event model (docs/architecture.md#the-event-model) and parsers that throw
+ * `InvalidEventError` naming the path of the first bad field, e.g. `events[12].content.parts[0]`.
+ * The rule the parsers and every store apply is `assertValidEvent` (validate-event.ts); these
+ * schemas describe the same shape, and validate-event.test.ts keeps the two in agreement: change
+ * them together.
  */
 import { z } from 'zod';
 import { InvalidEventError } from './errors.js';

@@ -1,6 +1,7 @@
 /**
- * orrery's event model (SPEC §1). The JSON shape is ADK's (camelCase) so sessions round-trip
- * with ADK; `seq` is orrery's own: a per-session integer assigned by the store at append.
+ * orrery's event model (docs/architecture.md#the-event-model). The JSON shape is ADK's (camelCase)
+ * so sessions round-trip with ADK; `seq` is orrery's own: a per-session integer assigned by the
+ * store at append.
  */
 
 export type JsonValue =

@@ -1,9 +1,9 @@
 /**
- * The one rule for a valid event (SPEC §1). Every store runs it on append and on every row it
- * reads, and `parseEvent` / `parseNewEvent` (the ADK codec, importers) run it too, so an event
- * one of them accepts the others accept. Hand-written rather than zod: it runs on every append and
- * every event a view loads, and allocates nothing on the happy path. The zod schemas in
- * `schema.ts` describe the same shape (a test keeps the two in agreement).
+ * The one rule for a valid event (docs/architecture.md#the-event-model). Every store runs it on
+ * append and on every row it reads, and `parseEvent` / `parseNewEvent` (the ADK codec, importers)
+ * run it too, so an event one of them accepts the others accept. Hand-written rather than zod: it
+ * runs on every append and every event a view loads, and allocates nothing on the happy path. The
+ * zod schemas in `schema.ts` describe the same shape (a test keeps the two in agreement).
  *
  * A failure is an `InvalidEventError` naming the path and the value of the first bad field, e.g.
  * `event.content.parts[0].functionCall.id`.

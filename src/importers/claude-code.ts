@@ -9,12 +9,19 @@
  * (a sub-agent) go on the `sidechain` branch inside the invocation that spawned them.
  */
 import type { Part, UsageMetadata } from '../events/types.js';
+import {
+  type ConversationRecord,
+  parseRecordLine,
+  type Unit,
+  UnitGrouper,
+} from './claude-code-records.js';
 import { ImportError } from './errors.js';
 import { isRecord, toEpochSeconds } from './json-input.js';
 import { assertNestingDepth, stripBom } from './text-input.js';
 import {
   type BuilderCall,
   type BuilderResult,
+  type BuilderStream,
   EARLIER_SUMMARY_KEY,
   TranscriptBuilder,
 } from './transcript-builder.js';
@@ -23,172 +30,73 @@ import type { ImportOptions, ImportResult } from './types.js';
 const FORMAT = 'claude-code';
 export const SIDECHAIN_BRANCH = 'sidechain';
 
-interface ConversationRecord {
-  line: number;
-  type: 'user' | 'assistant';
-  record: Record<string, unknown>;
-  message: Record<string, unknown>;
-  blocks: Record<string, unknown>[];
-  sidechain: boolean;
-}
-
-/** Parse the JSONL into conversation records; a malformed line throws naming the line. */
-function readRecords(text: string): { records: ConversationRecord[]; skipped: number } {
-  const records: ConversationRecord[] = [];
-  let skipped = 0;
-  const lines = text.split('\n');
-  lines.forEach((raw, index) => {
-    const line = index + 1;
-    if (raw.trim() === '') return;
-    let record: unknown;
-    try {
-      record = JSON.parse(raw);
-    } catch (error) {
-      throw new ImportError({
-        message: `not valid JSON (${(error as Error).message})`,
-        line,
-        format: FORMAT,
-        cause: error,
-      });
-    }
-    if (!isRecord(record)) {
-      throw new ImportError({ message: 'a record must be a JSON object', line, format: FORMAT });
-    }
-    if (record.type !== 'user' && record.type !== 'assistant') {
-      if (typeof record.type !== 'string') {
-        throw new ImportError({
-          message: 'a record needs a string `type`',
-          line,
-          path: 'type',
-          format: FORMAT,
-        });
-      }
-      skipped++;
-      return;
-    }
-    const message = record.message;
-    if (!isRecord(message)) {
-      throw new ImportError({
-        message: `a ${record.type} record needs a \`message\` object`,
-        line,
-        path: 'message',
-        format: FORMAT,
-      });
-    }
-    const content = message.content;
-    let blocks: Record<string, unknown>[];
-    if (typeof content === 'string') blocks = [{ type: 'text', text: content }];
-    else if (Array.isArray(content)) {
-      blocks = content.map((block, blockIndex) => {
-        if (!isRecord(block) || typeof block.type !== 'string') {
-          throw new ImportError({
-            message: 'a content block needs a string `type`',
-            line,
-            path: `message.content[${blockIndex}]`,
-            format: FORMAT,
-          });
-        }
-        return block;
-      });
-    } else {
-      throw new ImportError({
-        message: 'must be a string or a list of content blocks',
-        line,
-        path: 'message.content',
-        format: FORMAT,
-      });
-    }
-    records.push({
-      line,
-      type: record.type,
-      record,
-      message,
-      blocks,
-      sidechain: record.isSidechain === true,
-    });
-  });
-  return { records, skipped };
-}
-
-/** One step of the conversation: a model call (all records of one message) or a user record. */
-type Unit =
-  | { kind: 'assistant'; group: ConversationRecord[]; interleaved: number }
-  | { kind: 'user'; record: ConversationRecord };
-
-function isToolResultsOnly(record: ConversationRecord): boolean {
-  return (
-    record.type === 'user' &&
-    record.blocks.length > 0 &&
-    record.blocks.every((block) => block.type === 'tool_result')
-  );
-}
-
 /**
- * The records in the order they become events. Claude Code writes one assistant message as
- * several records sharing `message.id`, and runs a tool as soon as its `tool_use` has streamed,
- * so the records of its results may sit between those of the message. All records of one message
- * are one model call; results interleaved with them follow it, in their order.
+ * A Claude Code transcript read one line at a time (`addLine`), by `importClaudeCode` from text
+ * or by the streamed import from a file. Sub-agent transcripts saved on their own are sidechain
+ * throughout and import as the main line: records are held only until the first main-line
+ * record shows there is one (at once, in a session's usual first line).
  */
-function conversationUnits(records: ConversationRecord[]): Unit[] {
-  const units: Unit[] = [];
-  for (let index = 0; index < records.length; index++) {
-    const first = records[index] as ConversationRecord;
-    const messageId = first.message.id;
-    if (first.type !== 'assistant' || messageId === undefined) {
-      units.push(
-        first.type === 'assistant'
-          ? { kind: 'assistant', group: [first], interleaved: 0 }
-          : { kind: 'user', record: first },
-      );
-      continue;
-    }
-    const group = [first];
-    const deferred: ConversationRecord[] = [];
-    let pending: ConversationRecord[] = [];
-    let last = index;
-    for (let scan = index + 1; scan < records.length; scan++) {
-      const next = records[scan] as ConversationRecord;
-      if (next.sidechain !== first.sidechain) break;
-      if (next.type === 'assistant' && next.message.id === messageId) {
-        group.push(next);
-        deferred.push(...pending);
-        pending = [];
-        last = scan;
-      } else if (isToolResultsOnly(next)) {
-        pending.push(next);
-      } else {
-        break;
-      }
-    }
-    units.push({ kind: 'assistant', group, interleaved: deferred.length });
-    for (const record of deferred) units.push({ kind: 'user', record });
-    index = last;
-  }
-  return units;
-}
+export class ClaudeCodeImport {
+  private readonly builder: TranscriptBuilder;
+  private readonly grouper = new UnitGrouper((unit) => this.addUnit(unit));
+  private held: ConversationRecord[] | undefined = [];
+  private hasMainLine = false;
+  private skipped = 0;
+  private model?: string;
+  private sourceId?: string;
 
-export function importClaudeCode(
-  input: string | unknown,
-  options: ImportOptions = {},
-): ImportResult {
-  if (typeof input !== 'string') {
-    throw new ImportError({ message: 'Claude Code sessions are JSONL text', format: FORMAT });
+  constructor(options: ImportOptions & { stream?: BuilderStream } = {}) {
+    this.builder = new TranscriptBuilder({ ...options, format: FORMAT });
   }
-  const text = stripBom(input);
-  assertNestingDepth(text, { format: FORMAT });
-  const { records, skipped } = readRecords(text);
-  const builder = new TranscriptBuilder({ ...options, format: FORMAT });
-  // Sub-agent transcripts saved on their own are sidechain throughout: import them as the main line.
-  const hasMainLine = records.some((record) => !record.sidechain);
-  let model: string | undefined;
-  let sourceId: string | undefined;
 
-  for (const unit of conversationUnits(records)) {
+  /** One line of the file (1-based `line`); a malformed one throws naming it. */
+  addLine(raw: string, line: number): void {
+    const record = parseRecordLine(raw, line);
+    if (record === 'skipped') this.skipped++;
+    if (typeof record !== 'object') return;
+    if (this.held && !record.sidechain) {
+      this.hasMainLine = true;
+      this.release();
+    }
+    if (this.held) this.held.push(record);
+    else this.grouper.add(record);
+  }
+
+  finish(): ImportResult {
+    this.release();
+    this.grouper.finish();
+    const { events, repairs } = this.builder.finish();
+    const result: ImportResult = {
+      events,
+      repairs,
+      meta: { format: FORMAT, skipped: this.skipped },
+    };
+    if (this.model) result.meta.model = this.model;
+    if (this.sourceId) result.meta.sourceId = this.sourceId;
+    return result;
+  }
+
+  /** The builder's plan for a streamed import's second pass (after `finish`). */
+  timestampPlan() {
+    return this.builder.timestampPlan();
+  }
+
+  private release(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = undefined;
+    for (const record of held) this.grouper.add(record);
+  }
+
+  private addUnit(unit: Unit): void {
+    const builder = this.builder;
+    const hasMainLine = this.hasMainLine;
     const first = unit.kind === 'assistant' ? (unit.group[0] as ConversationRecord) : unit.record;
     const branch = first.sidechain && hasMainLine ? SIDECHAIN_BRANCH : undefined;
     const location = `line ${first.line}`;
     const timestamp = toEpochSeconds(first.record.timestamp);
-    sourceId ??= typeof first.record.sessionId === 'string' ? first.record.sessionId : undefined;
+    this.sourceId ??=
+      typeof first.record.sessionId === 'string' ? first.record.sessionId : undefined;
 
     if (unit.kind === 'assistant') {
       const { group } = unit;
@@ -217,7 +125,7 @@ export function importClaudeCode(
       }
       const lastMessage = (group[group.length - 1] as ConversationRecord).message;
       if (typeof lastMessage.model === 'string' && !lastMessage.model.startsWith('<')) {
-        model ??= lastMessage.model;
+        this.model ??= lastMessage.model;
       }
       if (parts.length === 0 && calls.length === 0) parts.push({ text: '' });
       builder.modelMessage({
@@ -230,7 +138,7 @@ export function importClaudeCode(
         finishReason:
           typeof lastMessage.stop_reason === 'string' ? lastMessage.stop_reason : undefined,
       });
-      continue;
+      return;
     }
 
     const results: BuilderResult[] = [];
@@ -265,12 +173,22 @@ export function importClaudeCode(
       builder.userMessage({ parts, location, timestamp, branch, customMetadata });
     }
   }
+}
 
-  const { events, repairs } = builder.finish();
-  const result: ImportResult = { events, repairs, meta: { format: FORMAT, skipped } };
-  if (model) result.meta.model = model;
-  if (sourceId) result.meta.sourceId = sourceId;
-  return result;
+export function importClaudeCode(
+  input: string | unknown,
+  options: ImportOptions = {},
+): ImportResult {
+  if (typeof input !== 'string') {
+    throw new ImportError({ message: 'Claude Code sessions are JSONL text', format: FORMAT });
+  }
+  const text = stripBom(input);
+  assertNestingDepth(text, { format: FORMAT });
+  const reader = new ClaudeCodeImport(options);
+  text.split('\n').forEach((raw, index) => {
+    reader.addLine(raw, index + 1);
+  });
+  return reader.finish();
 }
 
 function assistantBlock(

@@ -1,6 +1,6 @@
 import { APICallError, EmptyResponseBodyError, TypeValidationError } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { classifyModelError, isContextOverflow, retryAfterMs } from './classify-error.js';
+import { classifyModelError, looksLikeContextOverflow, retryAfterMs } from './classify-error.js';
 import { ModelError } from './errors.js';
 
 function apiError(options: {
@@ -157,12 +157,12 @@ describe('retryAfterMs', () => {
   });
 });
 
-describe('isContextOverflow', () => {
+describe('looksLikeContextOverflow', () => {
   it('only reads overflow wording on client-error statuses', () => {
-    expect(isContextOverflow(400, 'prompt is too long')).toBe(true);
-    expect(isContextOverflow(undefined, 'prompt is too long')).toBe(true);
-    expect(isContextOverflow(500, 'prompt is too long')).toBe(false);
-    expect(isContextOverflow(400, 'image too small')).toBe(false);
-    expect(isContextOverflow(400, 'Invalid value for temperature')).toBe(false);
+    expect(looksLikeContextOverflow(400, 'prompt is too long')).toBe(true);
+    expect(looksLikeContextOverflow(undefined, 'prompt is too long')).toBe(true);
+    expect(looksLikeContextOverflow(500, 'prompt is too long')).toBe(false);
+    expect(looksLikeContextOverflow(400, 'image too small')).toBe(false);
+    expect(looksLikeContextOverflow(400, 'Invalid value for temperature')).toBe(false);
   });
 });

@@ -75,7 +75,7 @@ export function classifyModelError(
     const statusCode = error.statusCode;
     const text = `${error.message}\n${error.responseBody ?? ''}`;
     const status = statusCode === undefined ? '' : ` (HTTP ${statusCode})`;
-    if (isContextOverflow(statusCode, text)) {
+    if (looksLikeContextOverflow(statusCode, text)) {
       return new ModelError({
         kind: 'context_overflow',
         message: `${prefix}context window exceeded${status}: ${error.message}`,
@@ -125,7 +125,7 @@ export function classifyModelError(
 }
 
 /** Whether a status and error text describe a request over the model's context window. */
-export function isContextOverflow(statusCode: number | undefined, text: string): boolean {
+export function looksLikeContextOverflow(statusCode: number | undefined, text: string): boolean {
   if (statusCode === 413) return true;
   if (statusCode !== undefined && !overflowStatusCodes.has(statusCode)) return false;
   return overflowPatterns.some((pattern) => pattern.test(text));

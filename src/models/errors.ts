@@ -38,6 +38,11 @@ export class ModelError extends OrreryError {
   }
 }
 
+/** A `ModelError` saying the request was over the model's context window (compact, retry). */
+export function isContextOverflowError(error: unknown): error is ModelError {
+  return ModelError.isInstance(error) && error.kind === 'context_overflow';
+}
+
 const modelConfigMarker = 'orrery.error.ModelConfigError';
 const modelConfigSymbol = Symbol.for(modelConfigMarker);
 

@@ -1,7 +1,7 @@
 export type { FromAiSdkOptions } from './ai-sdk-model.js';
 export { fromAiSdk } from './ai-sdk-model.js';
 export type { ClassifyModelErrorOptions } from './classify-error.js';
-export { classifyModelError, isContextOverflow, retryAfterMs } from './classify-error.js';
+export { classifyModelError, looksLikeContextOverflow, retryAfterMs } from './classify-error.js';
 export { knownContextWindow, knownContextWindowTokens } from './context-windows.js';
 export * from './errors.js';
 export { fromAiSdkResult, toUsageMetadata } from './from-ai-sdk-result.js';

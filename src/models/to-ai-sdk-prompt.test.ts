@@ -13,7 +13,8 @@ const response = (status: string): Content => ({
 
 describe('toAiSdkPrompt: a long-running call answered twice', () => {
   it('sends the first response as the tool result and a later one as user text', () => {
-    // Long-running tool (SPEC §4): an intermediate response now, the final one turns later.
+    // Long-running tool (docs/architecture.md#the-safe-split-and-the-ledger): an intermediate
+    // response now, the final one turns later.
     const prompt = toAiSdkPrompt({
       contents: [
         { role: 'user', parts: [{ text: 'deploy the api' }] },

@@ -4,6 +4,7 @@
  * the `gen_ai.*` semantic conventions; compactions carry `orrery.compaction.*`.
  */
 import type * as OtelApi from '@opentelemetry/api';
+import { errorMessage } from '../events/errors.js';
 
 type Api = typeof OtelApi;
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
@@ -48,7 +49,7 @@ class OtelSpan implements TelemetrySpan {
     this.span.setAttribute('error.type', type);
     this.span.setStatus({
       code: this.api.SpanStatusCode.ERROR,
-      message: error instanceof Error ? error.message : String(error),
+      message: errorMessage(error),
     });
   }
 

@@ -354,7 +354,7 @@ describe('Compactor', () => {
     expect(summary).toContain('tool_lost (lost)');
   });
 
-  it('runs the SPEC sliding-window timeline, reading the overlap from the store', async () => {
+  it('runs the documented sliding-window timeline, reading the overlap from the store', async () => {
     const { service, invocation, full } = await setup();
     const summarizer = new RecordingSummarizer('digest', (_options, index) =>
       text(index === 0 ? 'Summary A' : 'Summary B'),

@@ -1,7 +1,7 @@
 /**
- * One compaction attempt end to end (SPEC §3, §5, §6): load the view, plan, summarize, append
- * conditionally on the checkpoint the plan was computed from. Summarizer failures and lost
- * races are outcomes in the report, never exceptions for the user's turn.
+ * One compaction attempt end to end (docs/architecture.md#the-runtime): load the view, plan,
+ * summarize, append conditionally on the checkpoint the plan was computed from. Summarizer failures
+ * and lost races are outcomes in the report, never exceptions for the user's turn.
  */
 import { COMPACTION_DEFAULTS, validateEventsCompactionConfig } from '../compaction/config.js';
 import { InvalidConfigError } from '../compaction/errors.js';
@@ -97,7 +97,10 @@ export interface CompactOptions extends SessionKey, CompactionRequest {
 /** Page size of the backwards overlap read. */
 const OVERLAP_PAGE_SIZE = 200;
 
-/** The note a summary gets when it covers calls that never returned (SPEC §4). */
+/**
+ * The note a summary gets when it covers calls that never returned
+ * (docs/architecture.md#the-safe-split-and-the-ledger).
+ */
 export function deadCallsNote(deadCalls: DeadCall[]): string {
   const list = deadCalls.map((call) => `${call.name} (${call.callId})`).join(', ');
   return `Calls that never returned: ${list}`;

@@ -6,10 +6,14 @@
 import { fitViewToCeilings } from '../compaction/ceilings.js';
 import {
   estimateContentBytes,
-  estimateContentsTokens,
+  estimateContentListTokens,
   estimateContentTokens,
 } from '../compaction/token-estimate.js';
-import { estimateNextRequest, unreadUserMessageIndex } from '../compaction/triggers.js';
+import {
+  estimateNextRequest,
+  retentionTokensFor,
+  unreadUserMessageIndex,
+} from '../compaction/triggers.js';
 import type { CompactionRequest, EventsCompactionConfig } from '../compaction/types.js';
 import type { ActiveView, ViewWarning } from '../compaction/view.js';
 import type { Event, SessionKey } from '../events/types.js';
@@ -97,7 +101,7 @@ export function measureView(
   let bytes = overhead.bytes;
   if (countBytes) for (const content of view.contents) bytes += estimateContentBytes(content);
   const countTokens = options.tokens ?? true;
-  const contents = countTokens ? estimateContentsTokens(view.contents) : 0;
+  const contents = countTokens ? estimateContentListTokens(view.contents) : 0;
   return { tokens: overhead.tokens + contents, bytes };
 }
 
@@ -113,10 +117,10 @@ export function smallerRetention(options: {
   const { config } = options;
   const budgets = [
     config.retentionTokenBudget,
-    config.tokenThreshold ? config.tokenThreshold / 4 : undefined,
-    options.contextWindowTokens ? options.contextWindowTokens / 4 : undefined,
-    // A quarter of the byte ceiling at ~4 bytes a token.
-    config.maxRequestBytes ? config.maxRequestBytes / 16 : undefined,
+    config.tokenThreshold ? retentionTokensFor(config.tokenThreshold) : undefined,
+    options.contextWindowTokens ? retentionTokensFor(options.contextWindowTokens) : undefined,
+    // The byte ceiling at ~4 bytes a token.
+    config.maxRequestBytes ? retentionTokensFor(config.maxRequestBytes / 4) : undefined,
   ].filter((value): value is number => value !== undefined && value > 0);
   const events = Math.max(
     1,

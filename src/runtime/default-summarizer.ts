@@ -1,7 +1,7 @@
 /**
- * The Runner's default summarizer (SPEC §5): `summarizerModel`, else the model
- * `resolveSummarizerModel()` names. Its settings (provider, key, URL) are checked when the Runner
- * is built; the provider package is loaded at the first compaction.
+ * The Runner's default summarizer (docs/architecture.md#summarizers): `summarizerModel`, else the
+ * model `resolveSummarizerModel()` names. Its settings (provider, key, URL) are checked when the
+ * Runner is built; the provider package is loaded at the first compaction.
  */
 import type { Logger } from 'pino';
 import { COMPACTION_ENV, resolveSummarizerModel } from '../compaction/config.js';

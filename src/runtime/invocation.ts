@@ -3,7 +3,7 @@ import type { ActiveView } from '../compaction/view.js';
 import { errorMessage } from '../events/errors.js';
 import { createEvent } from '../events/event-helpers.js';
 import type { Event, FunctionCall, NewEvent, Part, SessionKey } from '../events/types.js';
-import { ModelError } from '../models/errors.js';
+import { isContextOverflowError } from '../models/errors.js';
 import type { ModelRequest, ModelResponse, ModelStreamPart } from '../models/types.js';
 import { withContextWindow } from '../models/with-context-window.js';
 import type { ModelMetrics } from '../observability/model-metrics.js';
@@ -66,10 +66,6 @@ export interface ModelCaller {
   agentName: string;
   branch?: string;
   overheadTokens: number;
-}
-
-function isContextOverflow(error: unknown): error is ModelError {
-  return ModelError.isInstance(error) && error.kind === 'context_overflow';
 }
 
 /** The event with its state writes as JSON (`toJsonValue`): a `Date` in state is no failed turn. */
@@ -224,7 +220,7 @@ export class Invocation implements InvocationContext {
       return yield* this.callModel(options, firstRequest, streaming, progress);
     } catch (error) {
       // Parts already shown cannot be taken back: the error ends the call.
-      if (!isContextOverflow(error) || progress.started) throw error;
+      if (!isContextOverflowError(error) || progress.started) throw error;
       const guard = this.options.guard;
       if (!guard) {
         throw new ContextOverflowError({
@@ -261,7 +257,7 @@ export class Invocation implements InvocationContext {
       try {
         return yield* this.callModel(options, retryRequest, streaming, progress, true);
       } catch (retryError) {
-        if (!isContextOverflow(retryError) || progress.started) throw retryError;
+        if (!isContextOverflowError(retryError) || progress.started) throw retryError;
         throw new ContextOverflowError({
           sessionId: this.sessionId,
           agentName: options.agentName,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEventsCompactionConfig } from '../compaction/config.js';
-import { estimateContentsTokens } from '../compaction/token-estimate.js';
+import { estimateContentListTokens } from '../compaction/token-estimate.js';
 import { assembleView } from '../compaction/view.js';
 import { createEvent, isCompactionEvent } from '../events/event-helpers.js';
 import type { Content, Event, NewEvent } from '../events/types.js';
@@ -309,7 +309,7 @@ describe('replayTranscript on a long transcript', () => {
     for (const event of events) {
       if (isRecordedModelCall(event)) {
         const contents = assembleView({ tail: stored }).contents;
-        expected.push(report.overheadTokens + estimateContentsTokens(contents));
+        expected.push(report.overheadTokens + estimateContentListTokens(contents));
       }
       stored.push(await session.appendEvent({ ...key, event }));
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateContentBytes, estimateContentsTokens } from '../compaction/token-estimate.js';
+import { estimateContentBytes, estimateContentListTokens } from '../compaction/token-estimate.js';
 import type { Content } from '../events/types.js';
 import { RequestMeasure } from './request-measure.js';
 
@@ -9,7 +9,7 @@ const overhead = { tokens: 40, bytes: 300 };
 function direct(contents: Content[]) {
   let bytes = overhead.bytes;
   for (const content of contents) bytes += estimateContentBytes(content);
-  return { tokens: overhead.tokens + estimateContentsTokens(contents), bytes };
+  return { tokens: overhead.tokens + estimateContentListTokens(contents), bytes };
 }
 
 describe('RequestMeasure', () => {

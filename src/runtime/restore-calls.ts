@@ -1,9 +1,9 @@
 /**
- * Orphan responses (SPEC §2): a function response whose call is not in the view. The safe split
- * never produces one, but imported or legacy data can (a compaction whose range ends between a
- * call and its response). The call is looked up in storage, paging backwards from the response,
- * and put back in the view right before it; a call not found within `MAX_RESTORE_SCAN_EVENTS`
- * leaves the response dropped with a warning, as the pure view does.
+ * Orphan responses (docs/architecture.md#the-view): a function response whose call is not in the
+ * view. The safe split never produces one, but imported or legacy data can (a compaction whose
+ * range ends between a call and its response). The call is looked up in storage, paging backwards
+ * from the response, and put back in the view right before it; a call not found within
+ * `MAX_RESTORE_SCAN_EVENTS` leaves the response dropped with a warning, as the pure view does.
  */
 import { type ActiveView, assembleView } from '../compaction/view.js';
 import type { Event, SessionKey } from '../events/types.js';

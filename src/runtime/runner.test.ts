@@ -238,7 +238,7 @@ describe('Runner defaults', () => {
   });
 });
 
-describe('Runner summarizer model (SPEC §5)', () => {
+describe('Runner summarizer model (docs/architecture.md#summarizers)', () => {
   const compaction = { tokenThreshold: 100, eventRetentionSize: 0 };
   const longAnswer = () => textResponse(`long ${'answer '.repeat(300)}`);
   const summary = (text: string) => textResponse(text);

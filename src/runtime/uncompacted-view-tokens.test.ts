@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { estimateContentsTokens } from '../compaction/token-estimate.js';
+import { estimateContentListTokens } from '../compaction/token-estimate.js';
 import { assembleView } from '../compaction/view.js';
 import type { Content, Event, Part, Role } from '../events/types.js';
 import { UncompactedViewTokens } from './uncompacted-view-tokens.js';
@@ -15,7 +15,7 @@ const OVERHEAD = 17;
 
 /** What replay reported before: the whole history assembled, then counted. */
 function assembled(events: Event[]): number {
-  return OVERHEAD + estimateContentsTokens(assembleView({ tail: events }).contents);
+  return OVERHEAD + estimateContentListTokens(assembleView({ tail: events }).contents);
 }
 
 function event(seq: number, author: string, content?: Content, partial?: boolean): Event {

@@ -3,7 +3,7 @@
  * active view (orphan calls restored from storage) plus the root agent's instruction and tool
  * declarations, when it is an `LlmAgent`.
  */
-import { estimateContentsTokens } from '../compaction/token-estimate.js';
+import { estimateContentListTokens } from '../compaction/token-estimate.js';
 import { estimateNextRequest } from '../compaction/triggers.js';
 import type { SessionKey } from '../events/types.js';
 import { loadActiveView } from '../runtime/active-view.js';
@@ -37,7 +37,7 @@ export async function describeNextRequest(options: {
     contents: view.contents,
     checkpointSeq: stored.checkpoint?.seq,
     tailEvents: stored.tail.length,
-    estimatedTokens: overheadTokens + estimateContentsTokens(view.contents),
+    estimatedTokens: overheadTokens + estimateContentListTokens(view.contents),
     trigger,
     warnings: view.warnings,
   };

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono';
 import { z } from 'zod';
+import { errorMessage } from '../events/errors.js';
 import { joinPath, PartSchema } from '../events/schema.js';
 import type { Content } from '../events/types.js';
 import { preview } from '../events/validate-event.js';
@@ -22,7 +23,7 @@ export async function readJsonBody(
   try {
     return JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw badRequest(`the request body is not valid JSON: ${reason}`, 'body', error);
   }
 }

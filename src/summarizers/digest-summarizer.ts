@@ -1,9 +1,9 @@
 /**
- * A deterministic summarizer with no model (SPEC §5): user requests, tool calls with key
- * arguments, errors, calls without a response, paths and identifiers, last results. The CLI's
- * offline default and the fallback when the model summarizer fails. The same input always gives
- * the same output, and the previous digest's facts are carried forward (bounded, most recent kept).
- * Never copies a secret: texts, call arguments and results are redacted before anything is
+ * A deterministic summarizer with no model (docs/architecture.md#summarizers): user requests, tool
+ * calls with key arguments, errors, calls without a response, paths and identifiers, last results.
+ * The CLI's offline default and the fallback when the model summarizer fails. The same input always
+ * gives the same output, and the previous digest's facts are carried forward (bounded, most recent
+ * kept). Never copies a secret: texts, call arguments and results are redacted before anything is
  * picked from them (so a cut cannot leave half a key), and the digest is redacted once more.
  */
 import { InvalidConfigError } from '../compaction/errors.js';

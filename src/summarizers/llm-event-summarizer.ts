@@ -1,8 +1,8 @@
 /**
- * The model-backed summarizer (SPEC §5). It renders the window, folds it in chunks when it is
- * over the input budget (each chunk's call seeded with the summary so far, so every event is
- * read, never truncated away), retries retryable provider errors with backoff, and treats a
- * timeout, an empty or a blocked answer as a failure: never written in as a summary.
+ * The model-backed summarizer (docs/architecture.md#summarizers). It renders the window, folds it
+ * in chunks when it is over the input budget (each chunk's call seeded with the summary so far, so
+ * every event is read, never truncated away), retries retryable provider errors with backoff, and
+ * treats a timeout, an empty or a blocked answer as a failure: never written in as a summary.
  */
 import { InvalidConfigError } from '../compaction/errors.js';
 import { estimateTextTokens } from '../compaction/token-estimate.js';
@@ -10,7 +10,7 @@ import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/
 import { errorMessage } from '../events/errors.js';
 import { getText } from '../events/event-helpers.js';
 import type { UsageMetadata } from '../events/types.js';
-import { ModelError } from '../models/errors.js';
+import { isContextOverflowError } from '../models/errors.js';
 import { withModelRetry } from '../models/retry.js';
 import type { Model, ModelResponse } from '../models/types.js';
 import {
@@ -211,11 +211,11 @@ export class LlmEventSummarizer implements EventsSummarizer {
         previousSummary: summary,
       });
       try {
-        const answer = await this.generateWithRetry(prompt, signal);
+        const answer = await this.completeWithRetry(prompt, signal);
         summary = answer.text;
         usageMetadata = addUsage(usageMetadata, answer.usageMetadata);
       } catch (error) {
-        if (!(ModelError.isInstance(error) && error.kind === 'context_overflow')) throw error;
+        if (!isContextOverflowError(error)) throw error;
         if (tokens <= MIN_CHUNK_TOKENS) {
           throw new SummarizerError({
             reason: 'model_error',
@@ -264,7 +264,7 @@ export class LlmEventSummarizer implements EventsSummarizer {
     return { chunk, tokens };
   }
 
-  private async generateWithRetry(
+  private async completeWithRetry(
     prompt: string,
     signal: AbortSignal | undefined,
   ): Promise<{ text: string; usageMetadata?: UsageMetadata }> {

@@ -108,8 +108,8 @@ export function functionResponseEvent(options: FunctionResponseEventOptions): Ne
 
 /**
  * A rolling-summary compaction of `startSeq..endSeq`: author `user`, no content, a fresh
- * invocation id (SPEC §1). Unset fields: trigger `manual`, zero tokens and timestamps,
- * summarizer `test`.
+ * invocation id (docs/architecture.md#the-event-model). Unset fields: trigger `manual`, zero tokens
+ * and timestamps, summarizer `test`.
  */
 export function compactionEvent(options: CompactionEventOptions): NewCompactionEvent {
   const {

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { replayTranscript } from '../../src/cli/replay-engine.js';
+import { replayImportedTranscript } from '../../src/cli/replay-engine.js';
 import { createEventsCompactionConfig } from '../../src/compaction/config.js';
 import { importTranscripts } from '../../src/importers/import-transcript.js';
 import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
@@ -52,7 +52,7 @@ describe.skipIf(!datasets)('replay of the public transcripts (ORRERY_DATASETS)',
       const config = createEventsCompactionConfig({ env: {}, tokenThreshold: 20_000, summarizer })!;
       const service = new InMemorySessionService();
       for (const [index, result] of results.entries()) {
-        const replay = await replayTranscript({
+        const replay = await replayImportedTranscript({
           result,
           file,
           service,

@@ -23,6 +23,7 @@ import type { Logger } from 'pino';
 import { validateEventsCompactionConfig } from '../../compaction/config.js';
 import { InvalidConfigError } from '../../compaction/errors.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
+import { errorMessage } from '../../events/errors.js';
 import type { CompactionTrigger, SessionKey } from '../../events/types.js';
 import { createRuntimeLogger, logCompaction } from '../../observability/compaction-log.js';
 import { loadActiveView } from '../../runtime/active-view.js';
@@ -259,7 +260,7 @@ export class OrreryAdkSessionService extends BaseSessionService {
         sessionId: key.sessionId,
         trigger,
         outcome: 'failed',
-        reason: error instanceof Error ? error.message : String(error),
+        reason: errorMessage(error),
         tokensBefore: 0,
         durationMs: 0,
         error,

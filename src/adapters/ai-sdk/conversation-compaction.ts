@@ -14,10 +14,11 @@ import { validateEventsCompactionConfig } from '../../compaction/config.js';
 import { InvalidConfigError } from '../../compaction/errors.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
 import type { ActiveView } from '../../compaction/view.js';
+import { errorMessage } from '../../events/errors.js';
 import type { Content, SessionKey, UsageMetadata } from '../../events/types.js';
 import { classifyModelError } from '../../models/classify-error.js';
 import { knownContextWindowTokens } from '../../models/context-windows.js';
-import { ModelError } from '../../models/errors.js';
+import { isContextOverflowError } from '../../models/errors.js';
 import { toUsageMetadata } from '../../models/from-ai-sdk-result.js';
 import type { Model } from '../../models/types.js';
 import { createRuntimeLogger, logCompaction } from '../../observability/compaction-log.js';
@@ -125,8 +126,7 @@ const DEFAULT_USER_ID = 'anonymous';
 const DEFAULT_AGENT_NAME = 'assistant';
 
 function isOverflow(error: unknown, options: { modelId: string; signal?: AbortSignal }): boolean {
-  const classified = classifyModelError(error, options);
-  return ModelError.isInstance(classified) && classified.kind === 'context_overflow';
+  return isContextOverflowError(classifyModelError(error, options));
 }
 
 export class ConversationCompaction {
@@ -445,7 +445,7 @@ export class ConversationCompaction {
         sessionId: key.sessionId,
         trigger: options.trigger,
         outcome: 'failed',
-        reason: error instanceof Error ? error.message : String(error),
+        reason: errorMessage(error),
         tokensBefore: 0,
         durationMs: 0,
         error,

@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { validateEventsCompactionConfig } from '../../compaction/config.js';
 import { InvalidConfigError } from '../../compaction/errors.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
+import { errorMessage } from '../../events/errors.js';
 import type { SessionKey } from '../../events/types.js';
 import { knownContextWindowTokens } from '../../models/context-windows.js';
 import type { Model } from '../../models/types.js';
@@ -154,7 +155,7 @@ class ThreadCompaction {
         sessionId: key.sessionId,
         trigger: options.trigger,
         outcome: 'failed',
-        reason: error instanceof Error ? error.message : String(error),
+        reason: errorMessage(error),
         tokensBefore: 0,
         durationMs: 0,
         error,

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { validateEventsCompactionConfig } from '../../compaction/config.js';
 import { InvalidConfigError } from '../../compaction/errors.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
+import { errorMessage } from '../../events/errors.js';
 import { newId } from '../../events/event-helpers.js';
 import { assertJsonValue } from '../../events/json-value.js';
 import type { CompactionTrigger, NewEvent, SessionKey } from '../../events/types.js';
@@ -287,7 +288,7 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
         sessionId: this.key.sessionId,
         trigger,
         outcome: 'failed',
-        reason: error instanceof Error ? error.message : String(error),
+        reason: errorMessage(error),
         tokensBefore: 0,
         durationMs: 0,
         error,

@@ -17,7 +17,7 @@ import type { ReplayReport } from '../../runtime/replay.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import type { AppendCompactionOptions } from '../../sessions/session-service.js';
 import { longTranscript } from '../../testing/long-transcript.js';
-import { replayTranscript } from '../replay-engine.js';
+import { replayImportedTranscript } from '../replay-engine.js';
 
 export interface GoldenSettings {
   tokenThreshold?: number;
@@ -128,7 +128,7 @@ async function replayResult(imported: ImportResult, file: string, settings: Gold
   const config = createEventsCompactionConfig({ env: {}, enabled: true, ...settings, summarizer });
   if (!config) throw new Error('expected a compaction config');
   return normalizeReport(
-    await replayTranscript({
+    await replayImportedTranscript({
       result,
       file,
       service: new FixedIdSessionService(),

@@ -1,5 +1,6 @@
 /** `/metrics` (Prometheus text), `/healthz` (the process answers), `/readyz` (the store answers). */
 import type { Hono } from 'hono';
+import { errorMessage } from '../../events/errors.js';
 import { HttpProblem, ServerDrainingError } from '../errors.js';
 import type { RouteDeps, ServerEnv } from '../server-env.js';
 
@@ -26,7 +27,7 @@ export function registerOperationRoutes(app: Hono<ServerEnv>, deps: RouteDeps): 
         title: 'Service Unavailable',
         detail: signal.aborted
           ? `the session store did not answer within ${READY_TIMEOUT_MS} ms`
-          : `the session store failed: ${error instanceof Error ? error.message : String(error)}`,
+          : `the session store failed: ${errorMessage(error)}`,
         cause: error,
       });
     }

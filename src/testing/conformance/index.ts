@@ -1,6 +1,6 @@
 /**
- * The SessionService contract as a vitest suite (SPEC §9). Every store orrery ships runs it,
- * and users run it against their own stores:
+ * The SessionService contract as a vitest suite (docs/architecture.md#storage). Every store orrery
+ * ships runs it, and users run it against their own stores:
  *
  *   runSessionServiceConformance({ name: 'my store', createService: async () => new MyStore() });
  *
