@@ -19,6 +19,12 @@ import { IMPORT_REPAIR_KEY } from '../events/metadata-keys.js';
 import type { NewEvent, Part, UsageMetadata } from '../events/types.js';
 import { ImportError } from './errors.js';
 import { assertStorableEvents, MAX_EPOCH_SECONDS, splitLocation } from './store-rules.js';
+import {
+  SYNTHETIC_STEP,
+  TimestampAssigner,
+  type TimestampPlan,
+  TimestampSurvey,
+} from './timestamp-plan.js';
 import type { Repair } from './types.js';
 
 export interface BuilderCall {
@@ -52,7 +58,17 @@ interface Common {
 
 export { EARLIER_SUMMARY_KEY, IMPORT_REPAIR_KEY } from '../events/metadata-keys.js';
 
-const SYNTHETIC_STEP = 0.001;
+/**
+ * Streamed output (docs/architecture.md#edge): each event goes to `sink` as soon as it is
+ * complete, none is kept. Without `plan` (a first pass) times are provisional and the survey
+ * learns the plan; with it (the second pass) times are final.
+ */
+export interface BuilderStream {
+  sink: (event: NewEvent) => void;
+  plan?: TimestampPlan;
+  /** Check each event with the store's rules (the first pass does; the store does it again). */
+  check?: boolean;
+}
 
 export class TranscriptBuilder {
   readonly repairs: Repair[] = [];
@@ -67,16 +83,33 @@ export class TranscriptBuilder {
   private invocationId = newId();
   private generatedIds = 0;
   private readonly format?: string;
+  private readonly stream?: BuilderStream;
+  private readonly survey?: TimestampSurvey;
+  private readonly assigner?: TimestampAssigner;
+  private streamed = 0;
 
-  /** `format`: named in errors. */
-  constructor(options: { agentName?: string; startTime?: number; format?: string }) {
+  /** `format`: named in errors. `stream`: hand events out as they are made (a streamed import). */
+  constructor(options: {
+    agentName?: string;
+    startTime?: number;
+    format?: string;
+    stream?: BuilderStream;
+  }) {
     this.agentName = options.agentName ?? 'agent';
     this.startTime = options.startTime;
     this.format = options.format;
+    this.stream = options.stream;
+    if (this.stream?.plan) this.assigner = new TimestampAssigner(this.stream.plan);
+    else if (this.stream) this.survey = new TimestampSurvey();
   }
 
   get eventCount(): number {
-    return this.events.length;
+    return this.stream ? this.streamed : this.events.length;
+  }
+
+  /** What the second pass of a streamed import needs (after `finish`). */
+  timestampPlan(): TimestampPlan | undefined {
+    return this.survey?.plan(this.startTime);
   }
 
   userMessage(options: Common & { parts: Part[] }): void {
@@ -187,6 +220,10 @@ export class TranscriptBuilder {
     for (const branch of this.pendingByBranch.keys()) {
       this.closePending(branch === '' ? undefined : branch, 'the end of the transcript');
     }
+    if (this.stream) {
+      this.reportAdjusted(this.assigner?.adjusted ?? this.survey?.adjusted ?? 0);
+      return { events: [], repairs: this.repairs };
+    }
     this.assignTimestamps();
     assertStorableEvents(this.events, {
       format: this.format,
@@ -216,9 +253,26 @@ export class TranscriptBuilder {
         format: this.format,
       });
     }
+    const source = time !== undefined && Number.isFinite(time) ? time : undefined;
+    if (this.stream) {
+      this.streamOut(complete, source, common.location);
+      return;
+    }
     this.events.push(complete);
     this.locations.push(common.location);
-    this.sourceTimes.push(time !== undefined && Number.isFinite(time) ? time : undefined);
+    this.sourceTimes.push(source);
+  }
+
+  private streamOut(event: NewEvent, source: number | undefined, location: string): void {
+    const stream = this.stream as BuilderStream;
+    event.timestamp = this.assigner
+      ? this.assigner.next(source)
+      : (this.survey as TimestampSurvey).add(source);
+    if (stream.check) {
+      assertStorableEvents([event], { format: this.format, locate: () => location });
+    }
+    this.streamed++;
+    stream.sink(event);
   }
 
   private pending(branch: string | undefined): PendingCall[] {
@@ -290,30 +344,20 @@ export class TranscriptBuilder {
   }
 
   private assignTimestamps(): void {
-    const count = this.events.length;
     const firstKnownIndex = this.sourceTimes.findIndex((time) => time !== undefined);
-    let previous: number;
-    if (firstKnownIndex === -1) {
-      const base = this.startTime ?? Date.now() / 1000 - count * SYNTHETIC_STEP;
-      previous = base - SYNTHETIC_STEP;
-    } else {
-      previous =
-        (this.sourceTimes[firstKnownIndex] as number) - (firstKnownIndex + 1) * SYNTHETIC_STEP;
-    }
-    let adjusted = 0;
-    for (let index = 0; index < count; index++) {
-      const source = this.sourceTimes[index];
-      let time = source ?? previous + SYNTHETIC_STEP;
-      if (time <= previous) {
-        if (source !== undefined) adjusted++;
-        time = previous + SYNTHETIC_STEP;
-      }
-      // Rounded to the microsecond so float noise never makes two times equal or reversed.
-      time = Math.round(time * 1e6) / 1e6;
-      if (time <= previous) time = previous + 1e-6;
-      (this.events[index] as NewEvent).timestamp = time;
-      previous = time;
-    }
+    const assigner = new TimestampAssigner({
+      count: this.events.length,
+      firstKnownIndex,
+      firstKnownTime: firstKnownIndex === -1 ? undefined : this.sourceTimes[firstKnownIndex],
+      startTime: this.startTime,
+    });
+    this.events.forEach((event, index) => {
+      event.timestamp = assigner.next(this.sourceTimes[index]);
+    });
+    this.reportAdjusted(assigner.adjusted);
+  }
+
+  private reportAdjusted(adjusted: number): void {
     if (adjusted > 0) {
       this.repairs.push({
         kind: 'timestamp_adjusted',
