@@ -26,18 +26,31 @@ export function compact(value: number): string {
   return String(value);
 }
 
-/** The `--json` object of one transcript: the report without the per-call detail. */
+/**
+ * The `--json` object of one transcript. `requests` (one per model call) and each compaction's
+ * `beforeCall` are what the inspector's replay chart draws.
+ */
 export function replayJson(report: ReplayReport) {
   return {
     events: report.events,
     modelCalls: report.modelCalls,
     compactions: report.compactions.map(
-      ({ trigger, startSeq, endSeq, tokensBefore, tokensAfter, summarizer, fallback }) => ({
+      ({
         trigger,
         startSeq,
         endSeq,
         tokensBefore,
         tokensAfter,
+        beforeCall,
+        summarizer,
+        fallback,
+      }) => ({
+        trigger,
+        startSeq,
+        endSeq,
+        tokensBefore,
+        tokensAfter,
+        beforeCall,
         summarizer,
         ...(fallback ? { fallback } : {}),
       }),
@@ -47,6 +60,11 @@ export function replayJson(report: ReplayReport) {
     orphans: report.orphans,
     lossless: report.lossless,
     tokens: report.tokens,
+    requests: report.requests.map(({ withCompaction, withoutCompaction, bytes }) => ({
+      withCompaction,
+      withoutCompaction,
+      bytes,
+    })),
   };
 }
 

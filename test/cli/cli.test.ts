@@ -151,6 +151,7 @@ describe('orrery (spawned)', () => {
         'maxViewTokens',
         'modelCalls',
         'orphans',
+        'requests',
         'tokens',
       ].sort(),
     );
