@@ -69,6 +69,12 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
       "serve the agent over HTTP: ADK's API (sessions, /run, /run_sse), orrery's view/events/compact, /metrics, /healthz, /readyz",
     load: async () => (await import('./serve.js')).registerServe,
   },
+  inspect: {
+    term: 'inspect [options]',
+    description:
+      'open the session inspector on the local store: sessions, timelines, compactions, replay',
+    load: async () => (await import('./inspect.js')).registerInspect,
+  },
 };
 
 /**

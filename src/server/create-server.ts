@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { except } from 'hono/combine';
 import pino, { type Logger } from 'pino';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import { maskingLogger } from '../observability/masked-logger.js';
@@ -21,6 +22,12 @@ import { TokenAuth } from './auth.js';
 import { HttpProblem } from './errors.js';
 import { createHttpMetrics } from './http-metrics.js';
 import { InFlightRuns } from './in-flight.js';
+import type { InspectorOptions } from './inspector/inspector-deps.js';
+import {
+  hasOwnBodyLimit,
+  isInspectorPagePath,
+  registerInspector,
+} from './inspector/register-inspector.js';
 import { type ListeningServer, listenOn } from './listen.js';
 import { notFound, problemResponse, toProblem } from './problem.js';
 import { registerAdkSessionRoutes } from './routes/adk-sessions.js';
@@ -60,6 +67,8 @@ export interface CreateServerOptions {
   devUiRoot?: string;
   /** Writes `POST .../compact` summaries. Default: the Runner's summarizer when it has one in its config, else a `DigestSummarizer`. */
   manualSummarizer?: EventsSummarizer;
+  /** The session inspector at `/` (its replay, body limit, page folder). */
+  inspector?: InspectorOptions;
 }
 
 export interface OrreryServer {
@@ -115,6 +124,7 @@ export function createServer(options: CreateServerOptions): OrreryServer {
   const inFlight = new InFlightRuns();
   const metrics = createHttpMetrics({ registry: runner.metrics.registry });
   let draining = false;
+  const shuttingDown = new AbortController();
   const deps: RouteDeps = {
     runner,
     sessionService: options.sessionService,
@@ -138,7 +148,7 @@ export function createServer(options: CreateServerOptions): OrreryServer {
     const path = context.req.path;
     if (
       publicPaths.has(path) ||
-      path === '/' ||
+      isInspectorPagePath(path) ||
       path === '/dev-ui' ||
       path.startsWith('/dev-ui/')
     ) {
@@ -169,20 +179,24 @@ export function createServer(options: CreateServerOptions): OrreryServer {
     return next();
   });
   app.use(
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: (context) =>
-        problemResponse(
-          new HttpProblem({
-            status: 413,
-            slug: 'body-too-large',
-            title: 'Content Too Large',
-            detail: `the request body is over this server's limit of ${maxBodyBytes} bytes`,
-            field: 'body',
-          }),
-          context.get('requestId'),
-        ),
-    }),
+    // The inspector's replay takes a whole transcript: it has its own limit.
+    except(
+      (context) => hasOwnBodyLimit(context.req.path),
+      bodyLimit({
+        maxSize: maxBodyBytes,
+        onError: (context) =>
+          problemResponse(
+            new HttpProblem({
+              status: 413,
+              slug: 'body-too-large',
+              title: 'Content Too Large',
+              detail: `the request body is over this server's limit of ${maxBodyBytes} bytes`,
+              field: 'body',
+            }),
+            context.get('requestId'),
+          ),
+      }),
+    ),
   );
 
   registerOperationRoutes(app, deps);
@@ -190,6 +204,11 @@ export function createServer(options: CreateServerOptions): OrreryServer {
   registerOrrerySessionRoutes(app, deps);
   registerRunRoutes(app, deps);
   registerNotServedRoutes(app);
+  registerInspector(app, {
+    deps,
+    inspector: options.inspector,
+    shutdownSignal: shuttingDown.signal,
+  });
   if (options.devUiRoot) registerDevUiRoutes(app, { root: options.devUiRoot });
 
   app.notFound((context) =>
@@ -221,6 +240,7 @@ export function createServer(options: CreateServerOptions): OrreryServer {
         logger,
         startDraining: () => {
           draining = true;
+          shuttingDown.abort();
         },
       }),
   };

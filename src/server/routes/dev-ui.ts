@@ -1,6 +1,6 @@
 /**
  * ADK's web UI (`@google/adk-devtools`' browser bundle) at `/dev-ui/`, for `orrery serve
- * --dev-ui`: the UI talks to this server's ADK routes on the same origin.
+ * --dev-ui`: the UI talks to this server's ADK routes on the same origin. (`/` is the inspector.)
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -35,7 +35,6 @@ export function findDevUiRoot(): string {
 }
 
 export function registerDevUiRoutes(app: Hono<ServerEnv>, options: { root: string }): void {
-  app.get('/', (context) => context.redirect('/dev-ui/'));
   app.get('/dev-ui', (context) => context.redirect('/dev-ui/'));
   app.get(
     '/dev-ui/*',

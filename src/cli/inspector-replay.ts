@@ -1,0 +1,80 @@
+/**
+ * The inspector's replay (`POST /inspector/api/replay`), given to the server by `orrery serve`
+ * and `orrery inspect`: a transcript replayed as `orrery replay FILE --json` replays it (the
+ * same import, settings, engine and JSON), into a fresh in-memory store that is dropped after.
+ * The environment's `ORRERY_COMPACTION_*` settings are not read: the request says everything.
+ */
+import { createEventsCompactionConfig } from '../compaction/config.js';
+import { ImportError } from '../importers/errors.js';
+import { importTranscripts } from '../importers/import-transcript.js';
+import type { ReplayRequest, ReplayResponse } from '../server/inspector/api-types.js';
+import type { InspectorReplay } from '../server/inspector/inspector-deps.js';
+import { badRequest } from '../server/problem.js';
+import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
+import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
+import { requireEvents } from './common.js';
+import { REPLAY_DEFAULT_THRESHOLD } from './replay.js';
+import { replayImportedTranscript } from './replay-engine.js';
+import { replayJson } from './replay-report.js';
+
+/** The file name a transcript without one is reported under. */
+export const DEFAULT_TRANSCRIPT_NAME = 'transcript';
+
+function importRequest(request: ReplayRequest, fileName: string) {
+  try {
+    const results = importTranscripts({ text: request.transcript, fileName, format: 'auto' });
+    requireEvents(results, fileName);
+    return results;
+  } catch (error) {
+    if (ImportError.isInstance(error)) {
+      throw badRequest(`transcript: ${error.message}`, 'transcript', error);
+    }
+    throw error;
+  }
+}
+
+/** Replays one request's transcript; every run of a multi-run file, as the CLI does. */
+export async function replayForInspector(options: {
+  request: ReplayRequest;
+  signal?: AbortSignal;
+}): Promise<ReplayResponse> {
+  const { request, signal } = options;
+  const fileName = request.fileName ?? DEFAULT_TRANSCRIPT_NAME;
+  const results = importRequest(request, fileName);
+  const summarizer = new DigestSummarizer();
+  // `none`: compaction off, the uncompacted baseline (as `orrery replay --threshold 0`).
+  const config =
+    request.summarizer === 'none'
+      ? null
+      : createEventsCompactionConfig({
+          env: {},
+          enabled: true,
+          tokenThreshold: request.threshold ?? REPLAY_DEFAULT_THRESHOLD,
+          eventRetentionSize: request.retention,
+          compactionInterval: request.interval,
+          overlapSize: request.overlap,
+          maxRequestBytes: request.maxRequestBytes,
+          summarizer,
+        });
+  const objects: Array<Record<string, unknown>> = [];
+  for (const result of results) {
+    const service = new InMemorySessionService();
+    const report = await replayImportedTranscript({
+      result,
+      file: fileName,
+      service,
+      key: { appName: 'orrery', userId: 'local', sessionId: `replay-${crypto.randomUUID()}` },
+      config: config ?? {},
+      summarizer,
+      signal,
+    });
+    objects.push({
+      file: fileName,
+      ...(result.meta.run === undefined ? {} : { run: result.meta.run }),
+      ...replayJson(report),
+    });
+  }
+  return objects.length === 1 ? (objects[0] as Record<string, unknown>) : objects;
+}
+
+export const inspectorReplay: InspectorReplay = replayForInspector;

@@ -1,0 +1,98 @@
+/**
+ * The inspector's reads of a whole history, server side (the page never downloads it): events
+ * page by page, and the session's compactions, remembered per session so that a reload reads
+ * only what was appended since (stored events never change; see `docs/architecture.md#storage`).
+ */
+import { isCompactionEvent } from '../../events/event-helpers.js';
+import type { Event, SessionKey } from '../../events/types.js';
+import type { SessionService } from '../../sessions/session-service.js';
+import type { CompactionSpan } from './api-types.js';
+import { toCompactionSpan } from './timeline-event.js';
+
+/** Events read per store call. */
+export const HISTORY_PAGE_SIZE = 1000;
+/** Sessions whose compactions are remembered. */
+const CACHED_SESSIONS = 256;
+
+/** Every stored event with `seq > afterSeq`, in `seq` order, a page at a time. */
+export async function* readHistory(options: {
+  sessionService: SessionService;
+  key: SessionKey;
+  afterSeq?: number;
+  signal?: AbortSignal;
+}): AsyncGenerator<Event[]> {
+  let afterSeq = options.afterSeq;
+  for (;;) {
+    const page = await options.sessionService.listEvents({
+      ...options.key,
+      afterSeq,
+      limit: HISTORY_PAGE_SIZE,
+      signal: options.signal,
+    });
+    if (page.events.length > 0) yield page.events;
+    if (page.nextCursor === undefined || page.events.length === 0) return;
+    afterSeq = page.nextCursor;
+  }
+}
+
+interface KnownCompactions {
+  /** Events up to this `seq` were read. */
+  scannedSeq: number;
+  /** The id of the event at `scannedSeq` (a session deleted and created again differs). */
+  scannedId?: string;
+  eventCount: number;
+  spans: CompactionSpan[];
+}
+
+export interface SessionCompactions {
+  spans: CompactionSpan[];
+  /** Stored events in the session. */
+  eventCount: number;
+}
+
+/** Every compaction of a session, and its event count, read incrementally. */
+export class CompactionIndex {
+  private readonly known = new Map<string, KnownCompactions>();
+
+  constructor(private readonly sessionService: SessionService) {}
+
+  async read(options: { key: SessionKey; signal?: AbortSignal }): Promise<SessionCompactions> {
+    const { key, signal } = options;
+    const id = JSON.stringify([key.appName, key.userId, key.sessionId]);
+    let known = this.known.get(id);
+    // A session deleted and created again under the same id starts over at seq 1.
+    if (known && known.scannedSeq > 0) {
+      const first = await this.sessionService.listEvents({
+        ...key,
+        afterSeq: known.scannedSeq - 1,
+        limit: 1,
+        signal,
+      });
+      const last = first.events[0];
+      if (last?.seq !== known.scannedSeq || last.id !== known.scannedId) known = undefined;
+    }
+    const next: KnownCompactions = known
+      ? { ...known, spans: [...known.spans] }
+      : { scannedSeq: 0, eventCount: 0, spans: [] };
+    for await (const page of readHistory({
+      sessionService: this.sessionService,
+      key,
+      afterSeq: next.scannedSeq,
+      signal,
+    })) {
+      for (const event of page) {
+        next.eventCount++;
+        next.scannedSeq = event.seq;
+        next.scannedId = event.id;
+        if (isCompactionEvent(event)) next.spans.push(toCompactionSpan(event));
+      }
+    }
+    this.known.delete(id);
+    this.known.set(id, next);
+    if (this.known.size > CACHED_SESSIONS) {
+      const oldest = this.known.keys().next().value;
+      if (oldest !== undefined) this.known.delete(oldest);
+    }
+    return { spans: next.spans, eventCount: next.eventCount };
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The inspector's routes on one session: the timeline (paged), one stored event, the next
+ * request's events, and the request-size chart. The page never downloads the whole history:
+ * whole-history reads (compactions, chart) happen here, page by page.
+ */
+import type { Hono } from 'hono';
+import { notFound } from '../problem.js';
+import type { ServerEnv } from '../server-env.js';
+import {
+  type ChartResponse,
+  DEFAULT_TIMELINE_LIMIT,
+  INSPECTOR_API_PREFIX,
+  MAX_TIMELINE_LIMIT,
+  type TimelineResponse,
+  type ViewResponse,
+} from './api-types.js';
+import {
+  type InspectorDeps,
+  inspectorKeyOf,
+  integerQuery,
+  requireSession,
+} from './inspector-deps.js';
+import { agentOverheadTokens, loadNextRequestView } from './next-request-view.js';
+import { RequestChart } from './request-chart.js';
+import { readHistory } from './session-history.js';
+import { toTimelineEvent } from './timeline-event.js';
+
+export const INSPECTOR_SESSION_PATH = `${INSPECTOR_API_PREFIX}/apps/:app/users/:user/sessions/:session`;
+
+/** The served Runner's token threshold, or `null` when its token trigger is off. */
+export function thresholdOf(deps: InspectorDeps): number | null {
+  return deps.runner.compactionConfig?.tokenThreshold ?? null;
+}
+
+export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps): void {
+  const { sessionService } = deps;
+  const base = INSPECTOR_SESSION_PATH;
+
+  app.get(`${base}/timeline`, async (context) => {
+    const key = inspectorKeyOf(context);
+    const afterSeq =
+      integerQuery({ value: context.req.query('afterSeq'), name: 'afterSeq', minimum: 0 }) ?? 0;
+    const limit =
+      integerQuery({
+        value: context.req.query('limit'),
+        name: 'limit',
+        minimum: 1,
+        maximum: MAX_TIMELINE_LIMIT,
+      }) ?? DEFAULT_TIMELINE_LIMIT;
+    const signal = context.req.raw.signal;
+    await requireSession(deps, key, signal);
+    const page = await sessionService.listEvents({ ...key, afterSeq, limit, signal });
+    const known = await deps.compactions.read({ key, signal });
+    const last = page.events[page.events.length - 1];
+    const body: TimelineResponse = {
+      events: page.events.map(toTimelineEvent),
+      nextAfterSeq: page.nextCursor !== undefined && last ? last.seq : null,
+      eventCount: known.eventCount,
+      compactions: afterSeq === 0 ? known.spans : [],
+    };
+    return context.json(body);
+  });
+
+  app.get(`${base}/events/:seq`, async (context) => {
+    const key = inspectorKeyOf(context);
+    const seq = integerQuery({ value: context.req.param('seq'), name: 'seq', minimum: 1 }) ?? 0;
+    const signal = context.req.raw.signal;
+    await requireSession(deps, key, signal);
+    const page = await sessionService.listEvents({ ...key, afterSeq: seq - 1, limit: 1, signal });
+    const event = page.events[0];
+    if (event?.seq !== seq) {
+      throw notFound(`session '${key.sessionId}' has no event with seq ${seq}`, 'seq');
+    }
+    return context.json(event);
+  });
+
+  app.get(`${base}/view`, async (context) => {
+    const key = inspectorKeyOf(context);
+    const signal = context.req.raw.signal;
+    await requireSession(deps, key, signal);
+    const view = await loadNextRequestView({
+      sessionService,
+      agent: deps.runner.agent,
+      key,
+      signal,
+    });
+    const body: ViewResponse = {
+      events: view.events.map(toTimelineEvent),
+      tokens: view.tokens,
+      threshold: thresholdOf(deps),
+    };
+    return context.json(body);
+  });
+
+  app.get(`${base}/chart`, async (context) => {
+    const key = inspectorKeyOf(context);
+    const signal = context.req.raw.signal;
+    await requireSession(deps, key, signal);
+    const chart = new RequestChart({ overheadTokens: agentOverheadTokens(deps.runner.agent) });
+    for await (const page of readHistory({ sessionService, key, signal })) chart.add(page);
+    const body: ChartResponse = chart.result(thresholdOf(deps));
+    return context.json(body);
+  });
+}
