@@ -22,6 +22,7 @@ import {
 import { addAgentOptions, agentOptionsOf, resolveAgentSettings } from './agent-runner.js';
 import { nonEmpty } from './common.js';
 import { CliUsageError } from './errors.js';
+import { inspectorReplay } from './inspector-replay.js';
 import type { CliIo, InterruptSignal } from './io.js';
 import { openStore, redact, resolveDb } from './store.js';
 
@@ -128,6 +129,7 @@ Examples:
           logger,
           maxBodyBytes: config.maxBodyBytes,
           devUiRoot,
+          inspector: { replay: inspectorReplay },
         });
         const listening = await server
           .listen({ port: config.port, host: config.host })
