@@ -1,0 +1,138 @@
+/**
+ * The inspector API client (`/inspector/api/*`, typed in `src/server/inspector/api-types.ts`).
+ * A 401 becomes `AuthRequiredError`, so the page can ask for a bearer token; other failures
+ * carry the problem JSON's `detail`.
+ */
+
+const TOKEN_KEY = 'orrery.inspector.token';
+const BASE = '/inspector/api';
+
+export class ApiError extends Error {
+  constructor({ status, detail, title }) {
+    super(detail);
+    this.name = 'ApiError';
+    this.status = status;
+    this.title = title;
+    this.detail = detail;
+  }
+}
+
+export class AuthRequiredError extends ApiError {
+  constructor(options) {
+    super(options);
+    this.name = 'AuthRequiredError';
+  }
+}
+
+export function getToken() {
+  return sessionStorage.getItem(TOKEN_KEY) ?? '';
+}
+
+export function setToken(token) {
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+function authHeaders() {
+  const token = getToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+async function problemOf(response) {
+  let problem = {};
+  try {
+    problem = await response.json();
+  } catch {
+    // Not problem JSON (a proxy's page): the status line says enough.
+  }
+  const detail =
+    typeof problem?.detail === 'string' && problem.detail
+      ? problem.detail
+      : `${response.status} ${response.statusText || 'error'}`;
+  const options = { status: response.status, detail, title: problem?.title };
+  return response.status === 401 ? new AuthRequiredError(options) : new ApiError(options);
+}
+
+async function requestJson(path, { method = 'GET', body, signal } = {}) {
+  const headers = { accept: 'application/json', ...authHeaders() };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${BASE}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  });
+  if (!response.ok) throw await problemOf(response);
+  return response.json();
+}
+
+function query(parameters) {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(parameters)) {
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+function sessionPath(key) {
+  const part = encodeURIComponent;
+  return `/apps/${part(key.appName)}/users/${part(key.userId)}/sessions/${part(key.sessionId)}`;
+}
+
+/** Splits an SSE body into its `data:` payloads, parsed as JSON. */
+async function readEventStream(body, onMessage) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value.replace(/\r\n?/g, '\n');
+    let end = buffer.indexOf('\n\n');
+    while (end >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data) onMessage(JSON.parse(data));
+      end = buffer.indexOf('\n\n');
+    }
+  }
+}
+
+export const api = {
+  sessions({ app, user, limit, signal } = {}) {
+    return requestJson(`/sessions${query({ app, user, limit })}`, { signal });
+  },
+  timeline(key, { afterSeq, limit, signal } = {}) {
+    return requestJson(`${sessionPath(key)}/timeline${query({ afterSeq, limit })}`, { signal });
+  },
+  event(key, seq, { signal } = {}) {
+    return requestJson(`${sessionPath(key)}/events/${seq}`, { signal });
+  },
+  view(key, { signal } = {}) {
+    return requestJson(`${sessionPath(key)}/view`, { signal });
+  },
+  chart(key, { signal } = {}) {
+    return requestJson(`${sessionPath(key)}/chart`, { signal });
+  },
+  replay(body, { signal } = {}) {
+    return requestJson('/replay', { method: 'POST', body, signal });
+  },
+  /**
+   * Follows a session's SSE stream until it ends or `signal` aborts. `fetch` rather than
+   * EventSource, because EventSource cannot send the Authorization header.
+   */
+  async stream(key, { afterSeq, signal, onMessage }) {
+    const response = await fetch(`${BASE}${sessionPath(key)}/stream${query({ afterSeq })}`, {
+      headers: { accept: 'text/event-stream', ...authHeaders() },
+      signal,
+    });
+    if (!response.ok) throw await problemOf(response);
+    if (!response.body) return;
+    await readEventStream(response.body, onMessage);
+  },
+};

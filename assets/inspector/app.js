@@ -1,0 +1,97 @@
+/**
+ * The inspector page's entry: routes the hash to a screen, shows errors (the problem's detail),
+ * and asks for a bearer token when the API answers 401. Each screen gets an AbortSignal that
+ * ends its requests and live stream when the route changes.
+ */
+import { AuthRequiredError, getToken, setToken } from './api.js';
+import { renderAuthForm } from './auth-form.js';
+import { h } from './dom.js';
+import { showReplay } from './replay-form.js';
+import { parseHash } from './routes.js';
+import { showSession } from './session-page.js';
+import { showSessions } from './sessions-list.js';
+
+const main = document.getElementById('main');
+const errorBox = document.getElementById('error');
+const tokenStatus = document.getElementById('token-status');
+let current = null;
+
+function showError(message) {
+  errorBox.replaceChildren(
+    h('span', {}, message),
+    h(
+      'button',
+      { type: 'button', className: 'link', onclick: clearError, 'aria-label': 'Dismiss the error' },
+      'Dismiss',
+    ),
+  );
+  errorBox.hidden = false;
+}
+
+function clearError() {
+  errorBox.hidden = true;
+  errorBox.replaceChildren();
+}
+
+function showTokenStatus() {
+  tokenStatus.replaceChildren(
+    getToken()
+      ? h('button', { type: 'button', className: 'link', onclick: forgetToken }, 'Forget token')
+      : '',
+  );
+}
+
+function forgetToken() {
+  setToken('');
+  showTokenStatus();
+  void route();
+}
+
+function handleError(error) {
+  if (error?.name === 'AbortError' || current?.signal.aborted) return;
+  if (error instanceof AuthRequiredError) {
+    current?.abort();
+    clearError();
+    main.replaceChildren(renderAuthForm({ detail: error.detail, onToken: () => void route() }));
+    return;
+  }
+  showError(error?.detail ?? error?.message ?? String(error));
+}
+
+function markCurrentNav(name) {
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    if (link.dataset.nav === name) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+async function route() {
+  current?.abort();
+  const controller = new AbortController();
+  current = controller;
+  clearError();
+  showTokenStatus();
+  const target = parseHash(location.hash);
+  markCurrentNav(target.name === 'replay' ? 'replay' : 'sessions');
+  main.replaceChildren(h('p', { className: 'muted' }, 'Loading…'));
+  const context = { root: main, signal: controller.signal, onError: handleError };
+  try {
+    if (target.name === 'session') {
+      document.title = `${target.key.sessionId} · orrery inspector`;
+      await showSession({ ...context, key: target.key, view: target.view });
+    } else if (target.name === 'replay') {
+      document.title = 'Replay · orrery inspector';
+      showReplay(context);
+    } else {
+      document.title = 'Sessions · orrery inspector';
+      await showSessions({ ...context, filters: target.filters });
+    }
+  } catch (error) {
+    if (controller.signal.aborted) return;
+    if (!(error instanceof AuthRequiredError)) main.replaceChildren();
+    handleError(error);
+  }
+}
+
+window.addEventListener('hashchange', () => void route());
+void route();

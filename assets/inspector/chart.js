@@ -1,0 +1,180 @@
+/**
+ * The request-size chart: estimated request tokens per model call, with compaction (solid, one
+ * circle per call carrying its figures as data attributes) and without (dashed), the threshold
+ * line and a marker before each call a compaction preceded. Plain SVG, no library.
+ */
+import { h, s } from './dom.js';
+import { formatCompact, formatNumber } from './format.js';
+
+const WIDTH = 1000;
+const HEIGHT = 250;
+const MARGIN = { top: 16, right: 16, bottom: 34, left: 56 };
+const Y_TICKS = 4;
+
+function scales(points, threshold) {
+  const calls = Math.max(1, points.length === 0 ? 1 : points[points.length - 1].call);
+  let top = threshold ?? 0;
+  for (const point of points) top = Math.max(top, point.tokens, point.uncompactedTokens ?? 0);
+  top = Math.max(1, top * 1.05);
+  const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
+  const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
+  return {
+    x: (call) =>
+      MARGIN.left + (calls === 1 ? plotWidth / 2 : ((call - 1) / (calls - 1)) * plotWidth),
+    y: (tokens) => MARGIN.top + plotHeight - (tokens / top) * plotHeight,
+    top,
+    calls,
+  };
+}
+
+function polyline(points, scale, field, className) {
+  const coordinates = points
+    .filter((point) => typeof point[field] === 'number')
+    .map((point) => `${scale.x(point.call).toFixed(1)},${scale.y(point[field]).toFixed(1)}`)
+    .join(' ');
+  return s('polyline', { className, points: coordinates, fill: 'none' });
+}
+
+function axes(scale) {
+  const items = [];
+  for (let tick = 0; tick <= Y_TICKS; tick++) {
+    const value = (scale.top / Y_TICKS) * tick;
+    const y = scale.y(value);
+    items.push(
+      s('line', { className: 'grid', x1: MARGIN.left, x2: WIDTH - MARGIN.right, y1: y, y2: y }),
+      s(
+        'text',
+        { className: 'tick', x: MARGIN.left - 6, y: y + 4, 'text-anchor': 'end' },
+        formatCompact(value),
+      ),
+    );
+  }
+  items.push(
+    s('text', { className: 'tick', x: scale.x(1), y: HEIGHT - 18, 'text-anchor': 'middle' }, '1'),
+    s(
+      'text',
+      { className: 'tick', x: scale.x(scale.calls), y: HEIGHT - 18, 'text-anchor': 'middle' },
+      formatNumber(scale.calls),
+    ),
+    s(
+      'text',
+      {
+        className: 'axis-label',
+        x: MARGIN.left + (WIDTH - MARGIN.left - MARGIN.right) / 2,
+        y: HEIGHT - 4,
+        'text-anchor': 'middle',
+      },
+      'model call',
+    ),
+  );
+  return items;
+}
+
+function thresholdLine(scale, threshold) {
+  if (typeof threshold !== 'number' || threshold <= 0) return [];
+  const y = scale.y(threshold);
+  return [
+    s('line', {
+      className: 'threshold',
+      x1: MARGIN.left,
+      x2: WIDTH - MARGIN.right,
+      y1: y,
+      y2: y,
+      dataset: { threshold },
+    }),
+    s(
+      'text',
+      { className: 'threshold-label', x: WIDTH - MARGIN.right, y: y - 4, 'text-anchor': 'end' },
+      `threshold ${formatNumber(threshold)}`,
+    ),
+  ];
+}
+
+function compactionMarkers(scale, compactions) {
+  return compactions
+    .filter((marker) => typeof marker.call === 'number' && marker.call <= scale.calls)
+    .map((marker) => {
+      const x = scale.x(marker.call);
+      return s(
+        'g',
+        { className: 'compaction-marker', dataset: { call: marker.call, seq: marker.seq } },
+        s(
+          'title',
+          {},
+          `compaction${marker.seq ? ` #${marker.seq}` : ''} before call ${marker.call}`,
+        ),
+        s('line', { x1: x, x2: x, y1: MARGIN.top, y2: HEIGHT - MARGIN.bottom }),
+        s('path', {
+          d: `M${x - 5},${MARGIN.top - 8} L${x + 5},${MARGIN.top - 8} L${x},${MARGIN.top - 1} Z`,
+        }),
+      );
+    });
+}
+
+function pointCircles(scale, points) {
+  // One circle per call: its figures ride in data attributes (what the tests read back).
+  const radius = points.length > 400 ? 1.5 : 3;
+  return points.map((point) =>
+    s(
+      'circle',
+      {
+        className: 'point',
+        cx: scale.x(point.call).toFixed(1),
+        cy: scale.y(point.tokens).toFixed(1),
+        r: radius,
+        dataset: {
+          call: point.call,
+          seq: point.seq,
+          tokens: point.tokens,
+          uncompactedTokens: point.uncompactedTokens,
+        },
+      },
+      s(
+        'title',
+        {},
+        `call ${point.call}: ${formatNumber(point.tokens)} tokens (without compaction ${formatNumber(point.uncompactedTokens)})`,
+      ),
+    ),
+  );
+}
+
+/**
+ * `points`: `[{ call, seq?, tokens, uncompactedTokens }]`; `compactions`: `[{ call, seq? }]`
+ * (a compaction before that call); `threshold`: a number or null.
+ */
+export function renderChart({ points, threshold, compactions = [], caption }) {
+  if (points.length === 0) {
+    return h(
+      'figure',
+      { className: 'chart chart-empty' },
+      h('figcaption', {}, caption),
+      h('p', {}, 'No model calls yet.'),
+    );
+  }
+  const scale = scales(points, threshold);
+  const peak = Math.max(...points.map((point) => point.tokens));
+  const svg = s(
+    'svg',
+    {
+      className: 'chart-svg',
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      role: 'img',
+      'aria-label': `${caption}: ${formatNumber(points.length)} model calls, largest request ${formatNumber(peak)} tokens, ${formatNumber(compactions.length)} compactions`,
+    },
+    axes(scale),
+    thresholdLine(scale, threshold),
+    compactionMarkers(scale, compactions),
+    polyline(points, scale, 'uncompactedTokens', 'line-without'),
+    polyline(points, scale, 'tokens', 'line-with'),
+    s('g', { className: 'points' }, pointCircles(scale, points)),
+  );
+  const legend = h(
+    'ul',
+    { className: 'legend' },
+    h('li', { className: 'legend-with' }, 'with compaction'),
+    h('li', { className: 'legend-without' }, 'without compaction'),
+    typeof threshold === 'number' ? h('li', { className: 'legend-threshold' }, 'threshold') : null,
+    compactions.length > 0 ? h('li', { className: 'legend-compaction' }, 'compaction') : null,
+  );
+  return h('figure', { className: 'chart' }, h('figcaption', {}, caption), svg, legend);
+}

@@ -1,0 +1,31 @@
+/** How numbers and times read on the page. */
+
+const numberFormat = new Intl.NumberFormat('en-US');
+
+export function formatNumber(value) {
+  return typeof value === 'number' && Number.isFinite(value) ? numberFormat.format(value) : '–';
+}
+
+/** 12345 -> "12k", 1234 -> "1.2k": for axis labels. */
+export function formatCompact(value) {
+  if (value >= 1_000_000) return `${(value / 1_000_000).toFixed(1)}M`;
+  if (value >= 10_000) return `${Math.round(value / 1000)}k`;
+  if (value >= 1000) return `${(value / 1000).toFixed(1)}k`;
+  return String(Math.round(value));
+}
+
+/** Event timestamps are seconds since the epoch (ADK's shape). */
+export function isoTime(seconds) {
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return '';
+  return new Date(seconds * 1000).toISOString();
+}
+
+/** "2026-12-01 10:33:12" (UTC), the precision a timeline needs. */
+export function formatTime(seconds) {
+  const iso = isoTime(seconds);
+  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)}` : '–';
+}
+
+export function plural(count, word) {
+  return `${formatNumber(count)} ${word}${count === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,67 @@
+/**
+ * Live updates of one session: follows the API's SSE stream from the last seq the page knows,
+ * and reconnects (with a growing pause) when the connection drops, resuming after the last
+ * event it saw so nothing is missed or shown twice.
+ */
+import { ApiError, api } from './api.js';
+
+const FIRST_RETRY_MS = 1000;
+const LAST_RETRY_MS = 15_000;
+
+function pause(milliseconds, signal) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, milliseconds);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+export async function followSession({
+  key,
+  afterSeq,
+  onEvent,
+  onCompaction,
+  onStatus,
+  onError,
+  signal,
+}) {
+  let cursor = afterSeq;
+  let retryMs = FIRST_RETRY_MS;
+  while (!signal.aborted) {
+    onStatus('live');
+    try {
+      await api.stream(key, {
+        afterSeq: cursor,
+        signal,
+        onMessage: (message) => {
+          retryMs = FIRST_RETRY_MS;
+          if (message?.type === 'event' && message.event) {
+            if (message.event.seq <= cursor) return;
+            cursor = message.event.seq;
+            onEvent(message.event);
+          } else if (message?.type === 'compaction' && message.compaction) {
+            onCompaction(message.compaction);
+          }
+        },
+      });
+    } catch (error) {
+      if (signal.aborted) return;
+      // A refused token or a missing session will not get better by retrying.
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500) {
+        onStatus('stopped');
+        onError(error);
+        return;
+      }
+    }
+    if (signal.aborted) return;
+    onStatus('reconnecting');
+    await pause(retryMs, signal);
+    retryMs = Math.min(retryMs * 2, LAST_RETRY_MS);
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Hash routes, so a session can be linked: `#/` (sessions, `?app=&user=` filters),
+ * `#/apps/A/users/U/sessions/S` (`?view=next`: the next request's view), `#/replay`.
+ */
+
+export function sessionHash(key, view = false) {
+  const part = encodeURIComponent;
+  const path = `#/apps/${part(key.appName)}/users/${part(key.userId)}/sessions/${part(key.sessionId)}`;
+  return view ? `${path}?view=next` : path;
+}
+
+export function parseHash(hash) {
+  const text = hash.replace(/^#/, '');
+  const [pathText = '', queryText = ''] = text.split('?', 2);
+  const segments = pathText.split('/').filter(Boolean).map(decodeURIComponent);
+  const query = new URLSearchParams(queryText);
+  if (
+    segments[0] === 'apps' &&
+    segments[2] === 'users' &&
+    segments[4] === 'sessions' &&
+    segments.length === 6
+  ) {
+    return {
+      name: 'session',
+      key: { appName: segments[1], userId: segments[3], sessionId: segments[5] },
+      view: query.get('view') === 'next',
+    };
+  }
+  if (segments[0] === 'replay') return { name: 'replay' };
+  return {
+    name: 'sessions',
+    filters: { app: query.get('app') ?? '', user: query.get('user') ?? '' },
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * One session: its timeline (full history or the next request's view), its compactions, the
+ * request-size chart, and live updates while the page is open.
+ */
+import { api } from './api.js';
+import { renderChart } from './chart.js';
+import { renderCompactionList } from './compaction-list.js';
+import { h } from './dom.js';
+import { formatNumber, plural } from './format.js';
+import { followSession } from './live-stream.js';
+import { sessionHash } from './routes.js';
+import { createTimeline, PAGE_SIZE } from './timeline.js';
+
+const CHART_REFRESH_MS = 1500;
+const VIEW_REFRESH_MS = 500;
+
+function modeToggle(initialView, onChange) {
+  const option = (value, label) =>
+    h(
+      'label',
+      { className: 'toggle-option' },
+      h('input', {
+        type: 'radio',
+        name: 'timeline-mode',
+        value,
+        checked: (value === 'view') === initialView,
+        onchange: (event) => onChange(event.target.value),
+      }),
+      label,
+    );
+  return h(
+    'fieldset',
+    { className: 'toggle' },
+    h('legend', {}, 'Show'),
+    option('history', 'Full history'),
+    option('view', 'Next request (view)'),
+  );
+}
+
+function debounce(action, milliseconds, signal) {
+  let timer;
+  signal.addEventListener('abort', () => clearTimeout(timer));
+  return () => {
+    clearTimeout(timer);
+    timer = setTimeout(action, milliseconds);
+  };
+}
+
+export async function showSession({ root, key, view, signal, onError }) {
+  const firstPage = await api.timeline(key, { afterSeq: 0, limit: PAGE_SIZE, signal });
+  const timeline = createTimeline({ key, firstPage, signal, onError });
+  const counts = h('span', { className: 'counts' });
+  const liveStatus = h('span', { className: 'live-status', role: 'status' }, 'connecting…');
+  const viewSummary = h('p', { className: 'view-summary', 'aria-live': 'polite' });
+  const chartSlot = h(
+    'section',
+    { className: 'chart-slot', 'aria-label': 'Request size per model call' },
+    h('p', { className: 'muted' }, 'Loading the chart…'),
+  );
+  const compactionSlot = h('div', { className: 'compaction-slot' });
+
+  const showCounts = () => {
+    counts.textContent = `${plural(timeline.eventCount, 'event')} · ${plural(timeline.compactions.length, 'compaction')}`;
+  };
+  const showCompactions = () => {
+    compactionSlot.replaceChildren(
+      renderCompactionList({
+        compactions: timeline.compactions,
+        onShow: (seq) => {
+          if (timeline.mode !== 'history') setMode('history');
+          timeline.scrollToSeq(seq);
+        },
+      }),
+    );
+  };
+  const loadChart = async () => {
+    try {
+      const chart = await api.chart(key, { signal });
+      chartSlot.replaceChildren(
+        renderChart({
+          points: chart.points,
+          threshold: chart.threshold,
+          compactions: chart.compactions,
+          caption: 'Estimated request tokens per model call',
+        }),
+      );
+    } catch (error) {
+      if (!signal.aborted) onError(error);
+    }
+  };
+  const loadView = async () => {
+    try {
+      const result = await api.view(key, { signal });
+      if (timeline.mode !== 'view') return;
+      timeline.setMode('view', result.events);
+      const threshold =
+        typeof result.threshold === 'number'
+          ? ` (threshold ${formatNumber(result.threshold)})`
+          : '';
+      viewSummary.textContent = `The next request holds ${plural(result.events.length, 'event')}, about ${formatNumber(result.tokens)} tokens${threshold}.`;
+    } catch (error) {
+      if (!signal.aborted) onError(error);
+    }
+  };
+  const setMode = (mode) => {
+    for (const input of root.querySelectorAll('input[name="timeline-mode"]')) {
+      input.checked = input.value === mode;
+    }
+    history.replaceState(null, '', sessionHash(key, mode === 'view'));
+    if (mode === 'view') {
+      timeline.setMode('view', []);
+      viewSummary.textContent = 'Loading the view…';
+      void loadView();
+    } else {
+      viewSummary.textContent = '';
+      timeline.setMode('history');
+    }
+  };
+  const refreshChart = debounce(loadChart, CHART_REFRESH_MS, signal);
+  const refreshView = debounce(
+    () => {
+      if (timeline.mode === 'view') void loadView();
+    },
+    VIEW_REFRESH_MS,
+    signal,
+  );
+
+  root.replaceChildren(
+    h(
+      'nav',
+      { className: 'breadcrumb', 'aria-label': 'Breadcrumb' },
+      h('a', { href: '#/' }, 'Sessions'),
+      ' / ',
+      h('a', { href: `#/?app=${encodeURIComponent(key.appName)}` }, key.appName),
+      ' / ',
+      h(
+        'a',
+        {
+          href: `#/?app=${encodeURIComponent(key.appName)}&user=${encodeURIComponent(key.userId)}`,
+        },
+        key.userId,
+      ),
+    ),
+    h('h1', { className: 'session-title' }, key.sessionId),
+    h('p', { className: 'session-meta' }, counts, ' · ', liveStatus),
+    chartSlot,
+    h('div', { className: 'toolbar' }, modeToggle(view, setMode), viewSummary),
+    h(
+      'div',
+      { className: 'session-body' },
+      timeline.element,
+      h(
+        'aside',
+        { className: 'compactions', 'aria-label': 'Compactions' },
+        h('h2', {}, 'Compactions'),
+        compactionSlot,
+      ),
+    ),
+  );
+  showCounts();
+  showCompactions();
+  timeline.start();
+  if (view) setMode('view');
+  void loadChart();
+
+  void followSession({
+    key,
+    afterSeq: firstPage.eventCount,
+    signal,
+    onError,
+    onStatus: (status) => {
+      liveStatus.textContent = status === 'live' ? 'live' : status;
+      liveStatus.dataset.status = status;
+    },
+    onEvent: (event) => {
+      timeline.appendEvent(event);
+      showCounts();
+      if (event.kind === 'model' || event.kind === 'tool-call' || event.kind === 'compaction') {
+        refreshChart();
+      }
+      refreshView();
+    },
+    onCompaction: (span) => {
+      timeline.addCompaction(span);
+      showCounts();
+      showCompactions();
+      refreshChart();
+      refreshView();
+    },
+  });
+}

@@ -1,0 +1,422 @@
+/**
+ * The virtualized timeline. Only the rows in sight (plus a margin) exist in the DOM, and
+ * history is fetched one page at a time as the rows of that page come into sight, so a
+ * 10,000-event session costs a page or two. Row `i` of the history is the event with seq
+ * `i + 1` (stores number events 1, 2, ... with no gaps; a gap shows as an empty row).
+ * Rows have one height; an expanded row (the full event, fetched on click) adds a fixed one,
+ * so positions stay computable without measuring. Compactions are drawn as spans in a gutter
+ * over the rows they summarize.
+ */
+import { api } from './api.js';
+import { h } from './dom.js';
+import { formatNumber, formatTime, isoTime } from './format.js';
+
+export const PAGE_SIZE = 200;
+const ROW_HEIGHT = 34;
+const EXPANDED_HEIGHT = 320;
+const OVERSCAN = 12;
+const LANE_WIDTH = 10;
+const MAX_LANES = 12;
+const FETCH_DELAY_MS = 60;
+const LARGE_CHARS = 600;
+const FIRST_ROW_MARK = 'inspector:first-timeline-row';
+
+const KIND_LABELS = {
+  user: 'user',
+  model: 'model',
+  'tool-call': 'tool call',
+  'tool-result': 'tool result',
+  compaction: 'compaction',
+  other: 'other',
+};
+
+function compactionText(span) {
+  const range = `#${span.startSeq}–#${span.endSeq}`;
+  const tokens = `${formatNumber(span.tokensBefore)} → ${formatNumber(span.tokensAfter)} tokens`;
+  const fallback = span.fallback ? ` (fallback from ${span.fallback.from})` : '';
+  return `summarizes ${range} · ${span.trigger} · ${tokens} · ${span.summarizer}${fallback}`;
+}
+
+export function createTimeline({ key, firstPage, signal, onError }) {
+  const state = {
+    mode: 'history',
+    eventCount: firstPage.eventCount,
+    bySeq: new Map(),
+    loadedPages: new Set([0]),
+    loadingPages: new Set(),
+    compactions: [],
+    viewEvents: [],
+    /** Row index -> true, in the current mode. */
+    expanded: new Set(),
+    expandedSorted: [],
+    highlightSeq: null,
+    firstRowMarked: false,
+    spansKey: '',
+  };
+  const fullEvents = new Map();
+  const rows = new Map();
+  let fetchTimer;
+  let frame = 0;
+  let focusAfterRender = null;
+
+  const spanLayer = h('div', { className: 'span-layer' });
+  const rowLayer = h('div', { className: 'row-layer' });
+  const canvas = h('div', { className: 'timeline-canvas' }, spanLayer, rowLayer);
+  const scroller = h(
+    'div',
+    { className: 'timeline-scroller', tabindex: 0, role: 'list', 'aria-label': 'Session timeline' },
+    canvas,
+  );
+  const element = h('div', { className: 'timeline' }, scroller);
+
+  for (const event of firstPage.events) state.bySeq.set(event.seq, event);
+  mergeCompactions(firstPage.compactions ?? []);
+
+  function mergeCompactions(spans) {
+    const known = new Map(state.compactions.map((span) => [span.seq, span]));
+    for (const span of spans) known.set(span.seq, span);
+    state.compactions = [...known.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  const rowCount = () => (state.mode === 'history' ? state.eventCount : state.viewEvents.length);
+  const eventAt = (index) =>
+    state.mode === 'history' ? state.bySeq.get(index + 1) : state.viewEvents[index];
+  const pageOf = (index) => Math.floor(index / PAGE_SIZE);
+
+  function topOf(index) {
+    let before = 0;
+    for (const expandedIndex of state.expandedSorted) {
+      if (expandedIndex >= index) break;
+      before++;
+    }
+    return index * ROW_HEIGHT + before * EXPANDED_HEIGHT;
+  }
+
+  function totalHeight() {
+    return rowCount() * ROW_HEIGHT + state.expandedSorted.length * EXPANDED_HEIGHT;
+  }
+
+  /** The row under pixel `y` of the canvas. */
+  function indexAt(y) {
+    let before = 0;
+    for (const expandedIndex of state.expandedSorted) {
+      const top = expandedIndex * ROW_HEIGHT + before * EXPANDED_HEIGHT;
+      if (y < top) break;
+      if (y < top + ROW_HEIGHT + EXPANDED_HEIGHT) return expandedIndex;
+      before++;
+    }
+    const index = Math.floor((y - before * EXPANDED_HEIGHT) / ROW_HEIGHT);
+    return Math.max(0, Math.min(rowCount() - 1, index));
+  }
+
+  function spanOf(seq) {
+    return state.compactions.find((span) => span.seq === seq);
+  }
+
+  function fetchPage(page) {
+    state.loadingPages.add(page);
+    api
+      .timeline(key, { afterSeq: page * PAGE_SIZE, limit: PAGE_SIZE, signal })
+      .then((result) => {
+        for (const event of result.events) state.bySeq.set(event.seq, event);
+        if (result.eventCount > state.eventCount) state.eventCount = result.eventCount;
+        mergeCompactions(result.compactions ?? []);
+        state.loadedPages.add(page);
+      })
+      .catch((error) => {
+        if (!signal.aborted) onError(error);
+      })
+      .finally(() => {
+        state.loadingPages.delete(page);
+        if (!signal.aborted) scheduleRender();
+      });
+  }
+
+  /** Fetches the pages still missing in sight, once scrolling pauses (not every page passed). */
+  function scheduleFetch() {
+    clearTimeout(fetchTimer);
+    fetchTimer = setTimeout(() => {
+      if (signal.aborted || state.mode !== 'history') return;
+      const { first, last } = visibleRange();
+      for (let page = pageOf(first); page <= pageOf(last); page++) {
+        if (!state.loadedPages.has(page) && !state.loadingPages.has(page)) fetchPage(page);
+      }
+    }, FETCH_DELAY_MS);
+  }
+
+  function visibleRange() {
+    const first = Math.max(0, indexAt(scroller.scrollTop) - OVERSCAN);
+    const last = Math.min(
+      rowCount() - 1,
+      indexAt(scroller.scrollTop + scroller.clientHeight) + OVERSCAN,
+    );
+    return { first, last };
+  }
+
+  function toggle(index, event) {
+    if (state.expanded.has(index)) {
+      state.expanded.delete(index);
+    } else {
+      state.expanded.add(index);
+      if (!fullEvents.has(event.seq)) {
+        fullEvents.set(event.seq, { status: 'loading' });
+        api
+          .event(key, event.seq, { signal })
+          .then((full) => fullEvents.set(event.seq, { status: 'loaded', full }))
+          .catch((error) => {
+            fullEvents.delete(event.seq);
+            if (!signal.aborted) onError(error);
+          })
+          .finally(() => scheduleRender());
+      }
+    }
+    state.expandedSorted = [...state.expanded].sort((a, b) => a - b);
+    focusAfterRender = index;
+    render();
+  }
+
+  function renderDetail(event) {
+    const span = event.kind === 'compaction' ? spanOf(event.seq) : undefined;
+    const full = fullEvents.get(event.seq);
+    return h(
+      'div',
+      { className: 'row-detail', style: `height:${EXPANDED_HEIGHT - 8}px` },
+      span ? h('p', { className: 'detail-summary' }, span.summary) : null,
+      full?.status === 'loaded'
+        ? h('pre', { className: 'event-json' }, JSON.stringify(full.full, null, 2))
+        : h('p', { className: 'muted' }, 'Loading the full event…'),
+    );
+  }
+
+  function previewOf(event) {
+    if (event.kind === 'compaction') {
+      const span = spanOf(event.seq);
+      if (!span) return event.preview;
+      return state.mode === 'view'
+        ? `Summary of #${span.startSeq}–#${span.endSeq}: ${span.summary}`
+        : `Compaction ${compactionText(span)}`;
+    }
+    const collapsed =
+      event.kind === 'tool-call' || event.kind === 'tool-result' || event.chars > LARGE_CHARS;
+    if (!collapsed) return event.preview;
+    const size = `${formatNumber(event.chars)} chars`;
+    const head = event.preview.length > 80 ? `${event.preview.slice(0, 80)}…` : event.preview;
+    return `▸ ${head} (${size})`;
+  }
+
+  function renderRow(index, event, top) {
+    const base = {
+      role: 'listitem',
+      'aria-posinset': index + 1,
+      'aria-setsize': rowCount(),
+      style: `top:${top}px;height:${ROW_HEIGHT}px`,
+    };
+    if (!event) {
+      const page = pageOf(index);
+      const text = state.loadedPages.has(page) ? 'no event at this seq' : 'loading…';
+      return h(
+        'div',
+        { ...base, className: 'row row-placeholder' },
+        h('span', { className: 'seq' }, `#${index + 1}`),
+        h('span', { className: 'preview muted' }, text),
+      );
+    }
+    const expanded = state.expanded.has(index);
+    const classes = ['row', `kind-${event.kind}`];
+    if (expanded) classes.push('expanded');
+    if (event.seq === state.highlightSeq) classes.push('highlight');
+    const preview = previewOf(event);
+    return h(
+      'div',
+      {
+        ...base,
+        style: `top:${top}px;height:${ROW_HEIGHT + (expanded ? EXPANDED_HEIGHT : 0)}px`,
+        className: classes.join(' '),
+        dataset: { seq: event.seq, kind: event.kind, tokens: event.tokens, chars: event.chars },
+      },
+      h(
+        'div',
+        { className: 'row-line', style: `height:${ROW_HEIGHT}px` },
+        h('span', { className: 'seq' }, `#${event.seq}`),
+        h(
+          'time',
+          { className: 'time', datetime: isoTime(event.timestamp) },
+          formatTime(event.timestamp),
+        ),
+        h('span', { className: 'author', title: event.author }, event.author),
+        h(
+          'span',
+          { className: `badge badge-${event.kind}` },
+          KIND_LABELS[event.kind] ?? event.kind,
+        ),
+        h('span', { className: 'preview', title: preview }, preview),
+        h(
+          'span',
+          { className: 'tokens', title: `${formatNumber(event.chars)} characters` },
+          `${formatNumber(event.tokens)} tok`,
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            className: 'expand',
+            'aria-expanded': String(expanded),
+            'aria-label': `${expanded ? 'Hide' : 'Show'} the full event #${event.seq}`,
+            onclick: () => toggle(index, event),
+          },
+          expanded ? 'Hide' : 'Show',
+        ),
+      ),
+      expanded ? renderDetail(event) : null,
+    );
+  }
+
+  function rowKey(index, event, top) {
+    const full = event ? (fullEvents.get(event.seq)?.status ?? '') : '';
+    const span = event?.kind === 'compaction' && spanOf(event.seq) ? 'span' : '';
+    const placeholder = event ? '' : state.loadedPages.has(pageOf(index));
+    return [
+      state.mode,
+      top,
+      event?.seq ?? '-',
+      placeholder,
+      state.expanded.has(index),
+      full,
+      span,
+      event?.seq === state.highlightSeq,
+      rowCount(),
+    ].join('|');
+  }
+
+  function insertInOrder(index, element) {
+    let next = null;
+    let nextIndex = Number.POSITIVE_INFINITY;
+    for (const [other, row] of rows) {
+      if (other > index && other < nextIndex) {
+        nextIndex = other;
+        next = row.element;
+      }
+    }
+    rowLayer.insertBefore(element, next);
+  }
+
+  function renderSpans() {
+    const spans = state.mode === 'history' ? state.compactions : [];
+    const spansKey = [state.mode, totalHeight(), spans.map((span) => span.seq).join(',')].join('|');
+    if (spansKey === state.spansKey) return;
+    state.spansKey = spansKey;
+    const lanes = Math.min(MAX_LANES, spans.length);
+    canvas.style.setProperty('--gutter', `${lanes * LANE_WIDTH + 6}px`);
+    spanLayer.replaceChildren(
+      ...spans.map((span, order) => {
+        const top = topOf(span.startSeq - 1);
+        const bottom = topOf(span.endSeq);
+        return h('button', {
+          type: 'button',
+          className: 'span',
+          style: `top:${top}px;height:${Math.max(ROW_HEIGHT, bottom - top)}px;left:${(order % MAX_LANES) * LANE_WIDTH}px`,
+          dataset: { seq: span.seq, startSeq: span.startSeq, endSeq: span.endSeq },
+          title: `Compaction #${span.seq} ${compactionText(span)}`,
+          'aria-label': `Compaction #${span.seq} ${compactionText(span)}: go to it`,
+          onclick: () => scrollToSeq(span.seq),
+        });
+      }),
+    );
+  }
+
+  function render() {
+    frame = 0;
+    canvas.style.height = `${totalHeight()}px`;
+    renderSpans();
+    const count = rowCount();
+    const { first, last } = count === 0 ? { first: 0, last: -1 } : visibleRange();
+    for (const [index, row] of rows) {
+      if (index < first || index > last) {
+        row.element.remove();
+        rows.delete(index);
+      }
+    }
+    let missing = false;
+    for (let index = first; index <= last; index++) {
+      const event = eventAt(index);
+      if (!event) missing = true;
+      const top = topOf(index);
+      const keyOfRow = rowKey(index, event, top);
+      const existing = rows.get(index);
+      if (existing?.key === keyOfRow) continue;
+      const rowElement = renderRow(index, event, top);
+      if (existing) existing.element.replaceWith(rowElement);
+      else insertInOrder(index, rowElement);
+      rows.set(index, { element: rowElement, key: keyOfRow });
+    }
+    if (missing && state.mode === 'history') scheduleFetch();
+    if (!state.firstRowMarked && rowLayer.querySelector('.row[data-seq]')) {
+      state.firstRowMarked = true;
+      performance.mark(FIRST_ROW_MARK);
+    }
+    if (focusAfterRender !== null) {
+      rows.get(focusAfterRender)?.element.querySelector('button.expand')?.focus();
+      focusAfterRender = null;
+    }
+  }
+
+  function scheduleRender() {
+    if (frame === 0) frame = requestAnimationFrame(render);
+  }
+
+  function scrollToSeq(seq) {
+    if (state.mode !== 'history') return;
+    state.highlightSeq = seq;
+    scroller.scrollTop = Math.max(0, topOf(seq - 1) - scroller.clientHeight / 3);
+    render();
+  }
+
+  scroller.addEventListener('scroll', scheduleRender, { passive: true });
+  const resizeObserver = new ResizeObserver(scheduleRender);
+  resizeObserver.observe(scroller);
+  signal.addEventListener('abort', () => {
+    resizeObserver.disconnect();
+    clearTimeout(fetchTimer);
+    if (frame) cancelAnimationFrame(frame);
+  });
+
+  return {
+    element,
+    /** Call once the element is in the document (rendering needs its height). */
+    start: render,
+    get compactions() {
+      return state.compactions;
+    },
+    get eventCount() {
+      return state.eventCount;
+    },
+    get mode() {
+      return state.mode;
+    },
+    /** `history`, or `view` with the events the next request holds. */
+    setMode(mode, viewEvents = []) {
+      state.mode = mode;
+      state.viewEvents = viewEvents;
+      state.expanded.clear();
+      state.expandedSorted = [];
+      for (const row of rows.values()) row.element.remove();
+      rows.clear();
+      scroller.scrollTop = 0;
+      render();
+    },
+    /** A live event: shown at once; the view follows the end when it was at the end. */
+    appendEvent(event) {
+      const atEnd =
+        scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - ROW_HEIGHT * 2;
+      state.bySeq.set(event.seq, event);
+      if (event.seq > state.eventCount) state.eventCount = event.seq;
+      render();
+      if (atEnd && state.mode === 'history') scroller.scrollTop = scroller.scrollHeight;
+    },
+    addCompaction(span) {
+      mergeCompactions([span]);
+      render();
+    },
+    scrollToSeq,
+  };
+}
