@@ -46,8 +46,9 @@ export class RequestChart {
       }
       return;
     }
-    // A model event answers the request sent just before it: everything stored so far.
-    if (isRecordedModelCall(event)) {
+    // A model event answers the request sent just before it: everything stored so far. Partial
+    // events are chunks of a streamed answer, not calls of their own.
+    if (!event.partial && isRecordedModelCall(event)) {
       this.points.push({
         call: this.points.length + 1,
         seq: event.seq,
