@@ -1,0 +1,62 @@
+/**
+ * The Runner's background after-invocation compactions (`RunnerOptions.background`): at most one
+ * per session that the next run on the session waits for, and `flush()` for all of them
+ * (docs/architecture.md#the-runtime).
+ */
+import type { Logger } from 'pino';
+import type { SessionKey } from '../events/types.js';
+import { sessionKeyString } from './runner-telemetry.js';
+
+/** Waits for `promise` (which never rejects) or until `signal` aborts, whichever comes first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const onAbort = () => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
+export class BackgroundCompactions {
+  private readonly pending = new Map<string, Promise<void>>();
+  private readonly logger: Logger;
+
+  constructor(options: { logger: Logger }) {
+    this.logger = options.logger;
+  }
+
+  /**
+   * Waits for the session's background compaction, if one runs, so the next turn reads the view
+   * it leaves; the caller may give up waiting through `signal` (the compaction goes on).
+   */
+  async waitFor(options: { key: SessionKey; signal?: AbortSignal }): Promise<void> {
+    const pending = this.pending.get(sessionKeyString(options.key));
+    if (pending) await untilAborted(pending, options.signal);
+  }
+
+  /** Runs `work` for the session (a failure is logged), then `done`, whatever happened. */
+  start(options: {
+    key: SessionKey;
+    work: () => Promise<void>;
+    done: () => Promise<void> | void;
+  }): void {
+    const keyString = sessionKeyString(options.key);
+    const task: Promise<void> = options
+      .work()
+      .catch((error) => this.logger.warn({ error: String(error) }, 'background compaction failed'))
+      .finally(() => {
+        if (this.pending.get(keyString) === task) this.pending.delete(keyString);
+        return options.done();
+      });
+    this.pending.set(keyString, task);
+  }
+
+  /** Waits for every background compaction (e.g. before shutting down). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.pending.values()]);
+  }
+}
