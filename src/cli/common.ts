@@ -1,9 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type Command, Option } from 'commander';
 import { ImportError } from '../importers/errors.js';
+import { fileReadError } from '../importers/file-source.js';
 import { parseImportFormat } from '../importers/import-transcript.js';
-import type { ImportFormat, ImportResult } from '../importers/types.js';
+import type { ImportFormat, ImportMeta } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -94,24 +95,37 @@ export async function readTranscriptFile(
   try {
     return { text: await readFile(file), fileName: basename(file) };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ImportError({
-      message:
-        code === 'ENOENT'
-          ? `file not found: ${file}`
-          : code === 'EISDIR'
-            ? `${file} is a directory: pass a transcript file`
-            : `cannot read ${file}: ${(error as Error).message}`,
-      // The system's own words only where the message does not already say it all.
-      cause: code === 'ENOENT' || code === 'EISDIR' ? undefined : error,
-    });
+    throw fileReadError(file, error);
   }
 }
 
+/**
+ * A transcript file that exists and is a file, checked before a streamed import opens it (the
+ * same errors as `readTranscriptFile`); returns the name errors give it.
+ */
+export async function checkTranscriptFile(file: string): Promise<string> {
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(file)).isDirectory();
+  } catch (error) {
+    throw fileReadError(file, error);
+  }
+  if (isDirectory) throw fileReadError(file, Object.assign(new Error(file), { code: 'EISDIR' }));
+  return basename(file);
+}
+
 /** An import with no event would be an empty session or replay: almost surely the wrong file. */
-export function requireEvents(results: ImportResult[], fileName: string): void {
+export function requireEvents(
+  results: ReadonlyArray<{
+    meta: ImportMeta;
+    events?: readonly unknown[] | unknown;
+    stats?: { events: number };
+  }>,
+  fileName: string,
+): void {
   for (const result of results) {
-    if (result.events.length > 0) continue;
+    const count = result.stats?.events ?? (Array.isArray(result.events) ? result.events.length : 0);
+    if (count > 0) continue;
     const run = result.meta.run === undefined ? '' : ` run ${result.meta.run}`;
     const skipped = result.meta.skipped
       ? ` (${plural(result.meta.skipped, 'record')} that ${result.meta.skipped === 1 ? 'is not a message was' : 'are not messages were'} skipped)`

@@ -1,5 +1,7 @@
 /** Writes an imported transcript into a store: a new session holding every event in order. */
 import type { Event, NewEvent, SessionKey } from '../events/types.js';
+import { heldImport } from '../importers/import-file.js';
+import type { StreamedImport } from '../importers/streamed-import.js';
 import type { ImportResult, Repair } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
 
@@ -8,7 +10,10 @@ export const INSTRUCTION_STATE_KEY = 'orrery:instruction';
 /** Session state key describing where an imported session came from. */
 export const IMPORT_STATE_KEY = 'orrery:import';
 
-export function importedState(result: ImportResult, file: string): Record<string, unknown> {
+export function importedState(
+  result: Pick<ImportResult, 'meta' | 'repairs'>,
+  file: string,
+): Record<string, unknown> {
   const state: Record<string, unknown> = { ...(result.meta.state ?? {}) };
   if (result.meta.systemInstruction !== undefined)
     state[INSTRUCTION_STATE_KEY] = result.meta.systemInstruction;
@@ -36,10 +41,23 @@ export async function appendImported(options: {
   signal?: AbortSignal;
   onEvent?: (event: Event, index: number) => void;
 }): Promise<void> {
+  const { result, ...rest } = options;
+  await appendEvents({ ...rest, events: result.events });
+}
+
+/** `appendImported` over any stream of events (a streamed import's, pulled one at a time). */
+async function appendEvents(options: {
+  service: SessionService;
+  key: SessionKey;
+  events: Iterable<NewEvent> | AsyncIterable<NewEvent>;
+  signal?: AbortSignal;
+  onEvent?: (event: Event, index: number) => void;
+}): Promise<void> {
   const { service, key, signal } = options;
+  // One number per event, for compaction ranges (ADK imports): the events themselves are not kept.
   const storedSeqs: number[] = [];
   let index = 0;
-  for (const event of options.result.events) {
+  for await (const event of options.events) {
     let stored: Event;
     const compaction = event.actions.compaction;
     if (compaction) {
@@ -87,25 +105,41 @@ export async function storeImported(options: {
   signal?: AbortSignal;
   onProgress?: ImportProgress;
 }): Promise<void> {
-  const { service, key, result, signal, onProgress } = options;
-  const state = importedState(result, options.file);
-  const total = result.events.length;
+  const { result, ...rest } = options;
+  await storeStreamed({ ...rest, imported: heldImport(result) });
+}
+
+/**
+ * `storeImported` for a streamed import: the events flow from the file to the store as it pulls
+ * them (docs/architecture.md#edge), none held; the state (meta, repair count) was known first.
+ */
+export async function storeStreamed(options: {
+  service: SessionService;
+  key: SessionKey;
+  imported: StreamedImport;
+  file: string;
+  signal?: AbortSignal;
+  onProgress?: ImportProgress;
+}): Promise<void> {
+  const { service, key, imported, signal, onProgress } = options;
+  const state = importedState(imported, options.file);
+  const total = imported.stats.events;
   if (service.importSession) {
     // Positions are seqs here (the session is new), so compaction ranges need no renumbering.
     await service.importSession({
       ...key,
       state,
-      events: counted(result.events, onProgress),
+      events: counted(imported.events({ signal }), total, onProgress),
       signal,
     });
     return;
   }
   await service.createSession({ ...key, state, signal });
   try {
-    await appendImported({
+    await appendEvents({
       service,
       key,
-      result,
+      events: imported.events({ signal }),
       signal,
       onEvent: (_event, index) => {
         if ((index + 1) % PROGRESS_EVERY === 0 || index + 1 === total)
@@ -119,13 +153,16 @@ export async function storeImported(options: {
 }
 
 /** The events, reporting every `PROGRESS_EVERY` handed out (the store pulls them as it writes). */
-function* counted(events: readonly NewEvent[], onProgress: ImportProgress | undefined) {
-  for (const [index, event] of events.entries()) {
+async function* counted(
+  events: AsyncIterable<NewEvent>,
+  total: number,
+  onProgress: ImportProgress | undefined,
+): AsyncGenerator<NewEvent> {
+  let written = 0;
+  for await (const event of events) {
     yield event;
-    const written = index + 1;
-    if (written % PROGRESS_EVERY === 0 || written === events.length) {
-      onProgress?.(written, events.length);
-    }
+    written++;
+    if (written % PROGRESS_EVERY === 0 || written === total) onProgress?.(written, total);
   }
 }
 

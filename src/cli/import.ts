@@ -1,24 +1,25 @@
 /** `orrery import FILE`: a transcript becomes a session (one per run of a multi-run file). */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../events/errors.js';
-import { getFunctionCalls } from '../events/event-helpers.js';
 import { ImportError } from '../importers/errors.js';
-import { importTranscripts, parseImportFormat } from '../importers/import-transcript.js';
-import { IMPORT_FORMATS, type ImportFormat, type ImportResult } from '../importers/types.js';
+import { importTranscriptFile } from '../importers/import-file.js';
+import { parseImportFormat } from '../importers/import-transcript.js';
+import type { StreamedImport } from '../importers/streamed-import.js';
+import { IMPORT_FORMATS, type ImportFormat } from '../importers/types.js';
 import { SessionStoreError } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { assertValidSessionKey } from '../sessions/store-helpers.js';
 import {
   addStoreOptions,
+  checkTranscriptFile,
   integerOption,
-  readTranscriptFile,
   requireEvents,
   type StoreFlags,
   withStore,
   writeJson,
 } from './common.js';
 import { CliUsageError } from './errors.js';
-import { storeImported, summarizeRepairs } from './import-session.js';
+import { storeStreamed, summarizeRepairs } from './import-session.js';
 import { abortOnInterrupt } from './interrupt.js';
 import type { CliIo } from './io.js';
 import { resolveDb } from './store.js';
@@ -67,16 +68,19 @@ Examples:
 The system prompt is kept in the session state ('orrery:instruction'), not as an event.
 Calls without ids get ids, reused ids are renamed and results pair by position: every repair is
 reported, nothing is dropped. A session is stored whole or not at all: a failure, Ctrl-C or
-SIGTERM part-way leaves nothing (exit 1).`,
+SIGTERM part-way leaves nothing (exit 1). JSONL files and top-level JSON arrays of messages or
+runs are read one record at a time (twice: checked, then stored), so memory follows the largest
+record, not the file; a record over 64 MiB is refused naming its line.`,
     )
     .action(async (file: string, flags: ImportFlags) => {
       // Every flag is checked before the file is read or the store opened.
       checkImportFlags(flags);
       resolveDb({ db: flags.db, io });
       const format = flags.format;
-      const { text, fileName } = await readTranscriptFile(file);
-      const results = importTranscripts({
-        text,
+      const fileName = await checkTranscriptFile(file);
+      // The first pass: every record checked, meta, repairs and counts learned, nothing held.
+      const results = await importTranscriptFile({
+        path: file,
         fileName,
         format,
         run: flags.run,
@@ -144,7 +148,7 @@ async function storeAll(options: {
   io: CliIo;
   file: string;
   fileName: string;
-  results: ImportResult[];
+  results: StreamedImport[];
   ids: string[];
   signal: AbortSignal;
 }) {
@@ -166,10 +170,10 @@ async function storeAll(options: {
         result.meta.run === undefined
           ? options.fileName
           : `${options.fileName} run ${result.meta.run}`;
-      await storeImported({
+      await storeStreamed({
         service,
         key: { ...key, sessionId },
-        result,
+        imported: result,
         file: options.file,
         signal,
         onProgress: (written, total) => progress(label, written, total),
@@ -215,7 +219,7 @@ function printSummaries(options: {
   io: CliIo;
   flags: ImportFlags;
   fileName: string;
-  results: ImportResult[];
+  results: StreamedImport[];
   summaries: ReturnType<typeof describe>[];
 }): void {
   const { io, flags, fileName, results, summaries } = options;
@@ -227,7 +231,7 @@ function printSummaries(options: {
     io.stdout(
       `Imported ${fileName}${summary.run === undefined ? '' : ` run ${summary.run}`} (${summary.format}) as session ${summary.sessionId}: ${summary.events} events, ${summary.modelCalls} model calls, ${summary.invocations} invocations\n`,
     );
-    const result = results[index] as ImportResult;
+    const result = results[index] as StreamedImport;
     io.stdout(`  repairs: ${summarizeRepairs(result.repairs)}\n`);
     if (flags.verbose) {
       for (const repair of result.repairs) {
@@ -237,15 +241,15 @@ function printSummaries(options: {
   }
 }
 
-function describe(result: ImportResult, sessionId: string) {
+function describe(result: StreamedImport, sessionId: string) {
   return {
     sessionId,
     format: result.meta.format,
     run: result.meta.run,
-    events: result.events.length,
-    modelCalls: result.events.filter((event) => event.content?.role === 'model').length,
-    toolCalls: result.events.reduce((total, event) => total + getFunctionCalls(event).length, 0),
-    invocations: new Set(result.events.map((event) => event.invocationId)).size,
+    events: result.stats.events,
+    modelCalls: result.stats.modelCalls,
+    toolCalls: result.stats.toolCalls,
+    invocations: result.stats.invocations,
     repairs: result.repairs,
   };
 }

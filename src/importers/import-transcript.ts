@@ -111,7 +111,7 @@ function importFormat(
 }
 
 /** `run` past the file's runs: names `--run` (the CLI flag) and how many runs there are. */
-function runError(run: number, count: number, fileName: string | undefined): ImportError {
+export function runError(run: number, count: number, fileName: string | undefined): ImportError {
   const file = fileName ?? 'the input';
   return new ImportError({
     message:

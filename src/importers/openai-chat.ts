@@ -9,7 +9,7 @@
 import type { Part } from '../events/types.js';
 import { ImportError } from './errors.js';
 import { isRecord, parseArguments, parseJsonInput, toEpochSeconds } from './json-input.js';
-import { type BuilderCall, TranscriptBuilder } from './transcript-builder.js';
+import { type BuilderCall, type BuilderStream, TranscriptBuilder } from './transcript-builder.js';
 import type { ImportMeta, ImportResult, MultiRunImportOptions } from './types.js';
 
 const FORMAT = 'openai-chat';
@@ -44,7 +44,7 @@ export function openAiChatRuns(input: string | unknown): OpenAiChatRun[] {
   });
 }
 
-function trajRun(
+export function trajRun(
   item: Record<string, unknown>,
   path: string,
   index: number,
@@ -111,11 +111,40 @@ export function importOpenAiChatRun(
   run: OpenAiChatRun,
   options: MultiRunImportOptions = {},
 ): ImportResult {
-  const builder = new TranscriptBuilder({ ...options, format: FORMAT });
-  const instructions: string[] = [];
-  let conversationStarted = false;
+  const reader = new OpenAiChatImport({ run, options });
   const last = run.messages.length - 1;
   run.messages.forEach((message, index) => {
+    reader.addMessage(message, index, index === last);
+  });
+  return reader.finish();
+}
+
+/**
+ * One run's messages, fed one at a time (`addMessage`): by `importOpenAiChatRun`, or by the
+ * streamed import of a JSON array file with `stream` (docs/architecture.md#edge).
+ */
+export class OpenAiChatImport {
+  private readonly builder: TranscriptBuilder;
+  private readonly instructions: string[] = [];
+  private conversationStarted = false;
+  private readonly run: Omit<OpenAiChatRun, 'messages'>;
+
+  constructor(options: {
+    run: Omit<OpenAiChatRun, 'messages'>;
+    options?: MultiRunImportOptions & { stream?: BuilderStream };
+  }) {
+    this.run = options.run;
+    this.builder = new TranscriptBuilder({ ...options.options, format: FORMAT });
+  }
+
+  /** The builder's plan for a streamed import's second pass (after `finish`). */
+  timestampPlan() {
+    return this.builder.timestampPlan();
+  }
+
+  /** Message `index` of the run; `last`: the run's final message (it may take the end time). */
+  addMessage(message: unknown, index: number, last: boolean): void {
+    const { run, builder } = this;
     const location = run.path ? `${run.path}[${index}]` : `[${index}]`;
     if (!isRecord(message)) {
       throw new ImportError({
@@ -124,13 +153,12 @@ export function importOpenAiChatRun(
         format: FORMAT,
       });
     }
-    const timestamp =
-      toEpochSeconds(message.timestamp) ?? (index === last ? run.endTime : undefined);
+    const timestamp = toEpochSeconds(message.timestamp) ?? (last ? run.endTime : undefined);
     const role = message.role;
     if (role === 'system' || role === 'developer') {
       const text = contentText(message.content, `${location}.content`);
-      instructions.push(text);
-      if (conversationStarted) {
+      this.instructions.push(text);
+      if (this.conversationStarted) {
         builder.repairs.push({
           kind: 'system_message_moved',
           message:
@@ -140,7 +168,7 @@ export function importOpenAiChatRun(
       }
       return;
     }
-    conversationStarted = true;
+    this.conversationStarted = true;
     if (role === 'user') {
       builder.userMessage({
         parts: contentParts(message.content, `${location}.content`),
@@ -177,11 +205,14 @@ export function importOpenAiChatRun(
         format: FORMAT,
       });
     }
-  });
-  const { events, repairs } = builder.finish();
-  const meta: ImportMeta = { format: FORMAT, ...dropUndefined(run.meta) };
-  if (instructions.length > 0) meta.systemInstruction = instructions.join('\n\n');
-  return { events, repairs, meta };
+  }
+
+  finish(): ImportResult {
+    const { events, repairs } = this.builder.finish();
+    const meta: ImportMeta = { format: FORMAT, ...dropUndefined(this.run.meta) };
+    if (this.instructions.length > 0) meta.systemInstruction = this.instructions.join('\n\n');
+    return { events, repairs, meta };
+  }
 }
 
 function toolCalls(message: Record<string, unknown>, location: string): BuilderCall[] {

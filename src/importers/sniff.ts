@@ -74,7 +74,7 @@ export function sniffDocument(document: unknown): ImportFormat | undefined {
 }
 
 /** AI SDK messages use typed parts (`tool-call`, `reasoning`, ...) where OpenAI uses fields. */
-function isAiSdkMessages(messages: unknown[]): boolean {
+export function isAiSdkMessages(messages: unknown[]): boolean {
   return messages.some(
     (message) =>
       isRecord(message) &&

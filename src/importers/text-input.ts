@@ -59,11 +59,12 @@ export function decodeTranscript(bytes: Uint8Array): { text: string; repairs: Re
  */
 export function assertNestingDepth(
   text: string,
-  options: { format?: string; maxDepth?: number } = {},
+  options: { format?: string; maxDepth?: number; firstLine?: number } = {},
 ): void {
   const maxDepth = options.maxDepth ?? MAX_INPUT_DEPTH;
   let depth = 0;
-  let line = 1;
+  // `firstLine`: the number of the text's first line in its file (a streamed JSONL line).
+  let line = options.firstLine ?? 1;
   let inString = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);

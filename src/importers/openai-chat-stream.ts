@@ -1,0 +1,223 @@
+/**
+ * A file holding one top-level JSON array, read one element at a time (`json-array-splitter`):
+ * `sniffArrayFile` decides its format as `sniffDocument` would, in one pass; an array of OpenAI
+ * chat messages, or of tau-bench runs (each with `traj`), imports in two passes like JSONL. A
+ * run is one element, so memory holds the largest run (its messages, its events), never the
+ * file. See docs/architecture.md#edge (importers).
+ */
+import type { NewEvent } from '../events/types.js';
+import { ImportError } from './errors.js';
+import { readFileChunks } from './file-source.js';
+import { runError } from './import-transcript.js';
+import { type ArrayElement, splitJsonArray } from './json-array-splitter.js';
+import { isRecord } from './json-input.js';
+import { importOpenAiChatRun, OpenAiChatImport, trajRun } from './openai-chat.js';
+import { isAiSdkMessages } from './sniff.js';
+import { StatsCounter, type StreamedImport } from './streamed-import.js';
+import { assertNestingDepth, MAX_INPUT_DEPTH } from './text-input.js';
+import type { TimestampPlan } from './timestamp-plan.js';
+import type { ImportFormat, MultiRunImportOptions, Repair } from './types.js';
+
+const FORMAT = 'openai-chat';
+
+export interface ArrayFileOptions extends MultiRunImportOptions {
+  path: string;
+  fileName?: string;
+  maxRecordBytes?: number;
+  signal?: AbortSignal;
+}
+
+interface ParsedElement {
+  index: number;
+  value: unknown;
+  invalidUtf8: boolean;
+}
+
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+const lenientDecoder = new TextDecoder('utf-8');
+
+/** The array's elements, parsed one at a time; a broken one names its index and offset. */
+async function* elements(
+  options: ArrayFileOptions,
+  format: string | undefined,
+): AsyncGenerator<ParsedElement> {
+  const fileName = options.fileName ?? options.path;
+  for await (const element of splitJsonArray({
+    source: readFileChunks({ path: options.path, signal: options.signal }),
+    maxRecordBytes: options.maxRecordBytes,
+    fileName,
+    format,
+    signal: options.signal,
+  })) {
+    yield parseElement(element, format);
+  }
+}
+
+function parseElement(element: ArrayElement, format: string | undefined): ParsedElement {
+  let text: string;
+  let invalidUtf8 = false;
+  try {
+    text = strictDecoder.decode(element.bytes);
+  } catch {
+    text = lenientDecoder.decode(element.bytes);
+    invalidUtf8 = true;
+  }
+  const path = `[${element.index}]`;
+  // One level less than a whole document may nest: the array itself is one.
+  try {
+    assertNestingDepth(text, { format, maxDepth: MAX_INPUT_DEPTH - 1 });
+  } catch (error) {
+    if (!ImportError.isInstance(error)) throw error;
+    throw new ImportError({ message: error.detail, path, format });
+  }
+  try {
+    return { index: element.index, value: JSON.parse(text), invalidUtf8 };
+  } catch (error) {
+    throw new ImportError({
+      message: `not valid JSON (${(error as Error).message}) in the element starting at byte ${element.offset}`,
+      path,
+      format,
+      cause: error,
+    });
+  }
+}
+
+/** The format `sniffDocument` would give the whole array, from one streamed pass. */
+export async function sniffArrayFile(options: ArrayFileOptions): Promise<ImportFormat | undefined> {
+  let count = 0;
+  let allRuns = true;
+  let allRoles = true;
+  let anyInvocation = false;
+  let anyAiSdk = false;
+  for await (const { value } of elements(options, undefined)) {
+    count++;
+    allRuns &&= isRecord(value) && 'traj' in value;
+    allRoles &&= isRecord(value) && 'role' in value;
+    anyInvocation ||= isRecord(value) && ('invocationId' in value || 'invocation_id' in value);
+    anyAiSdk ||= isAiSdkMessages([value]);
+  }
+  if (count > 0 && allRuns) return 'openai-chat';
+  if (anyInvocation) return 'adk';
+  if (anyAiSdk) return 'ai-sdk';
+  return allRoles ? 'openai-chat' : undefined;
+}
+
+/**
+ * The streamed imports of an OpenAI chat array file; `undefined` when its first element is a run
+ * and a later one is not (the whole-document reader then decides, as before).
+ */
+export async function openAiChatArrayFile(
+  options: ArrayFileOptions,
+): Promise<StreamedImport[] | undefined> {
+  let first: ParsedElement | undefined;
+  for await (const element of elements(options, FORMAT)) {
+    first = element;
+    break;
+  }
+  if (isRecord(first?.value) && 'traj' in first.value) return runsFile(options);
+  if (options.run !== undefined && options.run !== 0) {
+    throw runError(options.run, 1, options.fileName ?? options.path);
+  }
+  return [await messagesFile(options)];
+}
+
+function utf8Repair(index: number): Repair {
+  return {
+    kind: 'invalid_utf8_replaced',
+    message: 'bytes that are not UTF-8 were replaced with U+FFFD (the replacement character)',
+    location: `[${index}]`,
+  };
+}
+
+/** An array of messages: one run, two passes. */
+async function messagesFile(options: ArrayFileOptions): Promise<StreamedImport> {
+  const counter = new StatsCounter(true);
+  const repairs: Repair[] = [];
+  const run = { path: '', meta: {} };
+  const reader = new OpenAiChatImport({
+    run,
+    options: { ...options, stream: { sink: (event) => counter.add(event), check: true } },
+  });
+  for await (const element of elements(options, FORMAT)) {
+    if (element.invalidUtf8) repairs.push(utf8Repair(element.index));
+    reader.addMessage(element.value, element.index, false);
+  }
+  const result = reader.finish();
+  const plan = reader.timestampPlan() as TimestampPlan;
+  return {
+    meta: result.meta,
+    repairs: [...repairs, ...result.repairs],
+    stats: counter.stats,
+    source: 'file',
+    events: (eventOptions = {}) =>
+      messagesSecondPass({ ...options, signal: eventOptions.signal ?? options.signal }, plan),
+  };
+}
+
+async function* messagesSecondPass(
+  options: ArrayFileOptions,
+  plan: TimestampPlan,
+): AsyncGenerator<NewEvent> {
+  let ready: NewEvent[] = [];
+  const reader = new OpenAiChatImport({
+    run: { path: '', meta: {} },
+    options: { ...options, stream: { sink: (event) => ready.push(event), plan } },
+  });
+  for await (const element of elements(options, FORMAT)) {
+    reader.addMessage(element.value, element.index, false);
+    if (ready.length > 0) {
+      const batch = ready;
+      ready = [];
+      yield* batch;
+    }
+  }
+  reader.finish();
+  yield* ready;
+}
+
+/**
+ * An array of runs (tau-bench): each run is one element, imported whole (it is bounded by the
+ * largest record); the first pass keeps each run's meta, repairs and counts only.
+ */
+async function runsFile(options: ArrayFileOptions): Promise<StreamedImport[] | undefined> {
+  const summaries: StreamedImport[] = [];
+  let count = 0;
+  for await (const element of elements(options, FORMAT)) {
+    count++;
+    if (!isRecord(element.value) || !('traj' in element.value)) return undefined;
+    const run = trajRun(element.value, `[${element.index}]`, element.index, 2);
+    if (options.run !== undefined && options.run !== element.index) continue;
+    const result = importOpenAiChatRun(run, options);
+    const counter = new StatsCounter(true);
+    for (const event of result.events) counter.add(event);
+    const index = element.index;
+    summaries.push({
+      meta: result.meta,
+      repairs: element.invalidUtf8 ? [utf8Repair(index), ...result.repairs] : result.repairs,
+      stats: counter.stats,
+      source: 'file',
+      events: (eventOptions = {}) =>
+        runSecondPass({ ...options, signal: eventOptions.signal ?? options.signal }, index),
+    });
+  }
+  if (options.run !== undefined && summaries.length === 0) {
+    throw runError(options.run, count, options.fileName ?? options.path);
+  }
+  // A single run is not numbered (as `openAiChatRuns` does): the count is known only now.
+  for (const summary of summaries) {
+    if (count === 1) {
+      delete summary.meta.run;
+      delete summary.meta.runCount;
+    } else summary.meta.runCount = count;
+  }
+  return summaries;
+}
+
+async function* runSecondPass(options: ArrayFileOptions, index: number): AsyncGenerator<NewEvent> {
+  for await (const element of elements(options, FORMAT)) {
+    if (element.index !== index) continue;
+    const run = trajRun(element.value as Record<string, unknown>, `[${index}]`, index, 2);
+    yield* importOpenAiChatRun(run, options).events;
+    return;
+  }
+}
