@@ -5,6 +5,7 @@
  * The environment's `ORRERY_COMPACTION_*` settings are not read: the request says everything.
  */
 import { createEventsCompactionConfig } from '../compaction/config.js';
+import type { EventsSummarizer } from '../compaction/types.js';
 import { ImportError } from '../importers/errors.js';
 import { importTranscripts } from '../importers/import-transcript.js';
 import type { ReplayRequest, ReplayResponse } from '../server/inspector/api-types.js';
@@ -16,6 +17,9 @@ import { requireEvents } from './common.js';
 import { REPLAY_DEFAULT_THRESHOLD } from './replay.js';
 import { replayImportedTranscript } from './replay-engine.js';
 import { replayJson } from './replay-report.js';
+
+/** `summarizer: 'none'`: every window skipped, so the replay shows the uncompacted requests. */
+const NO_SUMMARY: EventsSummarizer = { name: 'none', summarize: async () => null };
 
 /** The file name a transcript without one is reported under. */
 export const DEFAULT_TRANSCRIPT_NAME = 'transcript';
@@ -41,21 +45,22 @@ export async function replayForInspector(options: {
   const { request, signal } = options;
   const fileName = request.fileName ?? DEFAULT_TRANSCRIPT_NAME;
   const results = importRequest(request, fileName);
-  const summarizer = new DigestSummarizer();
-  // `none`: compaction off, the uncompacted baseline (as `orrery replay --threshold 0`).
-  const config =
-    request.summarizer === 'none'
-      ? null
-      : createEventsCompactionConfig({
-          env: {},
-          enabled: true,
+  const summarizer = request.summarizer === 'none' ? NO_SUMMARY : new DigestSummarizer();
+  const config = createEventsCompactionConfig({
+    env: {},
+    enabled: true,
+    ...(request.summarizer === 'none'
+      ? // Nothing is summarized: no trigger fires, and one that did would write nothing.
+        { tokenThreshold: Number.MAX_SAFE_INTEGER, compactionInterval: 0 }
+      : {
           tokenThreshold: request.threshold ?? REPLAY_DEFAULT_THRESHOLD,
           eventRetentionSize: request.retention,
           compactionInterval: request.interval,
           overlapSize: request.overlap,
           maxRequestBytes: request.maxRequestBytes,
-          summarizer,
-        });
+        }),
+    summarizer,
+  });
   const objects: Array<Record<string, unknown>> = [];
   for (const result of results) {
     const service = new InMemorySessionService();

@@ -153,7 +153,8 @@ export interface ReplayRequest {
   overlap?: number;
   /** `--max-request-bytes` */
   maxRequestBytes?: number;
-  /** `digest` (default) or `none`: no compaction at all (the uncompacted baseline). */
+  /** `digest` (default), or `none`: nothing is summarized (the uncompacted requests; the
+   * other settings are then not used). Model summarizers need a key: not offered. */
   summarizer?: 'digest' | 'none';
 }
 
