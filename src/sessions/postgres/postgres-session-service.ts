@@ -77,7 +77,12 @@ import {
   prepareEventRow,
   rowToEvent,
 } from './rows.js';
-import { buildSearchQuery, type SearchRow, searchParameters, toSearchHits } from './search.js';
+import {
+  buildSearchStatements,
+  type SearchRow,
+  type SearchStatements,
+  searchPostgresEvents,
+} from './search.js';
 import { type SynchronousCommit, synchronousCommitOption } from './synchronous-commit.js';
 
 export interface PostgresSessionServiceOptions {
@@ -135,7 +140,7 @@ export class PostgresSessionService implements SessionService {
   private readonly queries: Queries;
   /** Waiters of this process queue here in order before polling the lease row. */
   private readonly leases = new InMemoryLeases();
-  private searchQuery?: string;
+  private searchStatements?: SearchStatements;
   private ready?: Promise<Pool>;
   private pool?: Promise<Pool>;
   private readonly queryTimeoutMs: number;
@@ -371,17 +376,14 @@ export class PostgresSessionService implements SessionService {
       ]);
       if (exists.length === 0) throw new SessionNotFoundError(key);
     }
-    const parameters = searchParameters(search);
-    if (!parameters) return [];
-    this.searchQuery ??= buildSearchQuery(this.schema);
-    const rows = await this.query<SearchRow>(key, options.signal, this.searchQuery, parameters, {
-      operation: 'searchEvents',
-    });
-    return toSearchHits(
-      rows,
+    this.searchStatements ??= buildSearchStatements(this.schema);
+    return searchPostgresEvents({
       search,
-      (row, sessionId) => this.parseRows([row], { ...key, sessionId })[0],
-    );
+      statements: this.searchStatements,
+      query: (text, values) =>
+        this.query<SearchRow>(key, options.signal, text, values, { operation: 'searchEvents' }),
+      readRow: (row, sessionId) => this.parseRows([row], { ...key, sessionId })[0],
+    });
   }
 
   /** One invocation at a time per session, across processes (see `lease.ts`). */

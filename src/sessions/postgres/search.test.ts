@@ -3,6 +3,7 @@ import type { NewEvent } from '../../events/types.js';
 import { userTextEvent } from '../../testing/event-builders.js';
 import { migrate, migrations } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
+import { MAX_RANKED_CANDIDATES } from './search.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
 const key = { appName: 'a', userId: 'u', sessionId: 's' };
@@ -66,5 +67,43 @@ describePostgres('PostgreSQL history search', (url) => {
         query,
       ).toEqual([1]);
     }
+  });
+
+  it('ranks events with two of the words first, then fills with events that have one', async () => {
+    const service = new PostgresSessionService({ pool: fixture.pool, schema: fixture.newSchema() });
+    await service.createSession(key);
+    const say = (text: string) => service.appendEvent({ ...key, event: userTextEvent({ text }) });
+    await say('pelican pelican pelican pelican, only pelicans here');
+    await say('the pelican met a cormorant at the pier');
+    await say('nothing about birds at all');
+    await say('a cormorant alone');
+    const hits = await service.searchEvents({ ...key, query: 'pelican cormorant?', limit: 3 });
+    expect(hits[0]?.seq).toBe(2);
+    expect(hits.map((hit) => hit.seq).sort()).toEqual([1, 2, 4]);
+    const scores = hits.map((hit) => hit.score);
+    expect(scores[0]).toBeGreaterThan(0);
+    // One hit per event, even though event 2 matches in both rounds.
+    const all = await service.searchEvents({ ...key, query: 'pelican cormorant', limit: 10 });
+    expect(all.map((hit) => hit.seq).sort()).toEqual([1, 2, 4]);
+  });
+
+  it(`ranks the ${MAX_RANKED_CANDIDATES} most recent matches of a word; a pair is found at any age`, async () => {
+    const service = new PostgresSessionService({ pool: fixture.pool, schema: fixture.newSchema() });
+    const count = MAX_RANKED_CANDIDATES + 100;
+    const events = Array.from({ length: count }, (_, index) =>
+      userTextEvent({
+        id: `e${index}`,
+        invocationId: 'i',
+        timestamp: 1_700_000_000 + index,
+        // seq 1 says "heron" most often (the best rank), but is older than the cap.
+        text: index === 0 ? 'heron heron heron heron' : index === 4 ? 'heron and egret' : 'a heron',
+      }),
+    );
+    await service.importSession({ ...key, events });
+    const single = await service.searchEvents({ ...key, query: 'heron', limit: 1000 });
+    expect(single).toHaveLength(MAX_RANKED_CANDIDATES);
+    expect(Math.min(...single.map((hit) => hit.seq))).toBe(count - MAX_RANKED_CANDIDATES + 1);
+    const paired = await service.searchEvents({ ...key, query: 'heron egret', limit: 2 });
+    expect(paired.map((hit) => hit.seq)).toEqual([5, count]);
   });
 });

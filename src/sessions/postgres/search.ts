@@ -1,7 +1,8 @@
 /**
  * History search for the PostgreSQL store: a generated `tsvector` column (`search`, the 'simple'
  * configuration: no stemming, any language) over a text projection of the event, a GIN index,
- * and `ts_rank_cd` over the OR-ed query terms. The projection (`orrery_event_search_text`) reads
+ * and `ts_rank_cd` over the OR-ed query terms, events with two or more terms first
+ * (`searchPostgresEvents`). The projection (`orrery_event_search_text`) reads
  * every string and number under `content` as `eventSearchText` (search-text.ts) does, then turns
  * ASCII punctuation into spaces so `src/foo-bar.ts` is the words `src foo bar ts` (the default
  * parser would keep it as one file-path token that no word of a question matches). Adding the
@@ -56,18 +57,41 @@ interface SearchRow extends EventRow {
   score: number;
 }
 
-/** The search statement for one schema ($1 app, $2 user, $3 session or null, $4 query...). */
-export function buildSearchQuery(schemaName: string): string {
+/**
+ * Each round ranks at most this many matching events, the most recent: ranking reads a row's
+ * stored `tsvector` (often TOASTed), which over every match of a common word cost ~245 ms at
+ * 100k events (docs/architecture.md, Storage).
+ */
+export const MAX_RANKED_CANDIDATES = 1000;
+/** The first this many terms form the pairs of the first round (28 pairs at 8). */
+const MAX_PAIRED_TERMS = 8;
+
+export interface SearchStatements {
+  /** Events matching at least two terms ($8: the pairs). */
+  paired: string;
+  /** Events matching any term. */
+  any: string;
+}
+
+/**
+ * The search statements for one schema ($1 app, $2 user, $3 session or null, $4 the OR-ed
+ * terms, $5 afterSeq, $6 beforeSeq, $7 limit, $8 the candidate cap, $9 the pairs).
+ */
+export function buildSearchStatements(schemaName: string): SearchStatements {
   // Quoted here, not with migrations.ts's helper: that module imports this one.
   const events = `"${schemaName.replaceAll('"', '""')}".orrery_events`;
+  const columns = 'session_id, seq, is_compaction, compaction_start_seq, compaction_end_seq';
+  // The inner query orders by seq alone, so no row's tsvector is read before the cap.
   // Normalization 1: rank divided by 1 + log(length), so a long tool output does not win on
-  // size alone.
-  return `SELECT session_id, seq, is_compaction, compaction_start_seq, compaction_end_seq, event,
-      ts_rank_cd(search, query, 1) AS score
-    FROM ${events}, to_tsquery('simple'::regconfig, $4) query
-    WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR session_id = $3)
-      AND seq > $5 AND seq < $6 AND search @@ query
-    ORDER BY score DESC, seq DESC LIMIT $7`;
+  // size alone. The rank is over every term ($4), whichever matched.
+  const ranked = (match: string) => `SELECT ${columns}, event,
+      ts_rank_cd(search, to_tsquery('simple'::regconfig, $4), 1) AS score FROM (
+        SELECT ${columns}, event, search FROM ${events}
+        WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR session_id = $3)
+          AND seq > $5 AND seq < $6 AND search @@ to_tsquery('simple'::regconfig, ${match})
+        ORDER BY seq DESC LIMIT $8) candidates
+      ORDER BY score DESC, seq DESC LIMIT $7`;
+  return { paired: ranked('$9'), any: ranked('$4') };
 }
 
 /**
@@ -78,24 +102,69 @@ export function toTsQuery(terms: readonly string[]): string {
   return terms.map((term) => `'${term}'`).join(' | ');
 }
 
-/** The statement's parameters, or `undefined` when the query has no word (no hits). */
-export function searchParameters(search: ResolvedSearch): unknown[] | undefined {
+/** "At least two of the terms" as a tsquery (pairs of the first 8); `undefined` for one term. */
+export function toPairsTsQuery(terms: readonly string[]): string | undefined {
+  const paired = terms.slice(0, MAX_PAIRED_TERMS);
+  const pairs: string[] = [];
+  for (let first = 0; first < paired.length; first++) {
+    for (let second = first + 1; second < paired.length; second++) {
+      pairs.push(`('${paired[first]}' & '${paired[second]}')`);
+    }
+  }
+  return pairs.length > 0 ? pairs.join(' | ') : undefined;
+}
+
+export interface PostgresSearchOptions {
+  search: ResolvedSearch;
+  statements: SearchStatements;
+  /** Runs one statement on the store's connection (errors typed by the caller). */
+  query: (text: string, values: unknown[]) => Promise<SearchRow[]>;
+  readRow: (row: EventRow, sessionId: string) => ReturnType<typeof rowToEvent> | undefined;
+}
+
+/**
+ * Two rounds, each a GIN index scan that reads few rows: first the events matching at least two
+ * terms (few, even for common words), ranked; when they are fewer than `limit`, the events
+ * matching any term fill the rest, ranked after them. An event with two or more of the query's
+ * words comes first, then the rank decides. Each round ranks the `MAX_RANKED_CANDIDATES` most
+ * recent matches (docs/architecture.md, Storage).
+ */
+export async function searchPostgresEvents(options: PostgresSearchOptions): Promise<SearchHit[]> {
+  const { search } = options;
   // No diacritic folding: the 'simple' configuration keeps accents, so the query must too.
   const terms = searchTerms(search.query);
-  if (terms.length === 0) return undefined;
-  return [
+  if (terms.length === 0) return [];
+  const base = [
     search.appName,
     search.userId,
     search.sessionId ?? null,
     toTsQuery(terms),
     search.afterSeq,
     search.beforeSeq,
-    search.limit,
   ];
+  const pairs = toPairsTsQuery(terms);
+  const rows = pairs
+    ? await options.query(options.statements.paired, [
+        ...base,
+        search.limit,
+        MAX_RANKED_CANDIDATES,
+        pairs,
+      ])
+    : [];
+  if (rows.length < search.limit) {
+    const seen = new Set(rows.map((row) => `${row.seq}/${row.session_id}`));
+    const more = await options.query(options.statements.any, [
+      ...base,
+      search.limit + rows.length,
+      MAX_RANKED_CANDIDATES,
+    ]);
+    for (const row of more) if (!seen.has(`${row.seq}/${row.session_id}`)) rows.push(row);
+  }
+  return toSearchHits(rows, search, options.readRow);
 }
 
 /** Rows as hits, each checked like every other read (`readRow` decides on a corrupt one). */
-export function toSearchHits(
+function toSearchHits(
   rows: SearchRow[],
   search: ResolvedSearch,
   readRow: (row: EventRow, sessionId: string) => ReturnType<typeof rowToEvent> | undefined,
