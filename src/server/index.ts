@@ -7,6 +7,21 @@ export {
   type ServerApp,
 } from './create-server.js';
 export { HttpProblem, ServeConfigError, ServerDrainingError } from './errors.js';
+export type {
+  ChartPoint,
+  ChartResponse,
+  CompactionSpan,
+  ReplayRequest,
+  ReplayResponse,
+  SessionRow,
+  SessionsResponse,
+  StreamMessage,
+  TimelineEvent,
+  TimelineEventKind,
+  TimelineResponse,
+  ViewResponse,
+} from './inspector/api-types.js';
+export type { InspectorOptions, InspectorReplay } from './inspector/inspector-deps.js';
 export type { ListeningServer, ShutdownReport } from './listen.js';
 export { PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
 export { findDevUiRoot } from './routes/dev-ui.js';
