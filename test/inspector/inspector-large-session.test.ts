@@ -1,0 +1,108 @@
+/**
+ * The inspector page on a 10,000-event session: the timeline is virtualized and fetched a page
+ * at a time, so the first rows and the end of the history each cost a page or two, never the
+ * whole history. Timings (first timeline row, render after jumping to the end) are printed
+ * for the record, never asserted: the machine may be busy.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { longTranscript } from '../../src/testing/long-transcript.js';
+import { openBrowser, skipBrowser } from './chromium.js';
+import {
+  APP,
+  type InspectorFixture,
+  startInspectorFixture,
+  TOKEN_ALICE,
+} from './inspector-fixture.js';
+
+/** The browser's globals used in `page.evaluate` (this project's types have no DOM lib). */
+declare const document: {
+  querySelector(selector: string): { scrollTop: number; scrollHeight: number } | null;
+};
+declare function requestAnimationFrame(callback: () => void): number;
+
+const EVENTS = 10_000;
+const LONG = { appName: APP, userId: 'alice', sessionId: 'long-session' };
+/** Pages of 200 events: the first one, and the last one or two after jumping to the end. */
+const MAX_TIMELINE_REQUESTS = 5;
+
+describe.skipIf(skipBrowser)('the inspector page on a 10,000-event session', () => {
+  let fixture: InspectorFixture;
+  beforeAll(async () => {
+    fixture = await startInspectorFixture({
+      seed: async (service) => {
+        await service.importSession({ ...LONG, events: longTranscript({ events: EVENTS }) });
+      },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  it('paints the first rows and the last ones from a few pages of the history', async () => {
+    const browser = await openBrowser({ token: TOKEN_ALICE });
+    try {
+      const { page } = browser;
+      const timelineRequests: string[] = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.pathname.endsWith('/timeline')) timelineRequests.push(url.search);
+      });
+      await page.goto(
+        `${fixture.url}/#/apps/${LONG.appName}/users/${LONG.userId}/sessions/${LONG.sessionId}`,
+      );
+      await page.locator('.row[data-seq="1"]').waitFor({ timeout: 60_000 });
+      const firstRowMs = await page.evaluate(
+        () => performance.getEntriesByName('inspector:first-timeline-row')[0]?.startTime ?? -1,
+      );
+      expect(firstRowMs).toBeGreaterThan(0);
+      const firstPageMs = await page.evaluate(() => {
+        const entry = performance
+          .getEntriesByType('resource')
+          .find((item) => item.name.includes('/timeline?afterSeq=0'));
+        const end = (entry as unknown as { responseEnd: number } | undefined)?.responseEnd;
+        return entry && end ? end - entry.startTime : -1;
+      });
+      expect(await page.locator('.session-meta .counts').textContent()).toContain('10,000 events');
+      // Virtualized: a screenful of rows (plus a margin) exists, not ten thousand.
+      const rowsAtStart = await page.locator('.row').count();
+      expect(rowsAtStart).toBeGreaterThan(10);
+      expect(rowsAtStart).toBeLessThan(100);
+
+      // Jump to the end; time until the last event's row is drawn.
+      const scrollMs = await page.evaluate(
+        (lastSeq) =>
+          new Promise<number>((resolve) => {
+            const scroller = document.querySelector('.timeline-scroller');
+            if (!scroller) throw new Error('no timeline on the page');
+            const started = performance.now();
+            scroller.scrollTop = scroller.scrollHeight;
+            const check = () => {
+              if (document.querySelector(`.row[data-seq="${lastSeq}"]`)) {
+                resolve(performance.now() - started);
+              } else {
+                requestAnimationFrame(check);
+              }
+            };
+            check();
+          }),
+        EVENTS,
+      );
+      const rowsAtEnd = await page.locator('.row[data-seq]').count();
+      expect(rowsAtEnd).toBeGreaterThan(10);
+      expect(rowsAtEnd).toBeLessThan(100);
+      expect(await page.locator('.row-placeholder').count()).toBe(0);
+      expect(timelineRequests.length).toBeGreaterThanOrEqual(2);
+      expect(timelineRequests.length).toBeLessThan(MAX_TIMELINE_REQUESTS);
+      await browser.screenshot('long-session-end');
+      console.log(
+        `[inspector] ${EVENTS} events: first timeline row at ${Math.round(firstRowMs)} ms after navigation start ` +
+          `(its page request took ${Math.round(firstPageMs)} ms); ` +
+          `end of history drawn ${Math.round(scrollMs)} ms after the jump; ` +
+          `${timelineRequests.length} timeline requests (${timelineRequests.join(' ')})`,
+      );
+      expect(browser.errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
+});
