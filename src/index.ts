@@ -224,6 +224,28 @@ export {
   type CompactorOptions,
 } from './runtime/compactor.js';
 export { estimateRequestOverhead, type RequestOverhead } from './runtime/context-guard.js';
+// History search: optional embeddings (hybrid ranking) over any store's searchEvents.
+export type {
+  EmbeddingIndex,
+  GetVectorsOptions,
+  IndexedVector,
+  PutVectorsOptions,
+} from './runtime/embeddings/embedding-index.js';
+export {
+  DEFAULT_EMBEDDING_TIMEOUT_MS,
+  DEFAULT_MAX_EMBEDDED_TEXT_CHARS,
+  DEFAULT_MAX_EMBEDDINGS_PER_CALL,
+  DEFAULT_MAX_EVENTS_TO_INDEX_PER_SEARCH,
+  type EmbeddingSearchOptions,
+  withEmbeddingSearch,
+} from './runtime/embeddings/embedding-search.js';
+export { EmbeddingError, type EmbeddingFailureReason } from './runtime/embeddings/errors.js';
+export {
+  DEFAULT_MAX_INDEXED_SESSIONS,
+  DEFAULT_MAX_INDEXED_VECTORS,
+  InMemoryEmbeddingIndex,
+  type InMemoryEmbeddingIndexOptions,
+} from './runtime/embeddings/in-memory-embedding-index.js';
 export {
   ContextOverflowError,
   MaxStepsExceededError,
