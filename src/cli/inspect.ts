@@ -19,8 +19,8 @@ import type { CliIo, InterruptSignal } from './io.js';
 import { readOnlyStore } from './read-only-store.js';
 import { isPostgresUrl, openStore, redact, resolveDb } from './store.js';
 
-/** Beside `orrery serve`'s 8000, so both can run at once. */
-export const DEFAULT_INSPECT_PORT = 8001;
+/** Beside `orrery serve`'s 8000 (and the replicas' 8001, 8002 of the README), so all can run. */
+export const DEFAULT_INSPECT_PORT = 8010;
 /** How long open streams and requests get to finish on SIGINT or SIGTERM. */
 const SHUTDOWN_TIMEOUT_MS = 5_000;
 
