@@ -3,8 +3,9 @@
  * (docs/architecture.md#when-compaction-runs). No I/O: the environment object is handed in, or
  * `process.env` is read at call time.
  */
+import { ELISION_DEFAULTS } from './elision.js';
 import { InvalidConfigError } from './errors.js';
-import type { EventsCompactionConfig, EventsCompactionOptions } from './types.js';
+import type { ElisionConfig, EventsCompactionConfig, EventsCompactionOptions } from './types.js';
 
 export type Environment = Record<string, string | undefined>;
 
@@ -32,6 +33,12 @@ export const COMPACTION_DEFAULTS = Object.freeze({
   googleSummarizerModel: 'google:gemini-flash-latest',
   /** One summarizer attempt may take this long before it counts as failed (the fallback runs). */
   summarizerTimeoutMs: 120_000,
+  /**
+   * The elision tier is opt-in: it changes what the model reads of old tool outputs, and off
+   * keeps every existing session's view, replay report and golden byte-identical
+   * (docs/architecture.md#elision-the-cheap-tier).
+   */
+  elision: false,
 });
 
 /** The environment variables read here. */
@@ -45,6 +52,9 @@ export const COMPACTION_ENV = Object.freeze({
   retentionTokenBudget: 'ORRERY_COMPACTION_RETENTION_TOKENS',
   model: 'ORRERY_COMPACTION_MODEL',
   summarizerTimeoutMs: 'ORRERY_COMPACTION_SUMMARIZER_TIMEOUT_MS',
+  elision: 'ORRERY_COMPACTION_ELISION',
+  elisionMinOutputBytes: 'ORRERY_COMPACTION_ELISION_MIN_OUTPUT_BYTES',
+  elisionMinReclaimTokens: 'ORRERY_COMPACTION_ELISION_MIN_RECLAIM_TOKENS',
 });
 
 /**
@@ -69,6 +79,9 @@ export function createEventsCompactionConfig(
     maxRequestBytes: readInteger(env, COMPACTION_ENV.maxRequestBytes, 1),
     retentionTokenBudget: readInteger(env, COMPACTION_ENV.retentionTokenBudget, 1),
     summarizerTimeoutMs: readInteger(env, COMPACTION_ENV.summarizerTimeoutMs, 1),
+    elision: readBoolean(env, COMPACTION_ENV.elision),
+    elisionMinOutputBytes: readInteger(env, COMPACTION_ENV.elisionMinOutputBytes, 1),
+    elisionMinReclaimTokens: readInteger(env, COMPACTION_ENV.elisionMinReclaimTokens, 1),
   };
   if (options.enabled !== undefined && typeof options.enabled !== 'boolean') {
     throw new InvalidConfigError({
@@ -84,6 +97,7 @@ export function createEventsCompactionConfig(
   checkOption('maxRequestBytes', options.maxRequestBytes, 1);
   checkOption('retentionTokenBudget', options.retentionTokenBudget, 1);
   checkOption('summarizerTimeoutMs', options.summarizerTimeoutMs, 1);
+  const elisionOption = checkElisionOption(options.elision);
 
   const enabled = options.enabled ?? fromEnv.enabled ?? COMPACTION_DEFAULTS.enabled;
   if (!enabled) return null;
@@ -121,16 +135,103 @@ export function createEventsCompactionConfig(
   const summarizerTimeoutMs = options.summarizerTimeoutMs ?? fromEnv.summarizerTimeoutMs;
   if (summarizerTimeoutMs !== undefined) config.summarizerTimeoutMs = summarizerTimeoutMs;
   if (options.summarizer !== undefined) config.summarizer = options.summarizer;
+  const elisionOn =
+    elisionOption?.enabled ??
+    fromEnv.elision ??
+    (elisionOption === undefined ? COMPACTION_DEFAULTS.elision : true);
+  if (elisionOn && tokenTrigger) {
+    config.elision = {
+      minOutputBytes:
+        elisionOption?.minOutputBytes ??
+        fromEnv.elisionMinOutputBytes ??
+        ELISION_DEFAULTS.minOutputBytes,
+      minReclaimTokens:
+        elisionOption?.minReclaimTokens ??
+        fromEnv.elisionMinReclaimTokens ??
+        Math.max(1, Math.floor(tokenThreshold * ELISION_DEFAULTS.minReclaimShare)),
+    };
+  } else if (elisionOn && elisionOption?.enabled === true) {
+    throw new InvalidConfigError({
+      field: 'elision',
+      value: true,
+      message: 'needs the token trigger (tokenThreshold > 0): elision is its cheap tier',
+    });
+  }
   return validateEventsCompactionConfig(config);
+}
+
+/** The `elision` option as `{ enabled?, ...settings }`, checked; `undefined` when unset. */
+function checkElisionOption(
+  option: EventsCompactionOptions['elision'],
+): (ElisionConfig & { enabled?: boolean }) | undefined {
+  if (option === undefined) return undefined;
+  if (typeof option === 'boolean') return { enabled: option };
+  if (typeof option !== 'object' || option === null || Array.isArray(option)) {
+    throw new InvalidConfigError({
+      field: 'elision',
+      value: option,
+      message: 'expected true, false or { enabled?, minOutputBytes?, minReclaimTokens? }',
+    });
+  }
+  if (option.enabled !== undefined && typeof option.enabled !== 'boolean') {
+    throw new InvalidConfigError({
+      field: 'elision.enabled',
+      value: option.enabled,
+      message: 'expected true or false',
+    });
+  }
+  checkElisionFields(option, ['enabled', ...ELISION_KEYS]);
+  return option;
+}
+
+const ELISION_KEYS = ['minOutputBytes', 'minReclaimTokens'] as const;
+
+/** Known keys only, each a whole number >= 1. */
+function checkElisionFields(elision: object, known: readonly string[]): void {
+  for (const key of Object.keys(elision)) {
+    if (!known.includes(key)) {
+      throw new InvalidConfigError({
+        field: `elision.${key}`,
+        value: (elision as Record<string, unknown>)[key],
+        message: `is not an elision field (known: ${known.join(', ')})`,
+      });
+    }
+  }
+  for (const key of ELISION_KEYS) {
+    checkOption(`elision.${key}`, (elision as ElisionConfig)[key], 1);
+  }
+}
+
+/** A validated config's `elision`: an object of known fields, and the token trigger it serves. */
+function checkElisionConfig(config: EventsCompactionConfig): ElisionConfig | undefined {
+  const elision: unknown = config.elision;
+  if (elision === undefined) return undefined;
+  if (typeof elision !== 'object' || elision === null || Array.isArray(elision)) {
+    throw new InvalidConfigError({
+      field: 'elision',
+      value: elision,
+      message: 'expected { minOutputBytes?, minReclaimTokens? } (leave it out for elision off)',
+    });
+  }
+  checkElisionFields(elision, ELISION_KEYS);
+  if (config.tokenThreshold === undefined) {
+    throw new InvalidConfigError({
+      field: 'elision',
+      value: 'set',
+      message: "needs tokenThreshold: elision is the token trigger's cheap tier",
+    });
+  }
+  return Object.freeze({ ...(elision as ElisionConfig) });
 }
 
 /**
  * ADK's rules: each trigger pair is set together (`tokenThreshold` + `eventRetentionSize`,
  * `compactionInterval` + `overlapSize`), at least one trigger, interval > 0, overlap >= 0,
  * threshold > 0, retention >= 0; and orrery's: `retentionTokenBudget` > 0, `maxRequestBytes` > 0,
- * `summarizerTimeoutMs` > 0, all whole numbers. Returns a frozen copy without unset keys. Every
- * way into the Runner and the Compactor goes through here, so a hand-built config is held to
- * the same rules (and errors) as one from `createEventsCompactionConfig`.
+ * `summarizerTimeoutMs` > 0, all whole numbers; `elision` only with the token trigger. Returns a
+ * frozen copy without unset keys. Every way into the Runner and the Compactor goes through here,
+ * so a hand-built config is held to the same rules (and errors) as one from
+ * `createEventsCompactionConfig`.
  */
 export function validateEventsCompactionConfig(
   config: EventsCompactionConfig,
@@ -184,10 +285,12 @@ export function validateEventsCompactionConfig(
       message: 'expected an EventsSummarizer (a `name` and a `summarize` method)',
     });
   }
+  const elision = checkElisionConfig(config);
   const normalized: EventsCompactionConfig = {};
   for (const key of CONFIG_KEYS) {
     if (config[key] !== undefined) (normalized as Record<string, unknown>)[key] = config[key];
   }
+  if (elision) normalized.elision = elision;
   return Object.freeze(normalized);
 }
 
@@ -200,6 +303,7 @@ const CONFIG_KEYS = [
   'maxRequestBytes',
   'retentionTokenBudget',
   'summarizerTimeoutMs',
+  'elision',
 ] as const satisfies readonly (keyof EventsCompactionConfig)[];
 
 /**

@@ -1,5 +1,6 @@
 export * from './ceilings.js';
 export * from './config.js';
+export * from './elision.js';
 export * from './errors.js';
 export * from './expanded-view.js';
 export * from './safe-split.js';

@@ -2,7 +2,8 @@
  * When to compact and what (docs/architecture.md#when-compaction-runs): the next request's
  * estimate, the sliding window's invocation count and the pure plan the Compactor executes. No I/O.
  */
-import type { CompactionEvent, Event } from '../events/types.js';
+import type { CompactionEvent, Event, EventElision } from '../events/types.js';
+import { elideEvent, isElisionEvent, latestElision, planElision } from './elision.js';
 import { findSafeSplit } from './safe-split.js';
 import { estimateEventTokens } from './token-estimate.js';
 import type {
@@ -10,8 +11,10 @@ import type {
   CompactionRequest,
   CompactionSkip,
   DeadCall,
+  ElisionPlan,
   EventsCompactionConfig,
   RetentionOverride,
+  TieredCompactionDecision,
 } from './types.js';
 
 /** Anti-thrash: after an ineffective compaction, wait for this share of the threshold in new tokens. */
@@ -43,8 +46,9 @@ function findUsageAnchor(options: EstimateNextRequestOptions): number {
   const afterSeq = checkpoint?.seq ?? Number.NEGATIVE_INFINITY;
   for (let index = tail.length - 1; index >= 0; index--) {
     const event = tail[index]!;
-    // Usage older than the checkpoint counts a request that still held the summarized events.
-    if (event.seq <= afterSeq) break;
+    // Usage older than the checkpoint counts a request that still held the summarized events;
+    // usage older than an elision rule, one that still held the elided outputs.
+    if (event.seq <= afterSeq || isElisionEvent(event)) break;
     if (event.actions?.compaction) continue; // the summarizer's own usage (ADK's re-trigger trap)
     if (event.content?.role !== 'model' || event.author === 'user') continue;
     if (agentName !== undefined && event.author !== agentName) continue;
@@ -56,12 +60,29 @@ function findUsageAnchor(options: EstimateNextRequestOptions): number {
 }
 
 /**
- * The next request's size: the latest `promptTokenCount` reported after the checkpoint by this
- * agent and branch (never a compaction event's), plus estimates of everything after it.
+ * How an event counts in the next request: as the view shows it under the elision rule in
+ * force (an elided copy is estimated afresh; a stored event may come from a cache).
+ */
+function viewEstimator(
+  tail: Event[],
+  estimateStored: (event: Event) => number,
+): (event: Event) => number {
+  const rule: EventElision | undefined = latestElision(tail)?.actions.elision;
+  if (!rule) return estimateStored;
+  return (event) => {
+    const shown = elideEvent(event, rule);
+    return shown === event ? estimateStored(event) : estimateEventTokens(shown);
+  };
+}
+
+/**
+ * The next request's size: the latest `promptTokenCount` reported after the checkpoint (and
+ * after the elision rule in force) by this agent and branch (never a compaction event's), plus
+ * estimates of everything after it as the view shows it.
  */
 export function estimateNextRequest(options: EstimateNextRequestOptions): RequestEstimate {
   const { tail, checkpoint } = options;
-  const estimateEvent = options.estimateEvent ?? estimateEventTokens;
+  const estimateEvent = viewEstimator(tail, options.estimateEvent ?? estimateEventTokens);
   const anchor = findUsageAnchor(options);
   if (anchor >= 0) {
     const event = tail[anchor]!;
@@ -88,7 +109,8 @@ export function countCompletedInvocations(options: {
 }): number {
   const seen = new Set<string>();
   for (const event of options.tail) {
-    if (event.actions?.compaction || event.invocationId === options.currentInvocationId) continue;
+    if (event.actions?.compaction || isElisionEvent(event)) continue;
+    if (event.invocationId === options.currentInvocationId) continue;
     seen.add(event.invocationId);
   }
   return seen.size;
@@ -200,65 +222,141 @@ function skip(reason: CompactionSkip['reason'], tokensBefore: number): Compactio
   return { kind: 'skip', reason, tokensBefore };
 }
 
-/** Pure decision: what to compact now, or why not. */
-export function planCompaction(options: PlanCompactionOptions): CompactionDecision {
-  const { config, checkpoint, trigger, currentInvocationId } = options;
-  const tail = options.tail.filter((event) => !event.actions?.compaction);
-  const tokensBefore = estimateNextRequest({ ...options, tail }).tokens;
-  const explicit = trigger === 'manual' || trigger === 'overflow';
-  const force = options.force === true || explicit;
-  let desiredEndIndex: number;
-  let overlap: Event[] = [];
+/** Where a range to summarize should end (an index in `tail`), the overlap, or a skip. */
+type DesiredEnd = { endIndex: number; overlap: Event[] } | CompactionSkip;
 
-  if (trigger === 'sliding_window') {
-    const interval = config.compactionInterval;
-    if (!interval || interval <= 0) return skip('disabled', tokensBefore);
-    const completed = countCompletedInvocations({ tail, currentInvocationId });
-    if (completed === 0) return skip('nothing_to_compact', tokensBefore);
-    if (!force && completed < interval) return skip('interval_not_reached', tokensBefore);
-    // Every completed invocation; a running one and whatever follows its start stays.
-    const running =
-      currentInvocationId === undefined
-        ? -1
-        : tail.findIndex((event) => event.invocationId === currentInvocationId);
-    desiredEndIndex = running === -1 ? tail.length - 1 : running - 1;
-    const endSeq = checkpoint?.actions.compaction.endSeq ?? Number.NEGATIVE_INFINITY;
-    overlap = (options.overlapEvents ?? []).filter(
-      (event) => !event.actions?.compaction && event.seq <= endSeq,
-    );
-  } else {
-    const threshold = config.tokenThreshold;
-    if (trigger === 'token_threshold' && (!threshold || threshold <= 0)) {
-      return skip('disabled', tokensBefore);
-    }
-    if (!force && threshold) {
-      if (tokensBefore < threshold) return skip('below_threshold', tokensBefore);
-      const previousAfter = checkpoint?.actions.compaction.tokensAfter;
-      if (
-        previousAfter !== undefined &&
-        previousAfter >= threshold &&
-        tokensBefore < previousAfter + INEFFECTIVE_BACKOFF_RATIO * threshold
-      ) {
-        return skip('ineffective_backoff', tokensBefore);
-      }
-    }
-    const retention = resolveRetention({ trigger, config, retention: options.retention });
-    const unread = unreadUserMessageIndex(tail, currentInvocationId);
-    desiredEndIndex = Math.min(
-      tail.length - 1 - retainedCount({ tail, ...retention }),
-      currentStepStart(tail) - 1,
-      unread === -1 ? tail.length - 1 : unread - 1,
-    );
+/** The sliding window: every completed invocation; a running one and what follows its start stay. */
+function slidingWindowEnd(
+  options: PlanCompactionOptions,
+  tail: Event[],
+  tokensBefore: number,
+): DesiredEnd {
+  const { config, checkpoint, currentInvocationId } = options;
+  const interval = config.compactionInterval;
+  if (!interval || interval <= 0) return skip('disabled', tokensBefore);
+  const completed = countCompletedInvocations({ tail, currentInvocationId });
+  if (completed === 0) return skip('nothing_to_compact', tokensBefore);
+  if (options.force !== true && completed < interval) {
+    return skip('interval_not_reached', tokensBefore);
   }
+  const running =
+    currentInvocationId === undefined
+      ? -1
+      : tail.findIndex((event) => event.invocationId === currentInvocationId);
+  const endSeq = checkpoint?.actions.compaction.endSeq ?? Number.NEGATIVE_INFINITY;
+  return {
+    endIndex: running === -1 ? tail.length - 1 : running - 1,
+    overlap: (options.overlapEvents ?? []).filter(
+      (event) => !event.actions?.compaction && event.seq <= endSeq,
+    ),
+  };
+}
 
-  if (desiredEndIndex < 0) return skip('nothing_to_compact', tokensBefore);
-  const split = findSafeSplit({ events: tail, desiredEndIndex, currentInvocationId });
+/**
+ * Token, overflow and manual triggers: due at the threshold (unless forced, or backing off
+ * after an ineffective compaction); everything before the retained tail, the step in progress
+ * and the user's unread message.
+ */
+function tokenTriggerEnd(
+  options: PlanCompactionOptions,
+  tail: Event[],
+  tokensBefore: number,
+  force: boolean,
+): DesiredEnd {
+  const { config, checkpoint, trigger, currentInvocationId } = options;
+  const threshold = config.tokenThreshold;
+  if (trigger === 'token_threshold' && (!threshold || threshold <= 0)) {
+    return skip('disabled', tokensBefore);
+  }
+  if (!force && threshold) {
+    if (tokensBefore < threshold) return skip('below_threshold', tokensBefore);
+    const previousAfter = checkpoint?.actions.compaction.tokensAfter;
+    if (
+      previousAfter !== undefined &&
+      previousAfter >= threshold &&
+      tokensBefore < previousAfter + INEFFECTIVE_BACKOFF_RATIO * threshold
+    ) {
+      return skip('ineffective_backoff', tokensBefore);
+    }
+  }
+  const retention = resolveRetention({ trigger, config, retention: options.retention });
+  const unread = unreadUserMessageIndex(tail, currentInvocationId);
+  const endIndex = Math.min(
+    tail.length - 1 - retainedCount({ tail, ...retention }),
+    currentStepStart(tail) - 1,
+    unread === -1 ? tail.length - 1 : unread - 1,
+  );
+  return { endIndex, overlap: [] };
+}
+
+/**
+ * The cheap tier (docs/architecture.md#elision-the-cheap-tier): for the unforced token trigger
+ * with `config.elision` set, an elision rule up to the retained tail's boundary when it brings
+ * the next request far enough under the threshold.
+ */
+function elisionTier(
+  options: PlanCompactionOptions,
+  tail: Event[],
+  ruleTail: Event[],
+  endIndex: number,
+  tokensBefore: number,
+): ElisionPlan | undefined {
+  const { config, trigger } = options;
+  if (!config.elision || !config.tokenThreshold || trigger !== 'token_threshold') return undefined;
+  if (options.force === true) return undefined;
+  const current = latestElision(ruleTail)?.actions.elision;
+  const candidate = planElision({
+    tail,
+    endIndex,
+    current,
+    elision: config.elision,
+    tokenThreshold: config.tokenThreshold,
+    tokensBefore,
+  });
+  return candidate && { kind: 'elide', trigger, tokensBefore, ...candidate };
+}
+
+/** Pure decision: what to summarize now, or why not (the elision tier left out). */
+export function planCompaction(options: PlanCompactionOptions): CompactionDecision {
+  return decide(options, false) as CompactionDecision;
+}
+
+/**
+ * Pure decision with the cheap tier first (docs/architecture.md#elision-the-cheap-tier): an
+ * elision rule when `config.elision` is set and it suffices, else `planCompaction`'s decision.
+ */
+export function planTieredCompaction(options: PlanCompactionOptions): TieredCompactionDecision {
+  return decide(options, true);
+}
+
+function decide(options: PlanCompactionOptions, withElision: boolean): TieredCompactionDecision {
+  const { checkpoint, trigger, currentInvocationId } = options;
+  // Elision events are view rules, not conversation: they count in neither range nor tail.
+  const ruleTail = options.tail.filter((event) => !event.actions?.compaction);
+  const tail = ruleTail.filter((event) => !isElisionEvent(event));
+  const tokensBefore = estimateNextRequest({ ...options, tail: ruleTail }).tokens;
+  const force = options.force === true || trigger === 'manual' || trigger === 'overflow';
+  const desired =
+    trigger === 'sliding_window'
+      ? slidingWindowEnd(options, tail, tokensBefore)
+      : tokenTriggerEnd(options, tail, tokensBefore, force);
+  if ('kind' in desired) return desired;
+  if (desired.endIndex < 0) return skip('nothing_to_compact', tokensBefore);
+  const elision =
+    withElision && elisionTier(options, tail, ruleTail, desired.endIndex, tokensBefore);
+  if (elision) return elision;
+  const split = findSafeSplit({
+    events: tail,
+    desiredEndIndex: desired.endIndex,
+    currentInvocationId,
+  });
   if (split.endIndex < 0) return skip('no_safe_split', tokensBefore);
 
   const summarized = tail.slice(0, split.endIndex + 1);
   const first = summarized[0]!;
   const last = summarized[summarized.length - 1]!;
   const previous = checkpoint?.actions.compaction;
+  const overlap = desired.overlap;
   const events = overlap.length > 0 ? [...overlap, ...summarized] : summarized;
   return {
     kind: 'compact',

@@ -39,6 +39,20 @@ export interface EventsSummarizer {
   summarize(options: SummarizeOptions): Promise<Summary | null>;
 }
 
+/**
+ * The elision tier (docs/architecture.md#elision-the-cheap-tier): set (even `{}`) turns it on,
+ * for the token trigger only. Unset fields take `ELISION_DEFAULTS`.
+ */
+export interface ElisionConfig {
+  /** Tool outputs over this many bytes (serialized `response`) are elided (default 2000). */
+  minOutputBytes?: number;
+  /**
+   * Elision is chosen over a summary only when it brings the next request to at most
+   * `tokenThreshold - minReclaimTokens` (default: a tenth of `tokenThreshold`).
+   */
+  minReclaimTokens?: number;
+}
+
 /** Code options for `createEventsCompactionConfig`. Each trigger pair is set together. */
 export interface EventsCompactionOptions {
   /** Token trigger: compact when the next request is estimated at or above this. */
@@ -59,6 +73,11 @@ export interface EventsCompactionOptions {
    * (the fallback runs) and the summarizer's signal aborts.
    */
   summarizerTimeoutMs?: number;
+  /**
+   * The elision tier before a summary: `true` or settings turn it on, `false` off (default off,
+   * or `ORRERY_COMPACTION_ELISION`). Needs the token trigger.
+   */
+  elision?: boolean | (ElisionConfig & { enabled?: boolean });
 }
 
 /** A validated configuration (`createEventsCompactionConfig` returns it, or `null` when disabled). */
@@ -71,6 +90,8 @@ export interface EventsCompactionConfig {
   maxRequestBytes?: number;
   retentionTokenBudget?: number;
   summarizerTimeoutMs?: number;
+  /** Set: the elision tier runs before a summary is paid for (token trigger only). */
+  elision?: ElisionConfig;
 }
 
 /** Overflow and ceilings: keep fewer events / tokens than the config asks. */
@@ -139,6 +160,22 @@ export interface CompactionSkip {
   tokensBefore: number;
 }
 
+/** The cheap tier: record an elision rule instead of summarizing. */
+export interface ElisionPlan {
+  kind: 'elide';
+  trigger: CompactionTrigger;
+  /** Tool outputs over `minOutputBytes` at `seq <= throughSeq` are elided in the view. */
+  throughSeq: number;
+  minOutputBytes: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Tool outputs this rule elides that the one in force did not. */
+  newlyElided: number;
+}
+
 export type CompactionDecision = CompactionPlan | CompactionSkip;
+
+/** What the Compactor does: the cheap tier when it suffices, else the summary's decision. */
+export type TieredCompactionDecision = CompactionDecision | ElisionPlan;
 
 export type { CompactionEvent };

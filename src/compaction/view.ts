@@ -5,7 +5,8 @@
  * view only.
  */
 import { getText } from '../events/event-helpers.js';
-import type { CompactionEvent, Content, Event, Part } from '../events/types.js';
+import type { CompactionEvent, Content, Event, EventElision, Part } from '../events/types.js';
+import { applyElision, latestElision } from './elision.js';
 
 /** Marks the summary when it reaches the model as the first user-role content. */
 export const SUMMARY_PREFIX = 'Summary of the conversation so far:\n';
@@ -37,6 +38,11 @@ export interface ActiveView {
   /** Provider-ready contents: summary first (user role), roles merged, orphans repaired. */
   contents: Content[];
   warnings: ViewWarning[];
+  /**
+   * The elision rule the view applied (the newest valid one in the tail): `events` and
+   * `contents` show its placeholders. Absent: no rule.
+   */
+  elision?: EventElision;
 }
 
 export interface AssembleViewOptions {
@@ -132,19 +138,16 @@ function pendingModelIndex(events: Event[]): number {
   return -1;
 }
 
-/** The view from a checkpoint + tail (what stores load in O(tail)). */
-export function assembleView(options: AssembleViewOptions): ActiveView {
-  const { checkpoint } = options;
-  const allowPendingCalls = options.allowPendingCalls ?? true;
+/** The tail events after the checkpoint's range, compaction events left out, in `seq` order. */
+function tailAfter(checkpoint: CompactionEvent | undefined, tail: Event[]): Event[] {
   const endSeq = checkpoint?.actions.compaction.endSeq ?? Number.NEGATIVE_INFINITY;
   // Stores hand a clean tail; filtering again keeps hand-built tails honest for O(tail).
-  let events = options.tail.filter((event) => event.seq > endSeq && !event.actions?.compaction);
-  if (!isSorted(events)) events = [...events].sort((left, right) => left.seq - right.seq);
+  const events = tail.filter((event) => event.seq > endSeq && !event.actions?.compaction);
+  return isSorted(events) ? events : [...events].sort((left, right) => left.seq - right.seq);
+}
 
-  const warnings: ViewWarning[] = [...(options.warnings ?? [])];
-  const visible = events.filter((event) => !event.partial);
-
-  // Pass 1: which call ids have a (kept) response after them.
+/** Call ids that have a (kept) response after their call. */
+function answeredCallIds(visible: Event[]): Set<string> {
   const callsSeen = new Set<string>();
   const answered = new Set<string>();
   for (const event of visible) {
@@ -155,82 +158,137 @@ export function assembleView(options: AssembleViewOptions): ActiveView {
       if (part.functionCall) callsSeen.add(part.functionCall.id);
     }
   }
+  return answered;
+}
 
-  const pendingIndex = allowPendingCalls ? pendingModelIndex(visible) : -1;
-  const contents: Content[] = [];
-  const push = (content: Content) => {
-    const last = contents[contents.length - 1];
+/** Contents with consecutive same-role turns merged (provider rules). */
+class MergedContents {
+  readonly list: Content[] = [];
+
+  push(content: Content): void {
+    const last = this.list[this.list.length - 1];
     if (last && last.role === content.role) {
-      contents[contents.length - 1] = { role: last.role, parts: [...last.parts, ...content.parts] };
+      this.list[this.list.length - 1] = {
+        role: last.role,
+        parts: [...last.parts, ...content.parts],
+      };
     } else {
-      contents.push(content);
+      this.list.push(content);
     }
-  };
-  if (checkpoint) push(summaryContent(checkpoint));
+  }
+}
 
-  // Pass 2: build contents, dropping orphan responses and answering dangling calls.
-  const callsBefore = new Set<string>();
-  visible.forEach((event, index) => {
-    const content = event.content;
-    if (!content || content.parts.length === 0) return;
-    let parts: Part[] = content.parts;
-    let synthetic: Part[] | undefined;
-    let restored: Part[] | undefined;
-    for (const part of content.parts) {
-      const response = part.functionResponse;
-      if (!response || callsBefore.has(response.id)) continue;
-      const callPart = findCallPart(options.restoredCalls?.get(response.id), response.id);
-      if (callPart && content.role === 'user') {
-        const callEvent = options.restoredCalls!.get(response.id)!;
-        restored ??= [];
-        restored.push(callPart);
-        callsBefore.add(response.id);
-        warnings.push({
-          kind: 'orphan_call_restored',
-          seq: event.seq,
-          callId: response.id,
-          message: `Restored call '${response.id}' (${response.name}) from seq ${callEvent.seq} before its response at seq ${event.seq}: the call is not in the view`,
-        });
-      } else {
-        if (parts === content.parts) parts = [...content.parts];
-        parts = parts.filter((candidate) => candidate !== part);
-        warnings.push({
-          kind: 'orphan_response_dropped',
-          seq: event.seq,
-          callId: response.id,
-          message: `Dropped the response to call '${response.id}' (${response.name}) at seq ${event.seq}: its call is not in the view`,
-        });
-      }
-    }
-    if (restored) push({ role: 'model', parts: restored });
-    for (const part of parts) {
-      const call = part.functionCall;
-      if (!call) continue;
-      callsBefore.add(call.id);
-      if (answered.has(call.id) || index === pendingIndex) continue;
-      synthetic ??= [];
-      synthetic.push({
-        functionResponse: {
-          id: call.id,
-          name: call.name,
-          response: { ...MISSING_RESULT_RESPONSE },
-        },
-      });
-      warnings.push({
-        kind: 'dangling_call_answered',
+/** What one pass over the visible events shares. */
+interface RepairState {
+  contents: MergedContents;
+  warnings: ViewWarning[];
+  answered: ReadonlySet<string>;
+  /** Calls already in the contents. */
+  callsBefore: Set<string>;
+  restoredCalls?: ReadonlyMap<string, Event>;
+}
+
+/**
+ * An event's parts without orphan responses, and the calls restored for them (pushed first).
+ * Warnings name each restore and drop.
+ */
+function withoutOrphans(event: Event, content: Content, state: RepairState): Part[] {
+  let parts: Part[] = content.parts;
+  let restored: Part[] | undefined;
+  for (const part of content.parts) {
+    const response = part.functionResponse;
+    if (!response || state.callsBefore.has(response.id)) continue;
+    const callEvent = state.restoredCalls?.get(response.id);
+    const callPart = findCallPart(callEvent, response.id);
+    if (callPart && callEvent && content.role === 'user') {
+      restored ??= [];
+      restored.push(callPart);
+      state.callsBefore.add(response.id);
+      state.warnings.push({
+        kind: 'orphan_call_restored',
         seq: event.seq,
-        callId: call.id,
-        message: `Call '${call.id}' (${call.name}) at seq ${event.seq} has no recorded result: answered with an error in the view`,
+        callId: response.id,
+        message: `Restored call '${response.id}' (${response.name}) from seq ${callEvent.seq} before its response at seq ${event.seq}: the call is not in the view`,
+      });
+    } else {
+      if (parts === content.parts) parts = [...content.parts];
+      parts = parts.filter((candidate) => candidate !== part);
+      state.warnings.push({
+        kind: 'orphan_response_dropped',
+        seq: event.seq,
+        callId: response.id,
+        message: `Dropped the response to call '${response.id}' (${response.name}) at seq ${event.seq}: its call is not in the view`,
       });
     }
-    if (parts.length > 0) push({ role: content.role, parts });
-    if (synthetic) push({ role: 'user', parts: synthetic });
+  }
+  if (restored) state.contents.push({ role: 'model', parts: restored });
+  return parts;
+}
+
+/** Synthetic error responses for the calls in `parts` that have none (not pending). */
+function answerDangling(event: Event, parts: Part[], pending: boolean, state: RepairState) {
+  let synthetic: Part[] | undefined;
+  for (const part of parts) {
+    const call = part.functionCall;
+    if (!call) continue;
+    state.callsBefore.add(call.id);
+    if (state.answered.has(call.id) || pending) continue;
+    synthetic ??= [];
+    synthetic.push({
+      functionResponse: { id: call.id, name: call.name, response: { ...MISSING_RESULT_RESPONSE } },
+    });
+    state.warnings.push({
+      kind: 'dangling_call_answered',
+      seq: event.seq,
+      callId: call.id,
+      message: `Call '${call.id}' (${call.name}) at seq ${event.seq} has no recorded result: answered with an error in the view`,
+    });
+  }
+  return synthetic;
+}
+
+/** One event into the contents: orphan responses repaired, dangling calls answered. */
+function pushEvent(event: Event, pending: boolean, state: RepairState): void {
+  const content = event.content;
+  if (!content || content.parts.length === 0) return;
+  const parts = withoutOrphans(event, content, state);
+  const synthetic = answerDangling(event, parts, pending, state);
+  if (parts.length > 0) state.contents.push({ role: content.role, parts });
+  if (synthetic) state.contents.push({ role: 'user', parts: synthetic });
+}
+
+/**
+ * The view from a checkpoint + tail (what stores load in O(tail)): the summary, then the tail
+ * under the elision rule in force (docs/architecture.md#elision-the-cheap-tier), orphans
+ * repaired.
+ */
+export function assembleView(options: AssembleViewOptions): ActiveView {
+  const { checkpoint } = options;
+  const allowPendingCalls = options.allowPendingCalls ?? true;
+  const tail = tailAfter(checkpoint, options.tail);
+  const rule = latestElision(tail)?.actions.elision;
+  const events = applyElision(tail, rule);
+  const visible = events.filter((event) => !event.partial);
+  const state: RepairState = {
+    contents: new MergedContents(),
+    warnings: [...(options.warnings ?? [])],
+    answered: answeredCallIds(visible),
+    callsBefore: new Set<string>(),
+    restoredCalls: options.restoredCalls,
+  };
+  if (checkpoint) state.contents.push(summaryContent(checkpoint));
+  const pendingIndex = allowPendingCalls ? pendingModelIndex(visible) : -1;
+  visible.forEach((event, index) => {
+    pushEvent(event, index === pendingIndex, state);
   });
 
+  const contents = state.contents.list;
   if (contents[0]?.role === 'model') {
     contents.unshift({ role: 'user', parts: [{ text: CONTINUATION_TEXT }] });
   }
-  return { checkpoint, events, contents, warnings };
+  const view: ActiveView = { checkpoint, events, contents, warnings: state.warnings };
+  if (rule) view.elision = rule;
+  return view;
 }
 
 /** The view from a whole event list (any order; sorted by `seq`). */

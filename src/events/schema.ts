@@ -157,6 +157,15 @@ export const EventCompactionSchema = z
     }
   });
 
+// Loose, as the compaction: a newer writer's extra fields pass through.
+export const EventElisionSchema = z.looseObject({
+  throughSeq: seq,
+  minOutputBytes: z.number().int().min(1),
+  trigger: CompactionTriggerSchema,
+  tokensBefore: tokens,
+  tokensAfter: tokens,
+});
+
 export const ToolConfirmationSchema = z.object({
   hint: z.string().optional(),
   confirmed: z.boolean().optional(),
@@ -173,6 +182,7 @@ export const EventActionsSchema = z.looseObject({
   requestedToolConfirmations: z.record(z.string(), ToolConfirmationSchema).optional(),
   requestedAuthConfigs: record.optional(),
   compaction: EventCompactionSchema.optional(),
+  elision: EventElisionSchema.optional(),
   rewindBeforeInvocationId: z.string().optional(),
 });
 
@@ -195,9 +205,22 @@ const newEventShape = {
 };
 
 function checkCompactionEvent(
-  event: { content?: unknown; actions: { compaction?: { endSeq: number } }; seq?: number },
+  event: {
+    content?: unknown;
+    actions: { compaction?: { endSeq: number }; elision?: { throughSeq: number } };
+    seq?: number;
+  },
   context: z.RefinementCtx,
 ): void {
+  // An elision rule, like a summary, can only cover events stored before it.
+  const elision = event.actions.elision;
+  if (elision && event.seq !== undefined && elision.throughSeq >= event.seq) {
+    context.addIssue({
+      code: 'custom',
+      path: ['actions', 'elision', 'throughSeq'],
+      message: `an elision must cover only earlier events (its own seq is ${event.seq})`,
+    });
+  }
   const compaction = event.actions.compaction;
   if (!compaction) return;
   if (event.content !== undefined) {

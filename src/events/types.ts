@@ -139,6 +139,25 @@ export interface EventCompaction {
   rolling?: boolean;
 }
 
+/**
+ * The cheap tier before a summary (docs/architecture.md#elision-the-cheap-tier): a view rule,
+ * recorded in the log so every reader assembles the same view. In the view, each function
+ * response stored at `seq <= throughSeq` whose serialized `response` is over `minOutputBytes`
+ * UTF-8 bytes is replaced by a short placeholder that names the tool, the size and the `seq` to
+ * recall. The newest valid rule in the view's tail applies; each one the runtime writes has a
+ * larger `throughSeq` than the last. The event carries no content.
+ */
+export interface EventElision {
+  /** Last `seq` whose large tool outputs are elided, inclusive; below the event's own `seq`. */
+  throughSeq: number;
+  /** Outputs of at most this many bytes (serialized `response`) stay whole. */
+  minOutputBytes: number;
+  trigger: CompactionTrigger;
+  /** Estimated tokens of the next request before and after the rule. */
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
 export interface ToolConfirmation {
   hint?: string;
   confirmed?: boolean;
@@ -156,6 +175,8 @@ export interface EventActions {
   /** Keyed by the function call id that waits for an auth response. */
   requestedAuthConfigs?: Record<string, unknown>;
   compaction?: EventCompaction;
+  /** A view rule eliding bulky old tool outputs (an event with no content). */
+  elision?: EventElision;
   /**
    * ADK's rewind: this event annuls every event from the first one of that invocation up to
    * itself (they stay stored; the view leaves them out, as ADK does).

@@ -176,6 +176,52 @@ const invalidCases: Array<[string, () => Event, Mutation, string]> = [
   ],
 ];
 
+function elision(): Event {
+  return {
+    id: 'x1',
+    invocationId: 'inv-2',
+    author: 'user',
+    timestamp: 0,
+    actions: {
+      elision: {
+        throughSeq: 4,
+        minOutputBytes: 2000,
+        trigger: 'token_threshold',
+        tokensBefore: 900,
+        tokensAfter: 300,
+      },
+    },
+    seq: 5,
+  };
+}
+
+invalidCases.push(
+  [
+    'elision through its own seq',
+    elision,
+    (event) => (event.actions.elision.throughSeq = 5),
+    'actions.elision.throughSeq',
+  ],
+  [
+    'elision with a fractional size',
+    elision,
+    (event) => (event.actions.elision.minOutputBytes = 1.5),
+    'actions.elision.minOutputBytes',
+  ],
+  [
+    'elision with an unknown trigger',
+    elision,
+    (event) => (event.actions.elision.trigger = 'cron'),
+    'actions.elision.trigger',
+  ],
+  [
+    'elision with negative tokens',
+    elision,
+    (event) => (event.actions.elision.tokensAfter = -1),
+    'actions.elision.tokensAfter',
+  ],
+);
+
 function ruleError(event: unknown): InvalidEventError | undefined {
   try {
     assertValidEvent(event, { stored: true, path: 'event' });
@@ -195,6 +241,7 @@ describe('the event rule and the zod schema agree', () => {
   it.each([
     ['every part kind and action', textEvent],
     ['a compaction with a fallback', compaction],
+    ['an elision rule', elision],
   ])('both accept %s', (_, make) => {
     const event = make();
     expect(ruleError(event)).toBeUndefined();

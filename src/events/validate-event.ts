@@ -265,6 +265,26 @@ function checkCompaction(compaction: unknown, path: string, options: RangeContex
   }
 }
 
+/** An elision rule (docs/architecture.md#elision-the-cheap-tier); ranges as a compaction's. */
+function checkElision(elision: unknown, path: string, options: RangeContext): void {
+  if (!isRecord(elision)) fail(path, 'must be an object', elision);
+  requireSeq(elision.throughSeq, path, 'throughSeq');
+  const throughSeq = elision.throughSeq as number;
+  if (options.ranges && options.seq !== undefined && throughSeq >= options.seq) {
+    fail(
+      `${path}.throughSeq`,
+      `an elision must cover only earlier events (its own seq is ${options.seq})`,
+      throughSeq,
+    );
+  }
+  requireSeq(elision.minOutputBytes, path, 'minOutputBytes');
+  if (!COMPACTION_TRIGGERS.includes(elision.trigger as never)) {
+    fail(`${path}.trigger`, `must be one of ${COMPACTION_TRIGGERS.join(', ')}`, elision.trigger);
+  }
+  requireFinite(elision.tokensBefore, path, 'tokensBefore', 0);
+  requireFinite(elision.tokensAfter, path, 'tokensAfter', 0);
+}
+
 interface RangeContext {
   ranges: boolean;
   seq?: number;
@@ -316,6 +336,9 @@ function checkActions(actions: unknown, path: string, range: RangeContext): void
         break;
       case 'compaction':
         checkCompaction(value, `${path}.compaction`, range);
+        break;
+      case 'elision':
+        checkElision(value, `${path}.elision`, range);
         break;
     }
   }

@@ -8,7 +8,7 @@ import type { CompactionTrigger } from '../events/types.js';
 export interface CompactionRecord {
   sessionId: string;
   trigger: CompactionTrigger;
-  outcome: 'compacted' | 'skipped' | 'failed' | 'conflict';
+  outcome: 'compacted' | 'elided' | 'skipped' | 'failed' | 'conflict';
   reason?: string;
   startSeq?: number;
   endSeq?: number;

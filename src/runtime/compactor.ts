@@ -1,19 +1,23 @@
 /**
  * One compaction attempt end to end (docs/architecture.md#the-runtime): load the view, plan,
- * summarize, append conditionally on the checkpoint the plan was computed from. Summarizer failures
+ * then either record an elision rule (the cheap tier, docs/architecture.md#elision-the-cheap-tier)
+ * or summarize and append conditionally on the checkpoint the plan was computed from. Summarizer failures
  * and lost races are outcomes in the report, never exceptions for the user's turn.
  */
 import { COMPACTION_DEFAULTS, validateEventsCompactionConfig } from '../compaction/config.js';
+import { elideEvent, latestElision } from '../compaction/elision.js';
 import { InvalidConfigError } from '../compaction/errors.js';
 import { estimateContentTokens, estimateEventTokens } from '../compaction/token-estimate.js';
-import { planCompaction } from '../compaction/triggers.js';
+import { planTieredCompaction } from '../compaction/triggers.js';
 import type {
   CompactionPlan,
   CompactionRequest,
   DeadCall,
+  ElisionPlan,
   EventsCompactionConfig,
   EventsSummarizer,
   Summary,
+  TieredCompactionDecision,
 } from '../compaction/types.js';
 import { errorMessage } from '../events/errors.js';
 import { getText, newId } from '../events/event-helpers.js';
@@ -22,6 +26,7 @@ import type {
   CompactionTrigger,
   Content,
   Event,
+  EventElision,
   NewEvent,
   SessionKey,
 } from '../events/types.js';
@@ -31,7 +36,8 @@ import { fallbackReason } from '../summarizers/fallback-reason.js';
 import { loadActiveView } from './active-view.js';
 import { summarizeWithin } from './summarize-within.js';
 
-export type CompactionOutcome = 'compacted' | 'skipped' | 'failed' | 'conflict';
+/** `elided`: the cheap tier recorded an elision rule instead of a summary. */
+export type CompactionOutcome = 'compacted' | 'elided' | 'skipped' | 'failed' | 'conflict';
 
 export interface CompactionReport {
   sessionId: string;
@@ -56,6 +62,17 @@ export interface CompactionReport {
   fallback?: { from: string; reason: string };
   /** Calls summarized without a result (their invocation ended). */
   deadCalls?: DeadCall[];
+  /**
+   * Which tier ran (docs/architecture.md#elision-the-cheap-tier): `elision` recorded a view rule,
+   * `summary` ran the summarizer. Absent when neither ran (a skip before either).
+   */
+  tier?: 'elision' | 'summary';
+  /** Elision: tool outputs at `seq <= elidedThroughSeq` over the rule's size are elided. */
+  elidedThroughSeq?: number;
+  /** Elision: outputs the new rule elides that the previous one did not. */
+  elidedOutputs?: number;
+  /** Elision: the stored rule. */
+  elisionEvent?: Event;
 }
 
 export interface CompactorHooks {
@@ -111,7 +128,55 @@ function withDeadCallsNote(content: Content, deadCalls: DeadCall[]): Content {
   return { ...content, parts: [...content.parts, { text: `\n\n${deadCallsNote(deadCalls)}` }] };
 }
 
-/** One compaction attempt end to end: load view, plan, summarize, conditional append. Never throws for summarizer or conflict failures. */
+/** A report before the fields every attempt shares. */
+type AttemptResult = Omit<CompactionReport, 'durationMs' | 'sessionId' | 'trigger'>;
+
+/** What a summarizer call gave (see `Compactor.summarize`). */
+interface Summarized {
+  summary: Summary | null;
+  name: string;
+  usedFallback: boolean;
+  fallback?: { from: string; reason: string };
+}
+
+function rangeOf(plan: CompactionPlan) {
+  return { startSeq: plan.startSeq, endSeq: plan.endSeq, tokensBefore: plan.tokensBefore };
+}
+
+/** The compaction event a summary becomes. */
+function compactionEvent(options: {
+  plan: CompactionPlan;
+  summarized: Summarized;
+  summary: Summary;
+  compactedContent: Content;
+  tokensAfter: number;
+}): NewEvent {
+  const { plan, summarized, compactedContent, tokensAfter } = options;
+  const usageMetadata = options.summary.usageMetadata;
+  return {
+    id: newId(),
+    invocationId: newId(),
+    author: 'user',
+    timestamp: Date.now() / 1000,
+    ...(usageMetadata ? { usageMetadata } : {}),
+    actions: {
+      compaction: {
+        startSeq: plan.startSeq,
+        endSeq: plan.endSeq,
+        startTimestamp: plan.startTimestamp,
+        endTimestamp: plan.endTimestamp,
+        compactedContent,
+        trigger: plan.trigger,
+        tokensBefore: plan.tokensBefore,
+        tokensAfter,
+        summarizer: summarized.name,
+        ...(summarized.fallback ? { fallback: summarized.fallback } : {}),
+      },
+    },
+  };
+}
+
+/** One compaction attempt end to end: load view, plan, elide or summarize, append. Never throws for summarizer or conflict failures. */
 export class Compactor {
   private readonly sessionService: SessionService;
   private readonly config: EventsCompactionConfig;
@@ -140,35 +205,20 @@ export class Compactor {
   async compact(options: CompactOptions): Promise<CompactionReport> {
     const started = performance.now();
     const { appName, userId, sessionId, signal, stored: known, ...request } = options;
-    const { trigger } = request;
     const key = { appName, userId, sessionId };
-    const finish = async (
-      report: Omit<CompactionReport, 'durationMs' | 'sessionId' | 'trigger'>,
-    ) => {
+    const finish = async (report: AttemptResult) => {
       const full: CompactionReport = {
         sessionId,
-        trigger,
+        trigger: request.trigger,
         ...report,
         durationMs: performance.now() - started,
       };
       await this.hooks.afterCompaction?.(full);
       return full;
     };
-
     const stored =
       known ?? (await loadActiveView({ sessionService: this.sessionService, ...key, signal }));
-    const tail = stored.tail;
-    const overlapEvents =
-      trigger === 'sliding_window' && stored.checkpoint
-        ? await this.readOverlap(key, stored.checkpoint, signal)
-        : undefined;
-    const decision = planCompaction({
-      ...request,
-      config: this.config,
-      checkpoint: stored.checkpoint,
-      tail,
-      overlapEvents,
-    });
+    const decision = await this.plan({ key, stored, request, signal });
     if (decision.kind === 'skip') {
       return finish({
         outcome: 'skipped',
@@ -176,71 +226,139 @@ export class Compactor {
         tokensBefore: decision.tokensBefore,
       });
     }
+    if (decision.kind === 'elide') return finish(await this.elide({ key, plan: decision, signal }));
     // An expanded view (imported ADK summaries, rewinds) has no checkpoint of its own: the new
     // summary is rolling from seq 1 and conditional on the stored checkpoint.
     const plan =
       stored.expandedFromCheckpointSeq === undefined
         ? decision
         : { ...decision, startSeq: 1, expectedCheckpointSeq: stored.expandedFromCheckpointSeq };
-    const range = { startSeq: plan.startSeq, endSeq: plan.endSeq, tokensBefore: plan.tokensBefore };
     if ((await this.hooks.beforeCompaction?.(plan)) === false) {
-      return finish({ outcome: 'skipped', reason: 'hook', ...range });
+      return finish({ outcome: 'skipped', reason: 'hook', ...rangeOf(plan) });
     }
-
-    const summarized = await this.summarize(plan, signal);
-    if ('error' in summarized) {
-      // A caller's abort ends the turn; a failure is an outcome.
-      if (signal?.aborted) throw signal.reason;
-      return finish({
-        outcome: 'failed',
-        reason: errorMessage(summarized.error),
-        error: summarized.error,
-        summarizer: summarized.name,
-        ...range,
-      });
-    }
-    if (summarized.summary === null) {
-      return finish({
-        outcome: 'skipped',
-        reason: 'summarizer_skipped',
-        summarizer: summarized.name,
-        ...range,
-      });
-    }
-
-    const compactedContent = withDeadCallsNote(
-      { role: 'model', parts: summarized.summary.content.parts },
-      plan.deadCalls,
+    return finish(
+      await this.summarizeAndAppend({
+        key,
+        plan,
+        overheadTokens: request.overheadTokens,
+        rule: latestElision(stored.tail)?.actions.elision,
+        signal,
+      }),
     );
-    let tokensAfter = (options.overheadTokens ?? 0) + estimateContentTokens(compactedContent);
-    for (const event of plan.retained) tokensAfter += estimateEventTokens(event);
-    const threshold = this.config.tokenThreshold;
-    const ineffective = threshold !== undefined && threshold > 0 && tokensAfter >= threshold;
+  }
+
+  /** The pure plan for `stored`, reading the sliding window's overlap first. */
+  private async plan(options: {
+    key: SessionKey;
+    stored: StoredView;
+    request: CompactionRequest;
+    signal: AbortSignal | undefined;
+  }): Promise<TieredCompactionDecision> {
+    const { key, stored, request, signal } = options;
+    const overlapEvents =
+      request.trigger === 'sliding_window' && stored.checkpoint
+        ? await this.readOverlap(key, stored.checkpoint, signal)
+        : undefined;
+    // An expanded view is folded into a rolling summary: a rule over it would not survive that.
+    const config =
+      stored.expandedFromCheckpointSeq === undefined || !this.config.elision
+        ? this.config
+        : { ...this.config, elision: undefined };
+    return planTieredCompaction({
+      ...request,
+      config,
+      checkpoint: stored.checkpoint,
+      tail: stored.tail,
+      overlapEvents,
+    });
+  }
+
+  /**
+   * The cheap tier: append the elision rule (an ordinary append: a rule is a view rule over
+   * stored events, right whatever else was written since; the session lease serializes turns).
+   */
+  private async elide(options: {
+    key: SessionKey;
+    plan: ElisionPlan;
+    signal: AbortSignal | undefined;
+  }): Promise<AttemptResult> {
+    const { key, plan, signal } = options;
+    const elision: EventElision = {
+      throughSeq: plan.throughSeq,
+      minOutputBytes: plan.minOutputBytes,
+      trigger: plan.trigger,
+      tokensBefore: plan.tokensBefore,
+      tokensAfter: plan.tokensAfter,
+    };
+    const details = {
+      tier: 'elision' as const,
+      tokensBefore: plan.tokensBefore,
+      tokensAfter: plan.tokensAfter,
+      elidedThroughSeq: plan.throughSeq,
+      elidedOutputs: plan.newlyElided,
+    };
     const event: NewEvent = {
       id: newId(),
       invocationId: newId(),
       author: 'user',
       timestamp: Date.now() / 1000,
-      ...(summarized.summary.usageMetadata
-        ? { usageMetadata: summarized.summary.usageMetadata }
-        : {}),
-      actions: {
-        compaction: {
-          startSeq: plan.startSeq,
-          endSeq: plan.endSeq,
-          startTimestamp: plan.startTimestamp,
-          endTimestamp: plan.endTimestamp,
-          compactedContent,
-          trigger,
-          tokensBefore: plan.tokensBefore,
-          tokensAfter,
-          summarizer: summarized.name,
-          ...(summarized.fallback ? { fallback: summarized.fallback } : {}),
-        },
-      },
+      actions: { elision },
     };
+    try {
+      const appended = await this.sessionService.appendEvent({ ...key, event, signal });
+      return { outcome: 'elided', elisionEvent: appended, ...details };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      return { outcome: 'failed', reason: errorMessage(error), error, ...details };
+    }
+  }
+
+  /** Summarize the plan's range and append the compaction conditionally. */
+  private async summarizeAndAppend(options: {
+    key: SessionKey;
+    plan: CompactionPlan;
+    overheadTokens: number | undefined;
+    /** The elision rule in force: retained events count as the view shows them. */
+    rule: EventElision | undefined;
+    signal: AbortSignal | undefined;
+  }): Promise<AttemptResult> {
+    const { key, plan, signal } = options;
+    const range = rangeOf(plan);
+    const summarized = await this.summarize(plan, signal);
+    if ('error' in summarized) {
+      // A caller's abort ends the turn; a failure is an outcome.
+      if (signal?.aborted) throw signal.reason;
+      return {
+        outcome: 'failed',
+        reason: errorMessage(summarized.error),
+        error: summarized.error,
+        summarizer: summarized.name,
+        ...range,
+      };
+    }
+    if (summarized.summary === null) {
+      return {
+        outcome: 'skipped',
+        reason: 'summarizer_skipped',
+        summarizer: summarized.name,
+        ...range,
+      };
+    }
+    const compactedContent = withDeadCallsNote(
+      { role: 'model', parts: summarized.summary.content.parts },
+      plan.deadCalls,
+    );
+    let tokensAfter = (options.overheadTokens ?? 0) + estimateContentTokens(compactedContent);
+    for (const event of plan.retained) {
+      tokensAfter += estimateEventTokens(elideEvent(event, options.rule));
+    }
+    const threshold = this.config.tokenThreshold;
+    const ineffective = threshold !== undefined && threshold > 0 && tokensAfter >= threshold;
+    const summary = summarized.summary;
+    const event = compactionEvent({ plan, summarized, summary, compactedContent, tokensAfter });
     const details = {
       ...range,
+      tier: 'summary' as const,
       tokensAfter,
       ineffective,
       summarizer: summarized.name,
@@ -255,12 +373,12 @@ export class Compactor {
         expectedCheckpointSeq: plan.expectedCheckpointSeq,
         signal,
       });
-      return finish({ outcome: 'compacted', event: appended, ...details });
+      return { outcome: 'compacted', event: appended, ...details };
     } catch (error) {
       if (CompactionConflictError.isInstance(error)) {
-        return finish({ outcome: 'conflict', reason: error.message, error, ...details });
+        return { outcome: 'conflict', reason: error.message, error, ...details };
       }
-      return finish({ outcome: 'failed', reason: errorMessage(error), error, ...details });
+      return { outcome: 'failed', reason: errorMessage(error), error, ...details };
     }
   }
 
@@ -272,15 +390,7 @@ export class Compactor {
   private async summarize(
     plan: CompactionPlan,
     signal: AbortSignal | undefined,
-  ): Promise<
-    | {
-        summary: Summary | null;
-        name: string;
-        usedFallback: boolean;
-        fallback?: { from: string; reason: string };
-      }
-    | { error: unknown; name: string }
-  > {
+  ): Promise<Summarized | { error: unknown; name: string }> {
     const timeoutMs = this.config.summarizerTimeoutMs ?? COMPACTION_DEFAULTS.summarizerTimeoutMs;
     const run = async (summarizer: EventsSummarizer) => {
       try {
