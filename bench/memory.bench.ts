@@ -6,7 +6,8 @@
  * 600 MB transcript generated into a temp folder (deleted after), and ADK-JS 2.0's in-memory
  * turn at 100k beside them. Stores are seeded by a process of their own, so a turn's process
  * holds only what the turn needs. `npm run bench -- memory`; `ORRERY_BENCH_IMPORT_MB=100`
- * makes the import file smaller.
+ * makes the import file smaller; `ORRERY_BENCH_MEMORY_ROWS=import` (or `turn`, `replay`, a
+ * comma list) runs only those rows.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +37,8 @@ interface Row {
   result?: ProbeResult;
   error?: string;
   target?: string;
+  /** The input file's size, for a row whose memory must not follow it. */
+  fileBytes?: number;
 }
 
 async function bundleProbe(): Promise<void> {
@@ -85,11 +88,18 @@ function runProbe(task: ProbeTask): Promise<ProbeResult> {
   });
 }
 
-async function measure(rows: Row[], name: string, task: ProbeTask, target?: string) {
+async function measure(
+  rows: Row[],
+  name: string,
+  task: ProbeTask,
+  target?: string,
+  fileBytes?: number,
+) {
   try {
-    rows.push({ name, result: await runProbe(task), target });
+    rows.push({ name, result: await runProbe(task), target, fileBytes });
   } catch (error) {
-    rows.push({ name, error: error instanceof Error ? error.message : String(error), target });
+    const message = error instanceof Error ? error.message : String(error);
+    rows.push({ name, error: message, target, fileBytes });
   }
 }
 
@@ -101,6 +111,13 @@ function verdict(row: Row): string {
   if (!row.target || !row.result) return row.target ?? '';
   if (row.target.startsWith('RSS < 100 MB')) {
     return `${row.target}: ${row.result.maxRssBytes < turnTargetBytes ? 'OK' : 'MISSED'}`;
+  }
+  if (row.fileBytes) {
+    // What the step added, against the file (a bound holds when these shrink as the file grows).
+    const rss = row.result.maxRssBytes - row.result.rssBeforeBytes;
+    const heap = row.result.peakHeapBytes - row.result.heapBeforeBytes;
+    const share = (bytes: number) => `${((100 * bytes) / row.fileBytes!).toFixed(0)}%`;
+    return `${row.target}: RSS +${share(rss)}, peak heap +${share(heap)} of the file`;
   }
   return row.target;
 }
@@ -173,7 +190,13 @@ async function dropSchema(url: string, schema: string): Promise<void> {
   }
 }
 
-async function transcriptRows(rows: Row[], directory: string): Promise<void> {
+/** `ORRERY_BENCH_MEMORY_ROWS`: the row groups to run (default all). */
+function wanted(group: 'turn' | 'replay' | 'import'): boolean {
+  const groups = process.env.ORRERY_BENCH_MEMORY_ROWS;
+  return !groups || groups.split(',').some((name) => name.trim() === group);
+}
+
+async function replayRow(rows: Row[], directory: string): Promise<void> {
   const replayFile = join(directory, 'replay-16000.jsonl');
   const replay = await writeTranscriptFile({
     path: replayFile,
@@ -186,7 +209,9 @@ async function transcriptRows(rows: Row[], directory: string): Promise<void> {
     { step: 'cli', argv: ['replay', replayFile] },
   );
   rmSync(replayFile, { force: true });
+}
 
+async function importRow(rows: Row[], directory: string): Promise<void> {
   const importMegabytes = Number(process.env.ORRERY_BENCH_IMPORT_MB ?? 600);
   const importFile = join(directory, 'import.jsonl');
   const resultBytes = 8_000;
@@ -203,6 +228,7 @@ async function transcriptRows(rows: Row[], directory: string): Promise<void> {
       argv: ['import', importFile, '--db', join(directory, 'import.db')],
     },
     `bounded by the largest record (~${(resultBytes / 1000).toFixed(0)} kB), not the file`,
+    written.bytes,
   );
   rmSync(importFile, { force: true });
 }
@@ -212,8 +238,9 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
   const rows: Row[] = [];
   try {
     await bundleProbe();
-    await turnRows(rows, directory, options.postgresUrl);
-    await transcriptRows(rows, directory);
+    if (wanted('turn')) await turnRows(rows, directory, options.postgresUrl);
+    if (wanted('replay')) await replayRow(rows, directory);
+    if (wanted('import')) await importRow(rows, directory);
   } finally {
     rmSync(directory, { recursive: true, force: true });
     rmSync(probeFolder, { recursive: true, force: true });
