@@ -58,7 +58,8 @@ export async function startInspectorFixture(
 ): Promise<InspectorFixture> {
   const directory = mkdtempSync(join(tmpdir(), 'orrery-inspector-store-'));
   const service = new SqliteSessionService({ path: join(directory, 'inspector.db') });
-  let clock = 1_764_580_000;
+  // Recent times, and after each compaction (stamped by the Compactor's clock) later ones.
+  let clock = Math.floor(Date.now() / 1000) - 600;
   const append = async (key: SessionKey, event: NewEvent) => {
     clock += 7;
     await service.appendEvent({ ...key, event: { ...event, timestamp: clock } });
@@ -98,6 +99,7 @@ export async function startInspectorFixture(
       throw new Error(`the fixture's compaction did not run: ${JSON.stringify(report)}`);
     }
     compactions.push(report.event);
+    clock = Math.max(clock, Math.ceil(report.event.timestamp));
   };
   await invocation(
     1,

@@ -131,6 +131,9 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
         await page.locator(`.row[data-seq="${second!.seq}"] .preview`).textContent(),
       ).toContain(`#${second!.actions.compaction.startSeq}–#${second!.actions.compaction.endSeq}`);
 
+      await page.locator('.chart-slot circle.point').first().waitFor();
+      await screenshot('session');
+
       // A tool result is collapsed; "Show" fetches the whole stored event.
       const toolRow = page.locator('.row[data-kind="tool-result"]').first();
       expect(await toolRow.locator('.preview').textContent()).toMatch(/^▸ /);
@@ -166,6 +169,8 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
         new RegExp(`holds ${shown.length} events`),
       );
       await screenshot('session-view');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await screenshot('session-view-dark');
 
       // The chart: one point per stored model response (a tool call or an answer).
       const history = await fixture.service.listEvents(INCIDENT);
