@@ -50,6 +50,8 @@ const KEY_PREFIX = `${KEY_WORD}["']?[ \\t]{0,8}[:=][ \\t]{0,8}`;
 const AUTH_SCHEME = '(?:(?:Bearer|Basic|Token|Digest|Bot)[ \\t]{1,4})?';
 // Not an earlier redaction's marker, with or without its scheme: redaction is idempotent.
 const NOT_MARKER = `(?!${AUTH_SCHEME}\\[REDACTED:)`;
+/** Where every `KEY_PREFIX` rule's match starts: one test per text for the three of them. */
+const HAS_KEY_PREFIX = new RegExp(KEY_PREFIX, 'i');
 
 /** `-----BEGIN ... PRIVATE KEY-----` to its END line, or to the end of its base64 when cut. */
 const privateKeyRule: ScanRule = {
@@ -165,28 +167,60 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
     kind: 'password',
     pattern:
       /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/:@]{0,256}:(?<secret>(?!\[REDACTED:)[^\s/?#]{1,256})@/,
+    requires: '://',
   },
   {
     kind: 'jwt',
     pattern:
       /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,4096}\.[A-Za-z0-9_-]{5,16384}\.[A-Za-z0-9_-]{0,4096}(?![A-Za-z0-9_-])/,
+    requires: 'eyJ',
   },
   {
     kind: 'aws_access_key',
     pattern: /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])/,
+    requires: /AKIA|ASIA|ABIA|ACCA/,
   },
   {
     kind: 'api_key',
     pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/,
+    requires: /[sr]k_(?:live|test)_/,
   },
-  { kind: 'api_key', pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9]{16,128}/ },
-  { kind: 'api_key', pattern: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,256}/ },
-  { kind: 'api_key', pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/ },
-  { kind: 'oauth_token', pattern: /(?<![A-Za-z0-9_.-])ya29\.[0-9A-Za-z_-]{20,2048}/ },
-  { kind: 'api_key', pattern: /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,255}/ },
-  { kind: 'api_key', pattern: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,255}/ },
-  { kind: 'api_key', pattern: /(?<![A-Za-z0-9-])xox[abposre]-[A-Za-z0-9-]{10,255}/ },
-  { kind: 'api_key', pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,64}/ },
+  {
+    kind: 'api_key',
+    pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9]{16,128}/,
+    requires: 'whsec_',
+  },
+  { kind: 'api_key', pattern: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,256}/, requires: 'sk-' },
+  {
+    kind: 'api_key',
+    pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/,
+    requires: 'AIza',
+  },
+  {
+    kind: 'oauth_token',
+    pattern: /(?<![A-Za-z0-9_.-])ya29\.[0-9A-Za-z_-]{20,2048}/,
+    requires: 'ya29.',
+  },
+  {
+    kind: 'api_key',
+    pattern: /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,255}/,
+    requires: /gh[pousr]_/,
+  },
+  {
+    kind: 'api_key',
+    pattern: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,255}/,
+    requires: 'github_pat_',
+  },
+  {
+    kind: 'api_key',
+    pattern: /(?<![A-Za-z0-9-])xox[abposre]-[A-Za-z0-9-]{10,255}/,
+    requires: /xox[abposre]-/,
+  },
+  {
+    kind: 'api_key',
+    pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,64}/,
+    requires: 'glpat-',
+  },
   {
     kind: 'bearer_token',
     pattern: /\bBearer[ \t]{1,8}(?<secret>(?!\[REDACTED:)[A-Za-z0-9._~+/=-]{8,4096})/i,
@@ -199,6 +233,8 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
       `${KEY_PREFIX}"${AUTH_SCHEME}(?<secret>${NOT_MARKER}(?:[^"\\\\\\n]|\\\\.){1,1024})"?`,
       'i',
     ),
+
+    requires: HAS_KEY_PREFIX,
   },
   // The same with single quotes (a named group cannot repeat within one pattern).
   {
@@ -207,6 +243,8 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
       `${KEY_PREFIX}'${AUTH_SCHEME}(?<secret>${NOT_MARKER}[^'\\n]{1,1024})'`,
       'i',
     ),
+
+    requires: HAS_KEY_PREFIX,
   },
   // `password=hunter2`, `Authorization: Basic dXNl...`: the unquoted value, to a space or `,;&`.
   // Not a URL (`credentials: http://...` in an error): the URL rule masks its password only.
@@ -216,12 +254,15 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
       `${KEY_PREFIX}${AUTH_SCHEME}(?<secret>${NOT_MARKER}(?![A-Za-z][A-Za-z0-9+.-]{0,30}://)[^\\s"',;&<>{}()[\\]]{1,1024})`,
       'i',
     ),
+
+    requires: HAS_KEY_PREFIX,
   },
   // `?token=...&api_key=...` in a URL.
   {
     kind: 'secret',
     pattern:
       /[?&](?:access_token|token|api_?key|key|secret|client_secret|password|passwd|sig|signature)=(?<secret>(?!\[REDACTED:)[^&\s#"'<>]{1,4096})/i,
+    requires: '=',
   },
   {
     kind: 'aws_secret_key',
@@ -236,12 +277,14 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
       !/\/\/[^\s/:@]{0,256}:$/.test(contextBefore(candidate, 260)),
     pattern:
       /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/,
+    requires: '@',
   },
   {
     kind: 'iban',
     pattern:
       /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])/,
     validate: (candidate) => passesIbanChecksum(candidate.match),
+    requires: /[A-Z]{2}\d{2}/,
   },
   {
     kind: 'card',
@@ -253,6 +296,7 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
     kind: 'ssn',
     pattern: /(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])/,
     validate: looksLikeSsn,
+    requires: '-',
   },
   {
     kind: 'phone',
@@ -265,6 +309,7 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
     kind: 'phone',
     pattern: /(?<![\d.+-])(?:\+?1)?[2-9]\d{2}[2-9]\d{6}(?![\d]|[.,]\d)/,
     validate: bareNumberIsPhone,
+    requires: /\d{10}/,
   },
   {
     kind: 'ip_address',
@@ -275,6 +320,8 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
     kind: 'ip_address',
     pattern: /(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![0-9A-Fa-f:])/,
     validate: isIpv6,
+    // Two of its `group:` repetitions.
+    requires: /:[0-9A-Fa-f]{0,4}:/,
   },
 ];
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { redactText } from './redact-json.js';
 import { defaultRedactionRules } from './rules.js';
 import { findRedactionSpans, type RedactionRule } from './scanner.js';
+import { negativeSamples, positiveSamples } from './test-helpers/redaction-corpus.js';
 
 describe('findRedactionSpans', () => {
   it('merges overlapping spans under the earlier rule and narrows to the secret group', () => {
@@ -42,6 +43,50 @@ describe('findRedactionSpans', () => {
       },
     ];
     expect(redactText('abxc', { rules })).toBe('a[REDACTED:scanned][REDACTED:empty]c');
+  });
+});
+
+describe("a rule's requires", () => {
+  it('skips the scan of a text without it, and one RegExp is tested once per text', () => {
+    const shared = /k/;
+    let scans = 0;
+    const counted = (kind: string): RedactionRule => ({
+      kind,
+      pattern: /k\d/,
+      requires: shared,
+      validate: () => {
+        scans++;
+        return true;
+      },
+    });
+    const rules: RedactionRule[] = [
+      counted('first'),
+      counted('second'),
+      { kind: 'at', pattern: /@\w/, requires: '@' },
+    ];
+    expect(findRedactionSpans({ text: 'no match here', rules })).toEqual([]);
+    expect(scans).toBe(0);
+    expect(redactText('k1 @a', { rules })).toBe('[REDACTED:first] [REDACTED:at]');
+    expect(scans).toBe(2);
+  });
+
+  it('changes no span of the default rules (every corpus sample, whole and cut)', () => {
+    const withoutRequires = defaultRedactionRules.map((rule) => {
+      if ('scan' in rule) return rule;
+      const { requires: _requires, ...rest } = rule;
+      return rest;
+    });
+    expect(withoutRequires.some((rule, index) => rule !== defaultRedactionRules[index])).toBe(true);
+    const texts = [...positiveSamples, ...negativeSamples].flatMap((sample) => {
+      const text = typeof sample.input === 'string' ? sample.input : JSON.stringify(sample.input);
+      return [text, text.slice(1), text.slice(0, -1), text.toUpperCase(), text.toLowerCase()];
+    });
+    expect(texts.length).toBeGreaterThan(100);
+    for (const text of texts) {
+      expect(findRedactionSpans({ text, rules: defaultRedactionRules }), text).toEqual(
+        findRedactionSpans({ text, rules: withoutRequires }),
+      );
+    }
   });
 });
 

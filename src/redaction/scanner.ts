@@ -28,6 +28,12 @@ export interface PatternRule {
   pattern: RegExp;
   /** Extra check (a checksum, the context); `false` keeps the text. */
   validate?: (candidate: RedactionCandidate) => boolean;
+  /**
+   * What every match contains (a literal, or a pattern found anywhere in the text): a text
+   * without it is not scanned with `pattern`. Speed only, so it must hold for every match;
+   * rules sharing one `RegExp` here test it once per text.
+   */
+  requires?: string | RegExp;
 }
 
 /** A rule written as code, for shapes a bounded pattern cannot express (a PEM block). */
@@ -59,6 +65,31 @@ function compile(pattern: RegExp): RegExp {
   return regex;
 }
 
+/** `requires` as an unanchored, stateless test (its `g` and `y` flags dropped). */
+const requirements = new WeakMap<RegExp, RegExp>();
+
+function requirementOf(pattern: RegExp): RegExp {
+  let regex = requirements.get(pattern);
+  if (!regex) {
+    regex = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
+    requirements.set(pattern, regex);
+  }
+  return regex;
+}
+
+/** False when `text` lacks what every match of `rule` contains (`tested`: per-text memo). */
+function mayMatch(rule: PatternRule, text: string, tested: Map<RegExp, boolean>): boolean {
+  const required = rule.requires;
+  if (required === undefined) return true;
+  if (typeof required === 'string') return text.includes(required);
+  let found = tested.get(required);
+  if (found === undefined) {
+    found = requirementOf(required).test(text);
+    tested.set(required, found);
+  }
+  return found;
+}
+
 function* patternSpans(text: string, rule: PatternRule): Generator<RedactionSpan> {
   // A fresh lastIndex per scan: the compiled regex is shared across calls.
   const regex = compile(rule.pattern);
@@ -88,7 +119,9 @@ export function findRedactionSpans(options: {
 }): RedactionSpan[] {
   const { text, rules } = options;
   const found: Array<RedactionSpan & { priority: number }> = [];
+  const tested = new Map<RegExp, boolean>();
   rules.forEach((rule, priority) => {
+    if (!('scan' in rule) && !mayMatch(rule, text, tested)) return;
     const spans = 'scan' in rule ? rule.scan(text) : patternSpans(text, rule);
     for (const span of spans)
       found.push({ start: span.start, end: span.end, kind: rule.kind, priority });

@@ -39,6 +39,54 @@ function formatItem(item: string): string {
   return `- ${item.split('\n').join('\n  ')}`;
 }
 
+/** `formatItem(item).length`: `- `, the item, and two spaces after each of its newlines. */
+export function formattedItemLength(item: string): number {
+  let newlines = 0;
+  for (let index = item.indexOf('\n'); index !== -1; index = item.indexOf('\n', index + 1)) {
+    newlines++;
+  }
+  return 2 + item.length + 2 * newlines;
+}
+
+function coverageLine(coveredThroughSeq: number | undefined): string | undefined {
+  return coveredThroughSeq !== undefined && coveredThroughSeq > 0
+    ? `Covers seq 1-${coveredThroughSeq}; [seq N]: recall it verbatim.`
+    : undefined;
+}
+
+/** A section's size as `formatDigest` lays it out: its items and their formatted length. */
+export interface SectionLength {
+  count: number;
+  /** The sum of `formattedItemLength` over its items. */
+  itemsLength: number;
+}
+
+/**
+ * `formatDigest(sections, options).length` from each section's `SectionLength`, without building
+ * the text: the size ceiling drops items one at a time and measures after each.
+ */
+export function formattedDigestLength(
+  sections: Record<DigestSectionKey, SectionLength>,
+  options: { coveredThroughSeq?: number } = {},
+): number {
+  let length = DIGEST_HEADER.length;
+  let lines = 1;
+  const coverage = coverageLine(options.coveredThroughSeq);
+  if (coverage !== undefined) {
+    length += coverage.length;
+    lines++;
+  }
+  for (const { key, title } of DIGEST_SECTIONS) {
+    const section = sections[key];
+    if (section.count === 0) continue;
+    // An empty line, `## title`, then one line per item.
+    length += 3 + title.length + section.itemsLength;
+    lines += 2 + section.count;
+  }
+  // Lines are joined by newlines.
+  return length + lines - 1;
+}
+
 /**
  * `coveredThroughSeq`: the line under the header saying which events the digest covers (rolling:
  * from seq 1), so the agent knows what it can recall. Parsing skips it.
@@ -48,9 +96,8 @@ export function formatDigest(
   options: { coveredThroughSeq?: number } = {},
 ): string {
   const lines = [DIGEST_HEADER];
-  if (options.coveredThroughSeq !== undefined && options.coveredThroughSeq > 0) {
-    lines.push(`Covers seq 1-${options.coveredThroughSeq}; [seq N]: recall it verbatim.`);
-  }
+  const coverage = coverageLine(options.coveredThroughSeq);
+  if (coverage !== undefined) lines.push(coverage);
   for (const { key, title } of DIGEST_SECTIONS) {
     const items = sections[key];
     if (items.length === 0) continue;

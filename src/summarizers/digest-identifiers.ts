@@ -16,13 +16,23 @@ const TICKET_PATTERN = /\b[A-Z][A-Z0-9]*(?:[-_][A-Z0-9]+)*\b/g;
 const HASH_PATTERN = /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b/g;
 const TRAILING_PUNCTUATION = /[.,;:!?]+$/;
 
-function collect(text: string, pattern: RegExp, found: string[]): string {
+/**
+ * Pushes every match of `pattern` (global) in `text` to `found`, and returns `text` with each
+ * match masked by a space so a narrower pattern does not match inside it (as
+ * `text.replace(pattern, ' ')`, in the same pass). `requires`: what every match contains; a
+ * text without it is returned as is, unscanned.
+ */
+function collect(text: string, pattern: RegExp, found: string[], requires?: string): string {
+  if (requires !== undefined && !text.includes(requires)) return text;
+  let masked = '';
+  let position = 0;
   for (const match of text.matchAll(pattern)) {
     const value = match[0].replace(TRAILING_PUNCTUATION, '');
     if (value !== '') found.push(value);
+    masked += `${text.slice(position, match.index)} `;
+    position = match.index + match[0].length;
   }
-  // Mask what was found so a narrower pattern does not match inside it.
-  return text.replace(pattern, ' ');
+  return position === 0 && masked === '' ? text : masked + text.slice(position);
 }
 
 function isTicket(value: string): boolean {
@@ -34,11 +44,11 @@ function isTicket(value: string): boolean {
 /** Identifiers in `text`, URLs first, then UUIDs, paths, versions, tickets and hashes. */
 export function findIdentifiers(text: string): string[] {
   const found: string[] = [];
-  let rest = collect(text, URL_PATTERN, found);
-  rest = collect(rest, UUID_PATTERN, found);
-  rest = collect(rest, ABSOLUTE_PATH_PATTERN, found);
-  rest = collect(rest, RELATIVE_PATH_PATTERN, found);
-  rest = collect(rest, VERSION_PATTERN, found);
+  let rest = collect(text, URL_PATTERN, found, '://');
+  rest = collect(rest, UUID_PATTERN, found, '-');
+  rest = collect(rest, ABSOLUTE_PATH_PATTERN, found, '/');
+  rest = collect(rest, RELATIVE_PATH_PATTERN, found, '/');
+  rest = collect(rest, VERSION_PATTERN, found, '.');
   const tickets: string[] = [];
   rest = collect(rest, TICKET_PATTERN, tickets);
   for (const ticket of tickets) if (isTicket(ticket)) found.push(ticket);

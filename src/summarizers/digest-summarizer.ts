@@ -16,7 +16,10 @@ import {
   type DigestSections,
   emptySections,
   formatDigest,
+  formattedDigestLength,
+  formattedItemLength,
   parseDigest,
+  type SectionLength,
 } from './digest-format.js';
 import { findIdentifiers } from './digest-identifiers.js';
 import { capText } from './render.js';
@@ -261,23 +264,36 @@ export class DigestSummarizer implements EventsSummarizer {
 
   /** The digest within `maxChars`: the oldest item of the largest section goes first. */
   private bounded(sections: DigestSections, coveredThroughSeq: number): string {
-    const format = () => formatDigest(sections, { coveredThroughSeq });
-    let text = format();
-    while (text.length > this.maxChars) {
+    const keys = Object.keys(sections) as DigestSectionKey[];
+    // Sizes kept current as items go, so each removal costs O(sections), not a new text.
+    const lengths = {} as Record<DigestSectionKey, SectionLength & { size: number }>;
+    for (const key of keys) {
+      const items = sections[key];
+      lengths[key] = {
+        count: items.length,
+        itemsLength: items.reduce((total, item) => total + formattedItemLength(item), 0),
+        size: items.reduce((total, item) => total + item.length + 3, 0),
+      };
+    }
+    const measure = () => formattedDigestLength(lengths, { coveredThroughSeq });
+    for (let length = measure(); length > this.maxChars; length = measure()) {
       let victim: { key: DigestSectionKey; index: number; size: number } | undefined;
-      for (const key of Object.keys(sections) as DigestSectionKey[]) {
-        const items = sections[key];
+      for (const key of keys) {
+        const count = lengths[key].count;
         // The goal (first) and the latest user request are the last to go.
-        const index =
-          key === 'userRequests' ? (items.length > 2 ? 1 : -1) : items.length > 0 ? 0 : -1;
+        const index = key === 'userRequests' ? (count > 2 ? 1 : -1) : count > 0 ? 0 : -1;
         if (index === -1) continue;
-        const size = items.reduce((total, item) => total + item.length + 3, 0);
+        const size = lengths[key].size;
         if (!victim || size > victim.size) victim = { key, index, size };
       }
       if (!victim) break;
-      sections[victim.key].splice(victim.index, 1);
-      text = format();
+      const [removed = ''] = sections[victim.key].splice(victim.index, 1);
+      const section = lengths[victim.key];
+      section.count--;
+      section.itemsLength -= formattedItemLength(removed);
+      section.size -= removed.length + 3;
     }
+    const text = formatDigest(sections, { coveredThroughSeq });
     return text.length > this.maxChars ? capText({ text, maxChars: this.maxChars - 40 }) : text;
   }
 }
