@@ -50,6 +50,8 @@ export interface InspectorFixture {
   compactions: CompactionEvent[];
   /** Appends to a session with the fixture's clock. */
   append(key: SessionKey, event: NewEvent): Promise<void>;
+  /** Compacts a session with the Compactor (digest summary, two events retained). */
+  compact(key: SessionKey): Promise<CompactionEvent>;
   close(): Promise<void>;
 }
 
@@ -93,13 +95,16 @@ export async function startInspectorFixture(
     summarizer: new DigestSummarizer(),
   });
   const compactions: CompactionEvent[] = [];
-  const compact = async () => {
-    const report = await compactor.compact({ ...INCIDENT, trigger: 'token_threshold' });
+  const compactSession = async (key: SessionKey) => {
+    const report = await compactor.compact({ ...key, trigger: 'token_threshold' });
     if (report.outcome !== 'compacted' || !report.event) {
       throw new Error(`the fixture's compaction did not run: ${JSON.stringify(report)}`);
     }
-    compactions.push(report.event);
     clock = Math.max(clock, Math.ceil(report.event.timestamp));
+    return report.event;
+  };
+  const compact = async () => {
+    compactions.push(await compactSession(INCIDENT));
   };
   await invocation(
     1,
@@ -131,6 +136,7 @@ export async function startInspectorFixture(
     url: server.url,
     compactions,
     append,
+    compact: compactSession,
     async close() {
       await server.close();
       await service.close();

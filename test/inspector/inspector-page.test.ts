@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getText } from '../../src/events/event-helpers.js';
-import { userTextEvent } from '../../src/testing/event-builders.js';
+import { modelTextEvent, userTextEvent } from '../../src/testing/event-builders.js';
 import { type Browser, openBrowser, ROOT, skipBrowser } from './chromium.js';
 import {
   BOB_SECRET,
@@ -192,6 +192,21 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
       await live.waitFor();
       expect(await live.locator('.preview').textContent()).toBe('A message typed elsewhere');
       expect(await page.locator('.session-meta .counts').textContent()).toContain('3 events');
+
+      // A compaction written elsewhere: its span and its summary arrive the same way.
+      await fixture.append(QUIET, modelTextEvent({ author: 'assistant', text: 'Answered.' }));
+      const compaction = await fixture.compact(QUIET);
+      const span = page.locator(`.span[data-seq="${compaction.seq}"]`);
+      await span.waitFor();
+      expect(await span.getAttribute('data-end-seq')).toBe(
+        String(compaction.actions.compaction.endSeq),
+      );
+      expect(
+        await page.locator(`.compaction[data-seq="${compaction.seq}"] .summary-text`).textContent(),
+      ).toBe(getText(compaction.actions.compaction.compactedContent));
+      expect(await page.locator('.session-meta .counts').textContent()).toContain(
+        `${compaction.seq} events · 1 compaction`,
+      );
       // Still the same document: nothing reloaded it.
       expect(await page.evaluate('window.loadedOnce')).toBe(true);
     });
@@ -202,6 +217,19 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
     const settings = ['--threshold', '12000', '--retention', '6'];
     await withBrowser({ token: TOKEN_ALICE }, async ({ page, screenshot }) => {
       await page.goto(`${fixture.url}/#/replay`);
+      // Not a transcript: the problem's detail is shown, naming the field.
+      await page.getByLabel('Transcript file').setInputFiles({
+        name: 'notes.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('just some notes, not a transcript'),
+      });
+      await page.getByRole('button', { name: 'Replay' }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toMatch(/^transcript: /);
+      await page.getByRole('button', { name: 'Dismiss the error' }).click();
+      await alert.waitFor({ state: 'hidden' });
+
       await page.getByLabel('Transcript file').setInputFiles(transcript);
       await page.getByLabel('Threshold (tokens)').fill('12000');
       await page.getByLabel('Retention (events)').fill('6');
