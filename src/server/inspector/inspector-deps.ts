@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { SessionKey } from '../../events/types.js';
-import { badRequest, notFound } from '../problem.js';
+import { badRequest } from '../problem.js';
 import type { RouteDeps, ServerEnv } from '../server-env.js';
 import { checkUser } from '../session-access.js';
 import type { ReplayRequest, ReplayResponse } from './api-types.js';
@@ -72,12 +72,14 @@ export function inspectorKeyOf(context: Context<ServerEnv>): SessionKey {
   return { appName, userId, sessionId };
 }
 
-/** A 404 naming the session unless it exists. */
+/**
+ * A 404 naming the session unless it exists: one event read (a missing session is a
+ * `SessionNotFoundError` in every store), not the view `getSession` would load.
+ */
 export async function requireSession(
   deps: InspectorDeps,
   key: SessionKey,
   signal: AbortSignal,
 ): Promise<void> {
-  const session = await deps.sessionService.getSession({ ...key, signal });
-  if (!session) throw notFound(`session '${key.sessionId}' not found`, 'sessionId');
+  await deps.sessionService.listEvents({ ...key, limit: 1, signal });
 }

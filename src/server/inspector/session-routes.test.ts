@@ -80,6 +80,31 @@ describe('GET /inspector/api/sessions', () => {
     expect(a2?.viewTokens).toBe(view.estimatedTokens);
   });
 
+  it('counts the view again once the session changed', async () => {
+    const fixture = inspectorFixture();
+    const key = { appName: APP, userId: 'alice', sessionId: 'changing' };
+    await buildSession(fixture.service, key, [{ user: 'short' }]);
+    const before = await json<SessionsResponse>(fixture.request(`${api}/sessions`));
+    tick();
+    await fixture.service.appendEvent({
+      ...key,
+      event: {
+        id: 'more',
+        invocationId: 'two',
+        author: 'user',
+        timestamp: 2,
+        actions: {},
+        content: { role: 'user', parts: [{ text: 'a much longer message than the first one' }] },
+      },
+    });
+    const after = await json<SessionsResponse>(fixture.request(`${api}/sessions`));
+    expect(after.sessions[0]?.viewTokens).toBeGreaterThan(before.sessions[0]?.viewTokens ?? 0);
+    const view = (await (
+      await fixture.request(`/apps/${APP}/users/alice/sessions/changing/view`)
+    ).json()) as { estimatedTokens: number };
+    expect(after.sessions[0]?.viewTokens).toBe(view.estimatedTokens);
+  });
+
   it('filters by app and user and limits, offering every app and user in the filters', async () => {
     const fixture = inspectorFixture();
     await populate(fixture.service);

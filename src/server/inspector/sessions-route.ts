@@ -22,6 +22,8 @@ import { loadNextRequestView } from './next-request-view.js';
 const FILTER_ROWS = 1000;
 /** Next-request views loaded at once. */
 const VIEW_CONCURRENCY = 8;
+/** Sessions whose view tokens are remembered. */
+const CACHED_VIEWS = 1000;
 
 type Overview = SessionSummary & { compactionCount?: number };
 
@@ -48,8 +50,41 @@ async function mapLimited<T, R>(
   return results;
 }
 
+/**
+ * View tokens by session, valid while its event count and last update are those it was counted
+ * at: a list reload loads only the views of sessions that changed.
+ */
+class ViewTokensCache {
+  private readonly known = new Map<
+    string,
+    { eventCount: number; lastUpdateTime: number; tokens: number }
+  >();
+
+  get(row: Overview): number | undefined {
+    const known = this.known.get(idOf(row));
+    return known?.eventCount === row.eventCount && known.lastUpdateTime === row.lastUpdateTime
+      ? known.tokens
+      : undefined;
+  }
+
+  set(row: Overview, tokens: number): void {
+    const id = idOf(row);
+    this.known.delete(id);
+    this.known.set(id, { eventCount: row.eventCount, lastUpdateTime: row.lastUpdateTime, tokens });
+    if (this.known.size > CACHED_VIEWS) {
+      const oldest = this.known.keys().next().value;
+      if (oldest !== undefined) this.known.delete(oldest);
+    }
+  }
+}
+
+function idOf(row: Overview): string {
+  return JSON.stringify([row.appName, row.userId, row.sessionId]);
+}
+
 export function registerSessionsRoute(app: Hono<ServerEnv>, deps: InspectorDeps): void {
   const { sessionService } = deps;
+  const viewTokens = new ViewTokensCache();
 
   /** Newest first, and whether the listing is only the fallback's. */
   const list = async (options: {
@@ -102,6 +137,8 @@ export function registerSessionsRoute(app: Hono<ServerEnv>, deps: InspectorDeps)
         ? (await list({ principal, limit: FILTER_ROWS, signal })).rows
         : listed.rows;
     const rows = await mapLimited(listed.rows, VIEW_CONCURRENCY, async (row) => {
+      const known = viewTokens.get(row);
+      if (known !== undefined) return toRow(row, known);
       try {
         const view = await loadNextRequestView({
           sessionService,
@@ -109,6 +146,7 @@ export function registerSessionsRoute(app: Hono<ServerEnv>, deps: InspectorDeps)
           key: row,
           signal,
         });
+        viewTokens.set(row, view.tokens);
         return toRow(row, view.tokens);
       } catch (error) {
         // Deleted since it was listed.
