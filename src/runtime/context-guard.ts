@@ -56,6 +56,11 @@ function wroteNothing(report: CompactionReport): boolean {
   return report.outcome === 'skipped';
 }
 
+/** After this outcome the view changed as planned (a summary, or an elision rule). */
+function changedView(report: CompactionReport): boolean {
+  return report.outcome === 'compacted' || report.outcome === 'elided';
+}
+
 /** The Runner's compaction call: never throws for compaction failures (logged and counted). */
 export type GuardCompact = (options: GuardCompactOptions) => Promise<CompactionReport>;
 
@@ -207,7 +212,7 @@ export class ContextGuard {
       });
       if (estimate.tokens >= tokenThreshold) {
         const report = await this.compact({ ...common, stored, trigger: 'token_threshold' });
-        if (report.outcome === 'compacted') stored = await this.load(options);
+        if (changedView(report)) stored = await this.load(options);
         else current = wroteNothing(report);
       }
     }

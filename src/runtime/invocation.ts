@@ -7,7 +7,7 @@ import { isContextOverflowError } from '../models/errors.js';
 import type { ModelRequest, ModelResponse, ModelStreamPart } from '../models/types.js';
 import { withContextWindow } from '../models/with-context-window.js';
 import type { ModelMetrics } from '../observability/model-metrics.js';
-import { modelAttributes, type Telemetry, type TelemetrySpan } from '../observability/telemetry.js';
+import type { Telemetry, TelemetrySpan } from '../observability/telemetry.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { loadActiveView } from './active-view.js';
 import type { GenerateOptions, InvocationContext, RunToolsOptions } from './agents/agent.js';
@@ -18,6 +18,7 @@ import {
   type RequestOverhead,
 } from './context-guard.js';
 import { ContextOverflowError } from './errors.js';
+import { measureModelCall } from './measured-model-call.js';
 import { generateWithRetry } from './model-retry.js';
 import { canStream, streamWithRetry } from './model-stream.js';
 import type { PluginRunContext } from './plugins/plugin.js';
@@ -290,7 +291,8 @@ export class Invocation implements InvocationContext {
       });
       view = prepared.view;
       this.rememberView(prepared.stored);
-      if (view.events[0]?.actions?.compaction) this.summarized = true;
+      // A summary or an elision rule leaves something to recall.
+      if (view.checkpoint || view.elision) this.summarized = true;
     } else {
       const stored =
         this.known ??
@@ -330,7 +332,15 @@ export class Invocation implements InvocationContext {
     let response: ModelResponse;
     if (shortCircuit) response = shortCircuit;
     else {
-      const call = this.measuredCall(options, overflowRetry);
+      const call = measureModelCall({
+        model: options.model,
+        agentName: options.agentName,
+        sessionId: this.sessionId,
+        overflowRetry,
+        telemetry: this.options.telemetry,
+        parentSpan: this.options.agentSpan,
+        modelMetrics: this.options.modelMetrics,
+      });
       const model = call.model;
       try {
         if (streaming && canStream(model)) {
@@ -347,71 +357,6 @@ export class Invocation implements InvocationContext {
     }
     // Plugins see (and may replace) the whole response; the parts went out as they came.
     return this.options.plugins.afterModel({ ...context, response });
-  }
-
-  /**
-   * The model wrapped to count attempts, with its `chat` span and metrics: `finish` ends both
-   * once, with the response's usage or the error.
-   */
-  private measuredCall(
-    options: GenerateOptions,
-    overflowRetry: boolean,
-  ): { model: GenerateOptions['model']; finish(response?: ModelResponse, error?: unknown): void } {
-    const inner = options.model;
-    const started = performance.now();
-    const attributes = modelAttributes(inner.modelId);
-    const span = this.options.telemetry?.startSpan({
-      name: `chat ${attributes['gen_ai.request.model']}`,
-      kind: 'client',
-      parent: this.options.agentSpan,
-      attributes: {
-        'gen_ai.operation.name': 'chat',
-        ...attributes,
-        'gen_ai.agent.name': options.agentName,
-        'gen_ai.conversation.id': this.sessionId,
-        'orrery.overflow_retry': overflowRetry || undefined,
-      },
-    });
-    let attempts = 0;
-    const stream = inner.stream;
-    const model = {
-      modelId: inner.modelId,
-      contextWindowTokens: inner.contextWindowTokens,
-      generate: (request: ModelRequest) => {
-        attempts++;
-        return inner.generate(request);
-      },
-      ...(stream && {
-        stream: (request: ModelRequest, streamOptions?: { signal?: AbortSignal }) => {
-          attempts++;
-          return stream.call(inner, request, streamOptions);
-        },
-      }),
-    };
-    return {
-      model,
-      finish: (response, error) => {
-        const usage = response?.usageMetadata;
-        this.options.modelMetrics?.recordModelCall({
-          modelId: inner.modelId,
-          outcome: error === undefined ? 'ok' : 'error',
-          durationMs: performance.now() - started,
-          usage,
-          attempts: Math.max(1, attempts),
-          overflowRetry,
-        });
-        if (!span) return;
-        span.setAttributes({
-          'gen_ai.usage.input_tokens': usage?.promptTokenCount,
-          'gen_ai.usage.output_tokens': usage?.candidatesTokenCount,
-          'gen_ai.usage.cache_read.input_tokens': usage?.cachedContentTokenCount,
-          'gen_ai.response.finish_reasons': response?.finishReason,
-          'orrery.model.attempts': Math.max(1, attempts),
-        });
-        if (error !== undefined) span.fail(error);
-        span.end();
-      },
-    };
   }
 
   async runTools(options: RunToolsOptions): Promise<NewEvent> {
