@@ -21,16 +21,21 @@ import type {
 import { BaseSessionService } from '@google/adk';
 import type { Logger } from 'pino';
 import { validateEventsCompactionConfig } from '../../compaction/config.js';
-import { InvalidConfigError } from '../../compaction/errors.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
-import { errorMessage } from '../../events/errors.js';
 import type { CompactionTrigger, SessionKey } from '../../events/types.js';
-import { createRuntimeLogger, logCompaction } from '../../observability/compaction-log.js';
+import { createRuntimeLogger } from '../../observability/compaction-log.js';
 import { loadActiveView } from '../../runtime/active-view.js';
-import { type CompactionReport, Compactor } from '../../runtime/compactor.js';
+import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
 import { SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionService } from '../../sessions/session-service.js';
-import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import {
+  adapterSummarizers,
+  afterTurnTriggers,
+  attemptCompaction,
+  createAdapterCompactor,
+  reportCompaction,
+} from '../shared/adapter-compaction.js';
+import { checkCompactionGiven, checkSessionService } from '../shared/adapter-options.js';
 import { isAdkCompactedEvent, toOrreryEvent, viewToAdkEvents } from './adk-events.js';
 import { AdkAdapterError } from './errors.js';
 
@@ -66,36 +71,18 @@ export class OrreryAdkSessionService extends BaseSessionService {
 
   constructor(options: OrreryAdkSessionServiceOptions) {
     super();
-    if (typeof options?.sessionService?.appendEvent !== 'function') {
-      throw new InvalidConfigError({
-        field: 'sessionService',
-        value: typeof options?.sessionService,
-        message: 'expected an orrery SessionService',
-      });
-    }
-    if (options.compaction === undefined) {
-      throw new InvalidConfigError({
-        field: 'compaction',
-        value: undefined,
-        message: 'expected a compaction config (createEventsCompactionConfig()) or null for none',
-      });
-    }
+    checkSessionService(options);
+    checkCompactionGiven(options.compaction);
     this.sessionService = options.sessionService;
     this.logger = createRuntimeLogger({ logger: options.logger });
     this.onCompaction = options.onCompaction;
     this.config =
       options.compaction === null ? null : validateEventsCompactionConfig(options.compaction);
     if (this.config) {
-      const summarizer = options.summarizer ?? this.config.summarizer ?? new DigestSummarizer();
-      const fallback =
-        options.fallbackSummarizer === null
-          ? undefined
-          : (options.fallbackSummarizer ??
-            (summarizer instanceof DigestSummarizer ? undefined : new DigestSummarizer()));
-      this.compactor = new Compactor({
+      this.compactor = createAdapterCompactor({
         sessionService: this.sessionService,
-        config: { ...this.config, summarizer },
-        fallbackSummarizer: fallback,
+        config: this.config,
+        summarizers: adapterSummarizers({ ...options, config: this.config }),
       });
     }
   }
@@ -228,12 +215,7 @@ export class OrreryAdkSessionService extends BaseSessionService {
 
   /** orrery's token trigger, then its sliding window; on success the session becomes the view. */
   private async compact(session: AdkSession, key: SessionKey, invocationId: string): Promise<void> {
-    const config = this.config!;
-    const triggers: CompactionTrigger[] = [
-      ...(config.tokenThreshold ? (['token_threshold'] as const) : []),
-      ...(config.compactionInterval ? (['sliding_window'] as const) : []),
-    ];
-    for (const trigger of triggers) {
+    for (const trigger of afterTurnTriggers(this.config!)) {
       const report = await this.compactOnce(key, trigger, invocationId);
       if (report.outcome !== 'compacted') continue;
       const view = await loadActiveView({ sessionService: this.sessionService, ...key });
@@ -247,27 +229,18 @@ export class OrreryAdkSessionService extends BaseSessionService {
     trigger: CompactionTrigger,
     invocationId: string,
   ): Promise<CompactionReport> {
-    let report: CompactionReport;
-    try {
-      report = await this.compactor!.compact({
-        ...key,
-        trigger,
-        currentInvocationId: invocationId === '' ? undefined : invocationId,
-        stored: await loadActiveView({ sessionService: this.sessionService, ...key }),
-      });
-    } catch (error) {
-      report = {
-        sessionId: key.sessionId,
-        trigger,
-        outcome: 'failed',
-        reason: errorMessage(error),
-        tokensBefore: 0,
-        durationMs: 0,
-        error,
-      };
-    }
-    logCompaction({ logger: this.logger, report, appName: key.appName, userId: key.userId });
-    this.onCompaction?.(report);
+    const report = await attemptCompaction({
+      sessionId: key.sessionId,
+      trigger,
+      attempt: async () =>
+        this.compactor!.compact({
+          ...key,
+          trigger,
+          currentInvocationId: invocationId === '' ? undefined : invocationId,
+          stored: await loadActiveView({ sessionService: this.sessionService, ...key }),
+        }),
+    });
+    reportCompaction({ report, key, logger: this.logger, onCompaction: this.onCompaction });
     return report;
   }
 }

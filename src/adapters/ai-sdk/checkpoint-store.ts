@@ -30,7 +30,7 @@ import type {
   SessionSummary,
   StoredView,
 } from '../../sessions/session-service.js';
-import { AI_SDK_METADATA_KEY } from './conversation-log.js';
+import { AI_SDK_METADATA_KEY } from '../shared/conversation-log.js';
 import { AiSdkAdapterError } from './errors.js';
 
 /** Where a checkpoint record keeps its compaction. */

@@ -14,15 +14,13 @@ import { validateEventsCompactionConfig } from '../../compaction/config.js';
 import { InvalidConfigError } from '../../compaction/errors.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
 import type { ActiveView } from '../../compaction/view.js';
-import { errorMessage } from '../../events/errors.js';
 import type { Content, SessionKey, UsageMetadata } from '../../events/types.js';
 import { classifyModelError } from '../../models/classify-error.js';
-import { knownContextWindowTokens } from '../../models/context-windows.js';
 import { isContextOverflowError } from '../../models/errors.js';
 import { toUsageMetadata } from '../../models/from-ai-sdk-result.js';
 import type { Model } from '../../models/types.js';
-import { createRuntimeLogger, logCompaction } from '../../observability/compaction-log.js';
-import { type CompactionReport, Compactor } from '../../runtime/compactor.js';
+import { createRuntimeLogger } from '../../observability/compaction-log.js';
+import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
 import {
   ContextGuard,
   estimateRequestOverhead,
@@ -33,21 +31,30 @@ import {
 import { ContextOverflowError } from '../../runtime/errors.js';
 import type { SessionLeaseOptions } from '../../runtime/session-lease.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
-import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import {
+  type AdapterSummarizers,
+  adapterSummarizers,
+  attemptCompaction,
+  createAdapterCompactor,
+  logViewWarnings,
+  reportCompaction,
+  sizingModel,
+} from '../shared/adapter-compaction.js';
+import { checkName } from '../shared/adapter-options.js';
+import { ConversationLock, type Release } from '../shared/conversation-lock.js';
+import { AI_SDK_METADATA_KEY, ConversationLog } from '../shared/conversation-log.js';
+import { chainIdentities, chainIdentity, contentIdentity } from '../shared/message-identity.js';
 import {
   findCheckpoint,
   MessagesSessionView,
   messageEvents,
   saveCheckpoint,
 } from './checkpoint-store.js';
-import { ConversationLock, type Release } from './conversation-lock.js';
-import { AI_SDK_METADATA_KEY, ConversationLog } from './conversation-log.js';
 import {
   type ConversationMessage,
   messageToContent,
   responseToContent,
 } from './message-content.js';
-import { chainIdentities, chainIdentity, contentIdentity } from './message-identity.js';
 
 export interface AiSdkCompactionOptions {
   /** Where conversations are stored (in memory, SQLite, PostgreSQL, your own). */
@@ -138,8 +145,7 @@ export class ConversationCompaction {
   private readonly lock: ConversationLock;
   private readonly guard: ContextGuard;
   private readonly config: EventsCompactionConfig;
-  private readonly summarizer: EventsSummarizer;
-  private readonly fallbackSummarizer?: EventsSummarizer;
+  private readonly summarizers: AdapterSummarizers;
   private readonly mode: 'log' | 'checkpoints';
   /** Checkpoints mode: the last answer's usage per conversation (nothing else remembers it). */
   private readonly lastUsage = new Map<
@@ -161,15 +167,9 @@ export class ConversationCompaction {
           'compactionMiddleware needs a summarizer (option or compaction.summarizer), e.g. new DigestSummarizer()',
       });
     }
-    for (const [field, value] of [
-      ['appName', options.appName],
-      ['userId', options.userId],
-      ['agentName', options.agentName],
-    ] as const) {
-      if (value !== undefined && (typeof value !== 'string' || value === '')) {
-        throw new InvalidConfigError({ field, value, message: 'expected a non-empty string' });
-      }
-    }
+    checkName('appName', options.appName);
+    checkName('userId', options.userId);
+    checkName('agentName', options.agentName);
     this.appName = options.appName ?? DEFAULT_APP_NAME;
     this.userId = options.userId ?? DEFAULT_USER_ID;
     this.agentName = options.agentName ?? DEFAULT_AGENT_NAME;
@@ -194,39 +194,26 @@ export class ConversationCompaction {
     }
     this.mode = options.mode ?? 'log';
     this.config = config;
-    this.summarizer = summarizer;
-    this.fallbackSummarizer =
-      options.fallbackSummarizer === null
-        ? undefined
-        : (options.fallbackSummarizer ??
-          (summarizer instanceof DigestSummarizer ? undefined : new DigestSummarizer()));
+    this.summarizers = adapterSummarizers({
+      config,
+      summarizer,
+      fallbackSummarizer: options.fallbackSummarizer,
+    });
     this.guard = this.createGuard(options.sessionService);
   }
 
   /** The Runner's guard over `sessionService`, compacting with this adapter's summarizers. */
   private createGuard(sessionService: SessionService): ContextGuard {
-    const compactor = new Compactor({
+    const compactor = createAdapterCompactor({
       sessionService,
-      config: { ...this.config, summarizer: this.summarizer },
-      fallbackSummarizer: this.fallbackSummarizer,
+      config: this.config,
+      summarizers: this.summarizers,
     });
     return new ContextGuard({
       sessionService,
       config: this.config,
       compact: (compactOptions) => this.compact(compactOptions, compactor),
-      onViewWarnings: ({ key, warnings }) => {
-        for (const warning of warnings) {
-          this.logger.warn(
-            {
-              msgType: 'view_warning',
-              sessionId: key.sessionId,
-              kind: warning.kind,
-              seq: warning.seq,
-            },
-            warning.message,
-          );
-        }
-      },
+      onViewWarnings: logViewWarnings(this.logger),
     });
   }
 
@@ -411,12 +398,11 @@ export class ConversationCompaction {
 
   /** The model as the guard sees it: an id and a context window (it never calls it). */
   private sizingModel(model: ModelInfo): Model {
-    const modelId = `${model.provider}:${model.modelId}`;
-    return {
-      modelId,
-      contextWindowTokens: this.contextWindowTokens ?? knownContextWindowTokens(model.modelId),
-      generate: () => Promise.reject(new Error(`the compaction guard does not call '${modelId}'`)),
-    };
+    return sizingModel({
+      modelId: `${model.provider}:${model.modelId}`,
+      name: model.modelId,
+      contextWindowTokens: this.contextWindowTokens,
+    });
   }
 
   private guardOptions(call: PreparedCall, signal: AbortSignal | undefined) {
@@ -436,25 +422,15 @@ export class ConversationCompaction {
     compactor: Compactor,
   ): Promise<CompactionReport> {
     const { key, ...rest } = options;
-    let report: CompactionReport;
-    try {
-      report = await compactor.compact({ ...key, ...rest });
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      report = {
-        sessionId: key.sessionId,
-        trigger: options.trigger,
-        outcome: 'failed',
-        reason: errorMessage(error),
-        tokensBefore: 0,
-        durationMs: 0,
-        error,
-      };
-    }
+    const report = await attemptCompaction({
+      sessionId: key.sessionId,
+      trigger: options.trigger,
+      signal: options.signal,
+      attempt: () => compactor.compact({ ...key, ...rest }),
+    });
     if (report.outcome === 'compacted' && report.event)
       this.log.noteAppended(key, report.event.seq);
-    logCompaction({ logger: this.logger, report, appName: key.appName, userId: key.userId });
-    this.onCompaction?.(report);
+    reportCompaction({ report, key, logger: this.logger, onCompaction: this.onCompaction });
     return report;
   }
 }

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { ContextOverflowError } from '../../runtime/errors.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
-import { AI_SDK_METADATA_KEY } from './conversation-log.js';
+import { AI_SDK_METADATA_KEY } from '../shared/conversation-log.js';
 import { compactionMiddleware } from './middleware.js';
 import { orphans, startsWithSummary } from './test-helpers/prompt-checks.js';
 import {

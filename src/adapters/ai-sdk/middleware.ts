@@ -11,13 +11,13 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3StreamResult,
 } from '@ai-sdk/provider';
+import type { Release } from '../shared/conversation-lock.js';
 import { conversationOf, withoutOrreryOptions } from './call-options.js';
 import {
   type AiSdkCompactionOptions,
   ConversationCompaction,
   type PreparedCall,
 } from './conversation-compaction.js';
-import type { Release } from './conversation-lock.js';
 import { promptFor, splitPrompt } from './prompt.js';
 import { StreamRecorder } from './stream-recorder.js';
 

@@ -15,14 +15,10 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { type AgentMiddleware, createMiddleware } from 'langchain';
 import type { Logger } from 'pino';
 import { validateEventsCompactionConfig } from '../../compaction/config.js';
-import { InvalidConfigError } from '../../compaction/errors.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
-import { errorMessage } from '../../events/errors.js';
 import type { SessionKey } from '../../events/types.js';
-import { knownContextWindowTokens } from '../../models/context-windows.js';
-import type { Model } from '../../models/types.js';
-import { createRuntimeLogger, logCompaction } from '../../observability/compaction-log.js';
-import { type CompactionReport, Compactor } from '../../runtime/compactor.js';
+import { createRuntimeLogger } from '../../observability/compaction-log.js';
+import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
 import {
   ContextGuard,
   estimateRequestOverhead,
@@ -30,10 +26,18 @@ import {
 } from '../../runtime/context-guard.js';
 import type { SessionLeaseOptions } from '../../runtime/session-lease.js';
 import type { SessionService } from '../../sessions/session-service.js';
-import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
-import { ConversationLock } from '../ai-sdk/conversation-lock.js';
-import { ConversationLog } from '../ai-sdk/conversation-log.js';
-import { chainIdentities, chainIdentity, contentIdentity } from '../ai-sdk/message-identity.js';
+import {
+  adapterSummarizers,
+  attemptCompaction,
+  createAdapterCompactor,
+  logViewWarnings,
+  reportCompaction,
+  sizingModel,
+} from '../shared/adapter-compaction.js';
+import { checkName, checkSessionService } from '../shared/adapter-options.js';
+import { ConversationLock } from '../shared/conversation-lock.js';
+import { ConversationLog } from '../shared/conversation-log.js';
+import { chainIdentities, chainIdentity, contentIdentity } from '../shared/message-identity.js';
 import { LangChainAdapterError } from './errors.js';
 import { messageToContent, usageOf } from './message-content.js';
 import { sameMessages, viewMessages } from './request-messages.js';
@@ -67,12 +71,6 @@ const DEFAULT_APP_NAME = 'langchain';
 const DEFAULT_USER_ID = 'anonymous';
 const DEFAULT_AGENT_NAME = 'assistant';
 
-function checkName(field: string, value: unknown): void {
-  if (value !== undefined && (typeof value !== 'string' || value === '')) {
-    throw new InvalidConfigError({ field, value, message: 'expected a non-empty string' });
-  }
-}
-
 /** The model's name as orrery looks up its context window (`gpt-4o`, `claude-...`). */
 function modelName(model: unknown): string {
   for (const field of ['model', 'modelName', 'modelId']) {
@@ -105,12 +103,7 @@ class ThreadCompaction {
 
   constructor(options: OrreryCompactionMiddlewareOptions, agentName: string) {
     const config = validateEventsCompactionConfig(options.compaction);
-    const summarizer = options.summarizer ?? config.summarizer ?? new DigestSummarizer();
-    const fallback =
-      options.fallbackSummarizer === null
-        ? undefined
-        : (options.fallbackSummarizer ??
-          (summarizer instanceof DigestSummarizer ? undefined : new DigestSummarizer()));
+    const summarizers = adapterSummarizers({ ...options, config });
     this.logger = createRuntimeLogger({ logger: options.logger });
     this.onCompaction = options.onCompaction;
     this.log = new ConversationLog({ sessionService: options.sessionService, agentName });
@@ -118,53 +111,31 @@ class ThreadCompaction {
       sessionService: options.sessionService,
       lease: options.sessionLease ?? {},
     });
-    this.compactor = new Compactor({
+    this.compactor = createAdapterCompactor({
       sessionService: options.sessionService,
-      config: { ...config, summarizer },
-      fallbackSummarizer: fallback,
+      config,
+      summarizers,
     });
     this.guard = new ContextGuard({
       sessionService: options.sessionService,
       config,
       compact: (compactOptions) => this.compact(compactOptions),
-      onViewWarnings: ({ key, warnings }) => {
-        for (const warning of warnings) {
-          this.logger.warn(
-            {
-              msgType: 'view_warning',
-              sessionId: key.sessionId,
-              kind: warning.kind,
-              seq: warning.seq,
-            },
-            warning.message,
-          );
-        }
-      },
+      onViewWarnings: logViewWarnings(this.logger),
     });
   }
 
   /** One compaction attempt for the guard: reported, logged, and noted in the log's cursor. */
   private async compact(options: GuardCompactOptions): Promise<CompactionReport> {
     const { key, ...rest } = options;
-    let report: CompactionReport;
-    try {
-      report = await this.compactor.compact({ ...key, ...rest });
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      report = {
-        sessionId: key.sessionId,
-        trigger: options.trigger,
-        outcome: 'failed',
-        reason: errorMessage(error),
-        tokensBefore: 0,
-        durationMs: 0,
-        error,
-      };
-    }
+    const report = await attemptCompaction({
+      sessionId: key.sessionId,
+      trigger: options.trigger,
+      signal: options.signal,
+      attempt: () => this.compactor.compact({ ...key, ...rest }),
+    });
     if (report.outcome === 'compacted' && report.event)
       this.log.noteAppended(key, report.event.seq);
-    logCompaction({ logger: this.logger, report, appName: key.appName, userId: key.userId });
-    this.onCompaction?.(report);
+    reportCompaction({ report, key, logger: this.logger, onCompaction: this.onCompaction });
     return report;
   }
 
@@ -205,13 +176,7 @@ class ThreadCompaction {
 export function orreryCompactionMiddleware(
   options: OrreryCompactionMiddlewareOptions,
 ): AgentMiddleware {
-  if (typeof options?.sessionService?.appendEvent !== 'function') {
-    throw new InvalidConfigError({
-      field: 'sessionService',
-      value: typeof options?.sessionService,
-      message: 'expected an orrery SessionService',
-    });
-  }
+  checkSessionService(options);
   checkName('appName', options.appName);
   checkName('userId', options.userId);
   checkName('agentName', options.agentName);
@@ -241,11 +206,11 @@ export function orreryCompactionMiddleware(
       try {
         const synced = await threads.log.sync({ key, contents, chains, signal });
         const name = modelName(request.model);
-        const sizing: Model = {
+        const sizing = sizingModel({
           modelId: name,
-          contextWindowTokens: options.contextWindowTokens ?? knownContextWindowTokens(name),
-          generate: () => Promise.reject(new Error(`the compaction guard does not call '${name}'`)),
-        };
+          name,
+          contextWindowTokens: options.contextWindowTokens,
+        });
         const prepared = await threads.guard.prepare({
           key,
           agentName,

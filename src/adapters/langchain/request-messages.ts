@@ -8,7 +8,7 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { type ActiveView, MISSING_RESULT_RESPONSE, SUMMARY_PREFIX } from '../../compaction/view.js';
 import { getText } from '../../events/event-helpers.js';
-import { AI_SDK_METADATA_KEY } from '../ai-sdk/conversation-log.js';
+import { AI_SDK_METADATA_KEY } from '../shared/conversation-log.js';
 import { contentToMessage, toolCallId } from './message-content.js';
 
 /** Where a logged event sits in the conversation (the shared conversation log's metadata). */

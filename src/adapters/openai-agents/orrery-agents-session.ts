@@ -14,18 +14,23 @@ import type {
 } from '@openai/agents';
 import type { Logger } from 'pino';
 import { validateEventsCompactionConfig } from '../../compaction/config.js';
-import { InvalidConfigError } from '../../compaction/errors.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
-import { errorMessage } from '../../events/errors.js';
 import { newId } from '../../events/event-helpers.js';
 import { assertJsonValue } from '../../events/json-value.js';
 import type { CompactionTrigger, NewEvent, SessionKey } from '../../events/types.js';
-import { createRuntimeLogger, logCompaction } from '../../observability/compaction-log.js';
+import { createRuntimeLogger } from '../../observability/compaction-log.js';
 import { loadActiveView } from '../../runtime/active-view.js';
-import { type CompactionReport, Compactor } from '../../runtime/compactor.js';
+import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
 import { SessionAlreadyExistsError, SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionService } from '../../sessions/session-service.js';
-import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import {
+  adapterSummarizers,
+  afterTurnTriggers,
+  attemptCompaction,
+  createAdapterCompactor,
+  reportCompaction,
+} from '../shared/adapter-compaction.js';
+import { checkCompactionGiven, checkName, checkSessionService } from '../shared/adapter-options.js';
 import { OpenAIAgentsAdapterError } from './errors.js';
 import { type ItemRecord, isResultItem, itemToContent } from './item-content.js';
 import {
@@ -67,12 +72,6 @@ const DEFAULT_APP_NAME = 'openai-agents';
 const DEFAULT_USER_ID = 'anonymous';
 const DEFAULT_AGENT_NAME = 'assistant';
 
-function checkName(field: string, value: unknown): void {
-  if (value !== undefined && (typeof value !== 'string' || value === '')) {
-    throw new InvalidConfigError({ field, value, message: 'expected a non-empty string' });
-  }
-}
-
 /** The summarizer's usage as the Agents SDK counts a request (`null`: it reported none). */
 function requestUsage(report: CompactionReport): OpenAIResponsesCompactionResult | null {
   const usage = report.event?.usageMetadata;
@@ -107,24 +106,12 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
   private invocationId?: string;
 
   constructor(options: OrreryAgentsSessionOptions) {
-    if (typeof options?.sessionService?.appendEvent !== 'function') {
-      throw new InvalidConfigError({
-        field: 'sessionService',
-        value: typeof options?.sessionService,
-        message: 'expected an orrery SessionService',
-      });
-    }
+    checkSessionService(options);
     checkName('sessionId', options.sessionId);
     checkName('appName', options.appName);
     checkName('userId', options.userId);
     checkName('agentName', options.agentName);
-    if (options.compaction === undefined) {
-      throw new InvalidConfigError({
-        field: 'compaction',
-        value: undefined,
-        message: 'expected a compaction config (createEventsCompactionConfig()) or null for none',
-      });
-    }
+    checkCompactionGiven(options.compaction);
     this.sessionService = options.sessionService;
     this.key = {
       appName: options.appName ?? DEFAULT_APP_NAME,
@@ -137,22 +124,15 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
     this.config =
       options.compaction === null ? null : validateEventsCompactionConfig(options.compaction);
     if (this.config) {
-      const summarizer = options.summarizer ?? this.config.summarizer ?? new DigestSummarizer();
-      const fallback =
-        options.fallbackSummarizer === null
-          ? undefined
-          : (options.fallbackSummarizer ??
-            (summarizer instanceof DigestSummarizer ? undefined : new DigestSummarizer()));
-      this.compactor = new Compactor({
+      this.compactor = createAdapterCompactor({
         sessionService: this.sessionService,
         // The sliding window re-reads no overlap: raw events before the checkpoint may hold
         // popped items, which must not come back through a summary.
         config: {
           ...this.config,
-          summarizer,
           ...(this.config.overlapSize === undefined ? {} : { overlapSize: 0 }),
         },
-        fallbackSummarizer: fallback,
+        summarizers: adapterSummarizers({ ...options, config: this.config }),
       });
     }
   }
@@ -257,12 +237,7 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
   ): Promise<OpenAIResponsesCompactionResult | null> {
     const config = this.config;
     if (!config) return null;
-    const triggers: CompactionTrigger[] = args?.force
-      ? ['manual']
-      : [
-          ...(config.tokenThreshold ? (['token_threshold'] as const) : []),
-          ...(config.compactionInterval ? (['sliding_window'] as const) : []),
-        ];
+    const triggers: CompactionTrigger[] = args?.force ? ['manual'] : afterTurnTriggers(config);
     return this.serialized(async () => {
       for (const trigger of triggers) {
         const report = await this.compactOnce(trigger);
@@ -273,34 +248,24 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
   }
 
   private async compactOnce(trigger: CompactionTrigger): Promise<CompactionReport> {
-    let report: CompactionReport;
-    try {
-      const view = await this.readView();
-      report = await this.compactor!.compact({
-        ...this.key,
-        trigger,
-        force: trigger === 'manual',
-        agentName: this.agentName,
-        stored: view.stored,
-      });
-    } catch (error) {
-      report = {
-        sessionId: this.key.sessionId,
-        trigger,
-        outcome: 'failed',
-        reason: errorMessage(error),
-        tokensBefore: 0,
-        durationMs: 0,
-        error,
-      };
-    }
-    logCompaction({
-      logger: this.logger,
-      report,
-      appName: this.key.appName,
-      userId: this.key.userId,
+    const report = await attemptCompaction({
+      sessionId: this.key.sessionId,
+      trigger,
+      attempt: async () =>
+        this.compactor!.compact({
+          ...this.key,
+          trigger,
+          force: trigger === 'manual',
+          agentName: this.agentName,
+          stored: (await this.readView()).stored,
+        }),
     });
-    this.onCompaction?.(report);
+    reportCompaction({
+      report,
+      key: this.key,
+      logger: this.logger,
+      onCompaction: this.onCompaction,
+    });
     return report;
   }
 

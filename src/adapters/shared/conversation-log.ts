@@ -1,6 +1,7 @@
 /**
- * The orrery session as the log of one AI SDK conversation: each call appends only the messages
- * that are new since the last call, found by chained message identity (`message-identity.ts`).
+ * The orrery session as the log of one conversation (the AI SDK and LangChain adapters share it):
+ * each call appends only the messages that are new since the last call, found by chained message
+ * identity (`message-identity.ts`).
  * A prompt that leaves the log (a regenerate drops the last answer, an edit changes an earlier
  * message) records a branch: an ADK rewind event annulling the invocation where the prompt left
  * the log, then the prompt's messages from that invocation's start. Nothing stored is rewritten.
