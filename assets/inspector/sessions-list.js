@@ -90,7 +90,10 @@ export async function showSessions({ root, filters, signal }) {
     'View tokens',
   ];
   const numeric = new Set(['Events', 'Compactions', 'View tokens']);
-  root.replaceChildren(
+  // `h` skips null children; replaceChildren would print them: build in a wrapper.
+  const content = h(
+    'div',
+    { className: 'sessions-page' },
     h('h1', {}, 'Sessions'),
     filterForm(result, filters),
     result.partial
@@ -120,4 +123,5 @@ export async function showSessions({ root, filters, signal }) {
           h('tbody', {}, result.sessions.map(sessionRow)),
         ),
   );
+  root.replaceChildren(content);
 }

@@ -2,7 +2,8 @@
  * A real server (`createServer` + `listen`, port 0, bearer tokens for alice and bob) on a
  * seeded SQLite store, for the inspector page tests. Alice's `incident-review` session is built
  * with the library: events appended through the store and two compactions written by the
- * Compactor (digest summaries); bob has a session of his own.
+ * Compactor (digest summaries; the second after its main summarizer failed, so it records a
+ * fallback); bob has a session of his own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,17 +95,32 @@ export async function startInspectorFixture(
     config: { tokenThreshold: 1, eventRetentionSize: 2, retentionTokenBudget: 100_000 },
     summarizer: new DigestSummarizer(),
   });
+  // The second compaction of the incident: the main summarizer fails, the digest falls back.
+  const failingCompactor = new Compactor({
+    sessionService: service,
+    config: { tokenThreshold: 1, eventRetentionSize: 2, retentionTokenBudget: 100_000 },
+    summarizer: {
+      name: 'flaky-model',
+      summarize: async () => {
+        throw new Error('the summarizer model is unavailable');
+      },
+    },
+    fallbackSummarizer: new DigestSummarizer(),
+  });
   const compactions: CompactionEvent[] = [];
-  const compactSession = async (key: SessionKey) => {
-    const report = await compactor.compact({ ...key, trigger: 'token_threshold' });
+  const compactSession = async (key: SessionKey, options: { failFirst?: boolean } = {}) => {
+    const report = await (options.failFirst ? failingCompactor : compactor).compact({
+      ...key,
+      trigger: 'token_threshold',
+    });
     if (report.outcome !== 'compacted' || !report.event) {
       throw new Error(`the fixture's compaction did not run: ${JSON.stringify(report)}`);
     }
     clock = Math.max(clock, Math.ceil(report.event.timestamp));
     return report.event;
   };
-  const compact = async () => {
-    compactions.push(await compactSession(INCIDENT));
+  const compact = async (options: { failFirst?: boolean } = {}) => {
+    compactions.push(await compactSession(INCIDENT, options));
   };
   await invocation(
     1,
@@ -116,7 +132,7 @@ export async function startInspectorFixture(
   await compact();
   await invocation(3, 'Which replica is slow?', 'sql_query', 'payments-replica-2 is lagging.');
   await invocation(4, 'What should we roll back?', 'read_file', 'Roll back v2.14.0 to v2.13.2.');
-  await compact();
+  await compact({ failFirst: true });
   await invocation(5, 'Write the incident summary.', 'read_file', 'Summary written.');
 
   await append(QUIET, userTextEvent({ text: 'Hello there' }));
@@ -136,7 +152,7 @@ export async function startInspectorFixture(
     url: server.url,
     compactions,
     append,
-    compact: compactSession,
+    compact: (key) => compactSession(key),
     async close() {
       await server.close();
       await service.close();

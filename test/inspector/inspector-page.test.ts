@@ -71,6 +71,7 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
       // app, user, session, events, compactions, last activity, view tokens
       expect(cells.slice(0, 5)).toEqual(['demo', 'alice', INCIDENT.sessionId, '22', '2']);
       expect(Number(cells[6]?.replace(/,/g, ''))).toBeGreaterThan(0);
+      expect(await page.locator('main').textContent()).not.toMatch(/\b(null|undefined|NaN)\b/);
       await screenshot('sessions');
 
       // Filter by user: the filter goes into the URL.
@@ -123,7 +124,13 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
           `${compaction.tokensBefore.toLocaleString('en-US')} → ${compaction.tokensAfter.toLocaleString('en-US')}`,
         );
         expect(facts[2]).toBe('digest');
+        expect(facts[3]).toBe(
+          compaction.fallback
+            ? `from ${compaction.fallback.from}: ${compaction.fallback.reason}`
+            : undefined,
+        );
       }
+      expect(stored[1]?.fallback?.from).toBe('flaky-model');
       // The compaction rows of the timeline name the range they summarize.
       const [, second] = fixture.compactions;
       await page.locator(`.row[data-seq="${second!.seq}"]`).waitFor();
@@ -168,6 +175,7 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
       expect(await page.locator('.view-summary').textContent()).toMatch(
         new RegExp(`holds ${shown.length} events`),
       );
+      expect(await page.locator('main').textContent()).not.toMatch(/\b(null|undefined|NaN)\b/);
       await screenshot('session-view');
       await page.emulateMedia({ colorScheme: 'dark' });
       await screenshot('session-view-dark');
