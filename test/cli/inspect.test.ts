@@ -3,6 +3,7 @@
  * the inspector over the store it opened read-only, and exits 0 on SIGTERM.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -117,6 +118,22 @@ describe('orrery inspect', () => {
     expect(run.status).toBe(405);
     const after = (await (await fetch(`${url}inspector/api/sessions`)).json()) as typeof listed;
     expect(after.sessions[0]?.eventCount).toBe(session.eventCount);
+
+    // The page's replay: the CLI's engine, nothing stored.
+    const transcript = readFileSync(join(root, 'examples', 'incident-session.jsonl'), 'utf8');
+    const replayed = await fetch(`${url}inspector/api/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ transcript, fileName: 'incident-session.jsonl', threshold: 8000 }),
+    });
+    expect(replayed.status).toBe(200);
+    expect(await replayed.json()).toMatchObject({
+      file: 'incident-session.jsonl',
+      lossless: true,
+      orphans: 0,
+    });
+    const unchanged = (await (await fetch(`${url}inspector/api/sessions`)).json()) as typeof listed;
+    expect(unchanged.sessions).toHaveLength(1);
 
     running.child.kill('SIGTERM');
     expect(await running.exited).toEqual({ code: 0, signal: null });
