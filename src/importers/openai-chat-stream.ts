@@ -214,9 +214,17 @@ async function runsFile(options: ArrayFileOptions): Promise<StreamedImport[] | u
 }
 
 async function* runSecondPass(options: ArrayFileOptions, index: number): AsyncGenerator<NewEvent> {
-  for await (const element of elements(options, FORMAT)) {
+  // Only the run's own element is parsed: the others are skipped as bytes.
+  for await (const element of splitJsonArray({
+    source: readFileChunks({ path: options.path, signal: options.signal }),
+    maxRecordBytes: options.maxRecordBytes,
+    fileName: options.fileName ?? options.path,
+    format: FORMAT,
+    signal: options.signal,
+  })) {
     if (element.index !== index) continue;
-    const run = trajRun(element.value as Record<string, unknown>, `[${index}]`, index, 2);
+    const { value } = parseElement(element, FORMAT);
+    const run = trajRun(value as Record<string, unknown>, `[${index}]`, index, 2);
     yield* importOpenAiChatRun(run, options).events;
     return;
   }
