@@ -107,10 +107,16 @@ export interface TimelineResponse {
 /** `GET .../sessions/:session/events/:seq`: the stored event as stored (`Event` JSON). */
 export type StoredEventResponse = Record<string, unknown>;
 
-/** `GET .../sessions/:session/view`: exactly the events the next request holds, in order. */
+/**
+ * `GET .../sessions/:session/view?offset=&limit=`: exactly the events the next request holds, in
+ * order. Every one by default; `offset` (default 0) and `limit` (at most `MAX_TIMELINE_LIMIT`)
+ * page a long view (a session never compacted holds its whole history).
+ */
 export interface ViewResponse {
-  /** The checkpoint (the summary) first, then the tail. */
+  /** The checkpoint (the summary) first, then the tail: the page asked for. */
   events: TimelineEvent[];
+  /** Events in the whole view. */
+  total: number;
   /** Estimated tokens of the next request (as `GET .../view` counts `estimatedTokens`). */
   tokens: number;
   /** The served Runner's token threshold; `null` when its token trigger is off. */

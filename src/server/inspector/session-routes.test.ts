@@ -353,6 +353,14 @@ describe('GET .../events/:seq and .../view', () => {
       [19, 'model'],
     ]);
     expect(view.threshold).toBe(4000);
+    expect(view.total).toBe(5);
+    const paged = await json<ViewResponse>(
+      fixture.request(`${sessionPath('alice', 'a2')}/view?offset=1&limit=2`),
+    );
+    expect(paged.events.map((event) => event.seq)).toEqual([14, 17]);
+    expect([paged.total, paged.tokens]).toEqual([5, view.tokens]);
+    const bad = await fixture.request(`${sessionPath('alice', 'a2')}/view?limit=0`);
+    expect(bad.status).toBe(400);
     const adk = (await (
       await fixture.request(`/apps/${APP}/users/alice/sessions/a2/view`)
     ).json()) as { estimatedTokens: number };

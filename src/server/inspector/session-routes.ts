@@ -76,6 +76,14 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps)
 
   app.get(`${base}/view`, async (context) => {
     const key = inspectorKeyOf(context);
+    const offset =
+      integerQuery({ value: context.req.query('offset'), name: 'offset', minimum: 0 }) ?? 0;
+    const limit = integerQuery({
+      value: context.req.query('limit'),
+      name: 'limit',
+      minimum: 1,
+      maximum: MAX_TIMELINE_LIMIT,
+    });
     const signal = context.req.raw.signal;
     await requireSession(deps, key, signal);
     const view = await loadNextRequestView({
@@ -85,7 +93,10 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps)
       signal,
     });
     const body: ViewResponse = {
-      events: view.events.map(toTimelineEvent),
+      events: view.events
+        .slice(offset, limit === undefined ? undefined : offset + limit)
+        .map(toTimelineEvent),
+      total: view.events.length,
       tokens: view.tokens,
       threshold: thresholdOf(deps),
     };
