@@ -21,7 +21,7 @@ export const ELISION_DEFAULTS = Object.freeze({
 /** An event that records an elision rule. */
 export type ElisionEvent = Event & { actions: { elision: EventElision } };
 
-/** The key of an elided response's placeholder: `response: { elided: '[tool output elided: …]' }`. */
+/** An elided response is `{ elided: '[tool output elided: …]' }`. */
 export const ELIDED_RESPONSE_KEY = 'elided';
 
 /** The part of every placeholder before the tool's name: how tests and evals recognize one. */

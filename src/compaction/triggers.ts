@@ -225,7 +225,7 @@ function skip(reason: CompactionSkip['reason'], tokensBefore: number): Compactio
 /** Where a range to summarize should end (an index in `tail`), the overlap, or a skip. */
 type DesiredEnd = { endIndex: number; overlap: Event[] } | CompactionSkip;
 
-/** The sliding window: every completed invocation; a running one and what follows its start stay. */
+/** The sliding window: every completed invocation (a running one and what follows it stay). */
 function slidingWindowEnd(
   options: PlanCompactionOptions,
   tail: Event[],

@@ -1,8 +1,8 @@
 /**
  * One compaction attempt end to end (docs/architecture.md#the-runtime): load the view, plan,
  * then either record an elision rule (the cheap tier, docs/architecture.md#elision-the-cheap-tier)
- * or summarize and append conditionally on the checkpoint the plan was computed from. Summarizer failures
- * and lost races are outcomes in the report, never exceptions for the user's turn.
+ * or summarize and append conditionally on the checkpoint the plan was computed from. Summarizer
+ * failures and lost races are outcomes in the report, never exceptions for the user's turn.
  */
 import { COMPACTION_DEFAULTS, validateEventsCompactionConfig } from '../compaction/config.js';
 import { elideEvent, latestElision } from '../compaction/elision.js';
@@ -176,7 +176,10 @@ function compactionEvent(options: {
   };
 }
 
-/** One compaction attempt end to end: load view, plan, elide or summarize, append. Never throws for summarizer or conflict failures. */
+/**
+ * One compaction attempt end to end: load view, plan, elide or summarize, append. Never throws
+ * for summarizer or conflict failures.
+ */
 export class Compactor {
   private readonly sessionService: SessionService;
   private readonly config: EventsCompactionConfig;

@@ -8,6 +8,7 @@
  * session lease (`session-lease.ts`); docs/architecture.md#the-runtime.
  */
 import type { Logger } from 'pino';
+import { hasElisionRule } from '../compaction/elision.js';
 import type { EventsCompactionConfig } from '../compaction/types.js';
 import { createEvent, newId } from '../events/event-helpers.js';
 import type { Event, SessionKey } from '../events/types.js';
@@ -186,7 +187,8 @@ export class Runner {
       plugins: this.plugins,
       guard: this.compaction?.guard,
       builtinTools: this.recallTool ? [this.recallTool] : undefined,
-      hasSummary: session.events[0]?.actions?.compaction !== undefined,
+      hasSummary:
+        session.events[0]?.actions?.compaction !== undefined || hasElisionRule(session.events),
       trackView: this.plugins.plugins.length === 0,
       streaming: options.streaming === true,
       contextWindowTokens: this.contextWindowTokens,

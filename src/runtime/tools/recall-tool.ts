@@ -1,12 +1,15 @@
 /**
  * The `recall` tool: compaction is lossy for the model and lossless for the record, so the
- * model can read back what a summary replaced. `recall({ query })` searches the session's stored
- * events that are no longer in the view (`seq <= checkpoint.endSeq`); `recall({ fromSeq, toSeq })`
- * reads a range of them. Items are verbatim (rendered as the summarizer reads them), each capped
+ * model can read back what a summary or an elision placeholder replaced. `recall({ query })`
+ * searches the session's stored events that are no longer whole in the view (`seq <=` the
+ * checkpoint's `endSeq`, or the elision rule's `throughSeq` when later);
+ * `recall({ fromSeq, toSeq })` reads a range of them (one seq: the whole output an elision
+ * placeholder names). Items are verbatim (rendered as the summarizer reads them), each capped
  * and labelled with its `seq`. The answer is an ordinary tool result: plugins (PII redaction,
  * the output cap) run on it, it is stored, and it counts in the next request's estimate.
  */
 import { z } from 'zod';
+import { isElisionEvent, latestElision } from '../../compaction/elision.js';
 import type { Event } from '../../events/types.js';
 import { searchTerms, tokenizeSearchText } from '../../sessions/search-text.js';
 import type { SessionService } from '../../sessions/session-service.js';
@@ -23,7 +26,8 @@ export const DEFAULT_RECALL_DESCRIPTION =
   'starts with a summary that names the seq ranges it covers; details (exact values, file ' +
   'contents, tool outputs, error messages) are still stored. Pass `query` (a few words of what ' +
   'you look for) to get the best-matching earlier events, or `fromSeq` and `toSeq` to read a ' +
-  'range of them in order. Each item carries its seq.';
+  'range of them in order. Each item carries its seq. A placeholder "[tool output elided: ...]" ' +
+  'names the seq whose whole output `fromSeq` = `toSeq` = that seq reads back.';
 
 export interface RecallToolOptions {
   /** Tool name (default `recall`). */
@@ -37,6 +41,8 @@ export interface RecallToolOptions {
   maxRangeEvents?: number;
   /** Cap of one item of a range, in characters (default 8000): ask for one seq to read more. */
   maxRangeItemChars?: number;
+  /** Cap of the item of a one-seq range, in characters (default 32 000): an elided output. */
+  maxSingleItemChars?: number;
 }
 
 export interface RecallItem {
@@ -46,7 +52,7 @@ export interface RecallItem {
 }
 
 export interface RecallResult {
-  /** The largest seq no longer in the view (0: nothing was compacted yet). */
+  /** The largest seq no longer whole in the view (0: nothing was compacted or elided yet). */
   compactedThroughSeq: number;
   items: RecallItem[];
   note?: string;
@@ -107,10 +113,18 @@ export function createRecallTool(options: {
     settings.maxRangeItemChars,
     8000,
   );
+  const maxSingleItemChars = positiveInteger(
+    'recall.maxSingleItemChars',
+    settings.maxSingleItemChars,
+    32_000,
+  );
 
+  /** The summary's end, or the elision rule's when later. */
   async function compactedThrough(context: ToolContext): Promise<number> {
     const view = await sessionService.loadView({ ...keyOf(context), signal: context.signal });
-    return view.checkpoint?.actions.compaction.endSeq ?? 0;
+    const summarized = view.checkpoint?.actions.compaction.endSeq ?? 0;
+    const elided = latestElision(view.tail)?.actions.elision.throughSeq ?? 0;
+    return Math.max(summarized, elided);
   }
 
   async function byQuery(context: ToolContext, query: string, endSeq: number) {
@@ -137,9 +151,10 @@ export function createRecallTool(options: {
       limit: maxRangeEvents,
       signal: context.signal,
     });
+    const cap = fromSeq === last ? maxSingleItemChars : maxRangeItemChars;
     const items = page.events
-      .filter((event) => !event.actions.compaction)
-      .map((event) => toItem(event, maxRangeItemChars));
+      .filter((event) => !event.actions.compaction && !isElisionEvent(event))
+      .map((event) => toItem(event, cap));
     const notes: string[] = [];
     if (toSeq > endSeq) notes.push(`events after seq ${endSeq} are in your context already`);
     if (page.nextCursor !== undefined) {
@@ -160,7 +175,7 @@ export function createRecallTool(options: {
         return {
           compactedThroughSeq: 0,
           items: [],
-          note: 'nothing was summarized yet: the whole conversation is in your context',
+          note: 'nothing was summarized or elided yet: the whole conversation is in your context',
         };
       }
       if (args.fromSeq !== undefined || args.toSeq !== undefined) {
