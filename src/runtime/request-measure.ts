@@ -46,9 +46,12 @@ export class RequestMeasure {
   private readonly overhead: RequestFigures;
   private readonly parts = new WeakMap<Part, RequestFigures>();
   private readonly longTexts: Array<{ text: string; figures: RequestFigures }> = [];
+  private readonly estimatePart: (part: Part) => number;
 
-  constructor(overhead: RequestFigures) {
+  /** `estimatePart`: default `estimatePartTokens` (e.g. a `PartTokens` shared with other counts). */
+  constructor(overhead: RequestFigures, options: { estimatePart?: (part: Part) => number } = {}) {
     this.overhead = overhead;
+    this.estimatePart = options.estimatePart ?? estimatePartTokens;
   }
 
   /** The request's estimated tokens and JSON bytes, the overhead's included. */
@@ -82,7 +85,7 @@ export class RequestMeasure {
     const long = text !== undefined && text.length >= LONG_TEXT;
     let figures = long ? this.longTexts.find((entry) => entry.text === text)?.figures : undefined;
     if (!figures) {
-      figures = { tokens: estimatePartTokens(part), bytes: utf8(JSON.stringify(part) ?? 'null') };
+      figures = { tokens: this.estimatePart(part), bytes: utf8(JSON.stringify(part) ?? 'null') };
       if (long) {
         if (this.longTexts.length >= LONG_TEXTS_KEPT) this.longTexts.shift();
         this.longTexts.push({ text, figures });

@@ -9,7 +9,7 @@
  */
 import { estimateContentTokens, estimatePartTokens } from '../compaction/token-estimate.js';
 import { CONTINUATION_TEXT, MISSING_RESULT_RESPONSE } from '../compaction/view.js';
-import type { Event, Role } from '../events/types.js';
+import type { Event, Part, Role } from '../events/types.js';
 
 /** One push of `assembleView`: an event's kept parts, or the synthetic answers to its calls. */
 interface Segment {
@@ -50,6 +50,12 @@ export class UncompactedViewTokens {
   private readonly synthetic = new Map<string, SyntheticAnswer[]>();
   /** The synthetic answers of the model turn whose calls may still be pending. */
   private pending?: Segment;
+  private readonly estimatePart: (part: Part) => number;
+
+  /** `estimatePart`: default `estimatePartTokens` (e.g. a `PartTokens` shared with other counts). */
+  constructor(options: { estimatePart?: (part: Part) => number } = {}) {
+    this.estimatePart = options.estimatePart ?? estimatePartTokens;
+  }
 
   /** Adds the next stored event (in `seq` order; compaction events are not part of the view). */
   append(event: Event): void {
@@ -73,7 +79,7 @@ export class UncompactedViewTokens {
     let answers: Segment | undefined;
     if (kept.length > 0) {
       let tokens = 0;
-      for (const part of kept) tokens += estimatePartTokens(part);
+      for (const part of kept) tokens += this.estimatePart(part);
       this.link({ role: content.role, tokens, calls: 0, linked: false });
       for (const part of kept) {
         const call = part.functionCall;

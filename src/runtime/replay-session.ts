@@ -1,0 +1,196 @@
+/**
+ * One replayed session's bookkeeping (docs/architecture.md#when-compaction-runs): each model
+ * call's request prepared as the Runner's ContextGuard prepares it and measured, each event
+ * appended, and the after-invocation triggers run as the Runner runs them, every compaction
+ * recorded by its position in the replayed events.
+ */
+import { countCompletedInvocations } from '../compaction/triggers.js';
+import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
+import type { Event, NewEvent, Part, SessionKey } from '../events/types.js';
+import type { SessionService, StoredView } from '../sessions/session-service.js';
+import { type CompactionReport, Compactor } from './compactor.js';
+import { ContextGuard } from './context-guard.js';
+import type { ReplayCompaction, ReplayRequest } from './replay.js';
+import { estimateView, extendView, RECORDED_MODEL, usageBlind } from './replay-view.js';
+import { RequestMeasure } from './request-measure.js';
+import { UncompactedViewTokens } from './uncompacted-view-tokens.js';
+import { hasUnpaired } from './unpaired-calls.js';
+
+/** How the replay estimates stored parts and events (a `PartTokens` remembers them). */
+export interface ReplayEstimates {
+  part: (part: Part) => number;
+  event: (event: Event) => number;
+}
+
+export interface ReplaySessionOptions {
+  service: SessionService;
+  key: SessionKey;
+  config: EventsCompactionConfig;
+  summarizer: EventsSummarizer;
+  fallbackSummarizer?: EventsSummarizer;
+  /** Counted in every request: instruction and tool declarations. */
+  overhead: { tokens: number; bytes: number };
+  estimates: ReplayEstimates;
+  signal?: AbortSignal;
+}
+
+export class ReplaySession {
+  readonly compactions: ReplayCompaction[] = [];
+  readonly failures: string[] = [];
+  readonly requests: ReplayRequest[] = [];
+  /** Requests that held an unpaired call or response. */
+  orphans = 0;
+  private readonly options: ReplaySessionOptions;
+  /** Store seq -> position in the replayed events (1-based). */
+  private readonly positions = new Map<number, number>();
+  // Every request's figures are kept current as events are appended, never recounted whole.
+  private readonly uncompacted: UncompactedViewTokens;
+  private readonly measure: RequestMeasure;
+  private readonly compactor: Compactor;
+  private readonly guard: ContextGuard;
+  /**
+   * The store's view as the Compactor sees it (`usageBlind`), extended by each append: the
+   * replay is the store's only writer, so nothing is read back before a model call unless a
+   * compaction attempt wrote (see `extendView`).
+   */
+  private known: StoredView | undefined;
+  /** A compaction attempt inside `guard.prepare` failed: its view may not be the store's. */
+  private attemptFailed = false;
+
+  constructor(options: ReplaySessionOptions) {
+    this.options = options;
+    const { estimates, config } = options;
+    this.uncompacted = new UncompactedViewTokens({ estimatePart: estimates.part });
+    this.measure = new RequestMeasure(options.overhead, { estimatePart: estimates.part });
+    const sessionService = usageBlind(options.service);
+    this.compactor = new Compactor({
+      sessionService,
+      config,
+      summarizer: options.summarizer,
+      fallbackSummarizer: options.fallbackSummarizer,
+    });
+    // Each request is prepared as the Runner prepares it: token trigger, byte ceiling, truncation.
+    this.guard = new ContextGuard({
+      sessionService,
+      config,
+      estimateEvent: estimates.event,
+      compact: async ({ key, ...request }) => {
+        const report = await this.compactor.compact({ ...key, ...request });
+        this.record(report);
+        // The guard reads the store again after a compaction, not after a failed attempt.
+        if (report.outcome === 'failed' || report.outcome === 'conflict') {
+          this.attemptFailed = true;
+        }
+        return report;
+      },
+    });
+  }
+
+  /** The request `event`'s model call would have held: prepared, then measured. */
+  async measureModelCall(event: NewEvent): Promise<void> {
+    const { key, overhead, signal } = this.options;
+    this.attemptFailed = false;
+    const prepared = await this.guard.prepare({
+      key,
+      agentName: event.author,
+      branch: event.branch,
+      model: RECORDED_MODEL,
+      overhead,
+      invocationId: event.invocationId,
+      stored: this.known,
+      signal,
+    });
+    this.known = this.attemptFailed ? undefined : prepared.stored;
+    const { contents } = prepared.view;
+    if (hasUnpaired(contents)) this.orphans++;
+    const size = this.measure.measure(contents);
+    this.requests.push({
+      withCompaction: size.tokens,
+      withoutCompaction: this.uncompacted.total(overhead.tokens),
+      bytes: size.bytes,
+    });
+  }
+
+  /** Stores `event`, the `position`-th replayed event (1-based). */
+  async append(event: NewEvent, position: number): Promise<void> {
+    const { service, key, signal } = this.options;
+    const stored = await service.appendEvent({ ...key, event, signal });
+    this.positions.set(stored.seq, position);
+    this.uncompacted.append(stored);
+    this.known = extendView(this.known, stored);
+  }
+
+  /**
+   * The sliding window and the token trigger after an invocation. As the Runner does, the
+   * Compactor is only called when its trigger is due on the view the replay knows (a skip
+   * records nothing): the estimate then costs only the new events.
+   */
+  async afterInvocation(): Promise<void> {
+    const { config, overhead, estimates } = this.options;
+    const known = this.known;
+    const interval = config.compactionInterval;
+    if (
+      interval !== undefined &&
+      (!known || (interval > 0 && countCompletedInvocations({ tail: known.tail }) >= interval))
+    ) {
+      await this.compactAfter('sliding_window');
+    }
+    const threshold = config.tokenThreshold;
+    if (
+      threshold &&
+      (!this.known || estimateView(this.known, overhead.tokens, estimates.event) >= threshold)
+    ) {
+      await this.compactAfter('token_threshold');
+    }
+  }
+
+  private async compactAfter(trigger: 'sliding_window' | 'token_threshold'): Promise<void> {
+    const { key, overhead, signal } = this.options;
+    const report = await this.compactor.compact({
+      ...key,
+      trigger,
+      overheadTokens: overhead.tokens,
+      stored: this.known,
+      signal,
+    });
+    this.record(report);
+    if (report.outcome !== 'skipped') this.known = undefined;
+  }
+
+  /** A compaction by replayed positions, or a failure's reason; skips record nothing. */
+  private record(report: CompactionReport): void {
+    if (report.outcome === 'failed' || report.outcome === 'conflict') {
+      this.failures.push(`${report.trigger}: ${report.reason ?? report.outcome}`);
+      return;
+    }
+    if (
+      report.outcome !== 'compacted' ||
+      report.startSeq === undefined ||
+      report.endSeq === undefined
+    ) {
+      return;
+    }
+    const fallback =
+      report.event?.actions.compaction.fallback ??
+      (report.usedFallback ? { from: this.options.summarizer.name } : undefined);
+    this.compactions.push({
+      trigger: report.trigger,
+      startSeq: this.positionOf(report.startSeq),
+      endSeq: this.positionOf(report.endSeq),
+      tokensBefore: report.tokensBefore,
+      tokensAfter: report.tokensAfter ?? 0,
+      beforeCall: this.requests.length + 1,
+      summarizer: report.event?.actions.compaction.summarizer ?? report.summarizer ?? '',
+      ...(fallback ? { fallback } : {}),
+    });
+  }
+
+  /** Store seq -> replay position; a compaction's seq maps to the event before it. */
+  private positionOf(seq: number): number {
+    for (let candidate = seq; candidate > 0; candidate--) {
+      const found = this.positions.get(candidate);
+      if (found !== undefined) return found;
+    }
+    return 0;
+  }
+}
