@@ -12,7 +12,8 @@ import { sessionHash } from './routes.js';
 import { createTimeline, PAGE_SIZE } from './timeline.js';
 
 const CHART_REFRESH_MS = 1500;
-const VIEW_REFRESH_MS = 500;
+/** The view of a long uncompacted session is large: refetched at most this often. */
+const VIEW_REFRESH_MS = 1000;
 
 function modeToggle(initialView, onChange) {
   const option = (value, label) =>

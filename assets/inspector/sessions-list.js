@@ -4,6 +4,9 @@ import { h } from './dom.js';
 import { formatNumber, formatTime, isoTime } from './format.js';
 import { sessionHash } from './routes.js';
 
+/** What the API lists without `limit` (`DEFAULT_SESSIONS_LIMIT`). */
+const DEFAULT_LIMIT = 50;
+
 function listHash(filters) {
   const search = new URLSearchParams();
   if (filters.app) search.set('app', filters.app);
@@ -101,6 +104,13 @@ export async function showSessions({ root, filters, signal }) {
           'p',
           { className: 'note' },
           'This store lists sessions one user at a time: pick a user to see theirs.',
+        )
+      : null,
+    result.sessions.length >= DEFAULT_LIMIT
+      ? h(
+          'p',
+          { className: 'note' },
+          `The ${DEFAULT_LIMIT} sessions active last are listed: filter by app or user to see others.`,
         )
       : null,
     result.sessions.length === 0

@@ -60,11 +60,16 @@ export function createTimeline({ key, firstPage, signal, onError }) {
   let focusAfterRender = null;
 
   const spanLayer = h('div', { className: 'span-layer' });
-  const rowLayer = h('div', { className: 'row-layer' });
+  const rowLayer = h('div', { className: 'row-layer', role: 'list', 'aria-label': 'Events' });
   const canvas = h('div', { className: 'timeline-canvas' }, spanLayer, rowLayer);
   const scroller = h(
     'div',
-    { className: 'timeline-scroller', tabindex: 0, role: 'list', 'aria-label': 'Session timeline' },
+    {
+      className: 'timeline-scroller',
+      tabindex: 0,
+      role: 'region',
+      'aria-label': 'Session timeline',
+    },
     canvas,
   );
   const element = h('div', { className: 'timeline' }, scroller);
