@@ -134,6 +134,7 @@ export { importAdk } from './importers/adk.js';
 export { importAiSdk } from './importers/ai-sdk.js';
 export { importClaudeCode } from './importers/claude-code.js';
 export { ImportError } from './importers/errors.js';
+export { type ImportTranscriptFileOptions, importTranscriptFile } from './importers/import-file.js';
 export {
   type ImportTranscriptOptions,
   importTranscript,
@@ -142,6 +143,8 @@ export {
 } from './importers/import-transcript.js';
 export { importOpenAiChat } from './importers/openai-chat.js';
 export { sniffFormat } from './importers/sniff.js';
+export { JsonStreamError, RecordTooLargeError } from './importers/stream-errors.js';
+export type { ImportStats, StreamedImport } from './importers/streamed-import.js';
 export { importSweAgent } from './importers/swe-agent.js';
 export {
   IMPORT_FORMATS,

@@ -2,6 +2,7 @@ export { importAdk } from './adk.js';
 export { importAiSdk } from './ai-sdk.js';
 export { importClaudeCode, SIDECHAIN_BRANCH } from './claude-code.js';
 export { ImportError } from './errors.js';
+export { type ImportTranscriptFileOptions, importTranscriptFile } from './import-file.js';
 export {
   type ImportTranscriptOptions,
   importTranscript,
@@ -10,6 +11,8 @@ export {
 } from './import-transcript.js';
 export { importOpenAiChat, type OpenAiChatRun, openAiChatRuns } from './openai-chat.js';
 export { sniffDocument, sniffFormat } from './sniff.js';
+export { JsonStreamError, RecordTooLargeError } from './stream-errors.js';
+export type { ImportStats, StreamedImport } from './streamed-import.js';
 export { importSweAgent } from './swe-agent.js';
 export { EARLIER_SUMMARY_KEY, IMPORT_REPAIR_KEY } from './transcript-builder.js';
 export {
