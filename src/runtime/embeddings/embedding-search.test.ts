@@ -115,6 +115,18 @@ describe.each(stores)('hybrid search over the %s store', (_name, openStore) => {
     await store.close?.();
   });
 
+  it('embeds each event once when two searches run at the same time', async () => {
+    const { store, model, service } = await setup();
+    const [first, second] = await Promise.all([
+      service.searchEvents?.({ ...key, query: paraphrase }),
+      service.searchEvents?.({ ...key, query: 'credential changed' }),
+    ]);
+    expect(first?.[0]?.seq).toBe(1);
+    expect(second).toBeDefined();
+    expect(embeddedTexts(model, [paraphrase, 'credential changed'])).toHaveLength(6);
+    await store.close?.();
+  });
+
   it('reads at most maxEventsToIndexPerSearch events a search; later searches go on', async () => {
     const { store, model, service } = await setup([...filler(9), userTextEvent({ text: fact })], {
       perSearch: 4,

@@ -10,7 +10,7 @@
 import type { EmbeddingModelV3 } from '@ai-sdk/provider';
 import type { Logger } from 'pino';
 import { InvalidArgumentError } from '../../events/errors.js';
-import type { Event, SessionKey } from '../../events/types.js';
+import type { SessionKey } from '../../events/types.js';
 import { createRuntimeLogger } from '../../observability/compaction-log.js';
 import { maskLogValue } from '../../observability/masked-logger.js';
 import { maskCredentials } from '../../redaction/index.js';
@@ -29,9 +29,10 @@ import { capText } from '../../summarizers/render.js';
 import { embedTexts } from './embed-texts.js';
 import type { EmbeddingIndex } from './embedding-index.js';
 import { EmbeddingError } from './errors.js';
-import { type FusedEvent, fuseRankings, rankByVector } from './fused-ranking.js';
+import { eventKey, fuseRankings, rankByVector } from './fused-ranking.js';
 import { InMemoryEmbeddingIndex } from './in-memory-embedding-index.js';
 import { indexSessionEvents } from './index-session-events.js';
+import { materializeHits } from './materialize-hits.js';
 
 /** Default cap of texts per embedding call (the model's own limit applies when lower). */
 export const DEFAULT_MAX_EMBEDDINGS_PER_CALL = 64;
@@ -126,11 +127,15 @@ async function settled(promise: Promise<unknown>, signal: AbortSignal | undefine
 
 function noop(): void {}
 
-function toEmbeddingError(error: unknown, model: EmbeddingModelV3): EmbeddingError {
+function toEmbeddingError(
+  error: unknown,
+  model: EmbeddingModelV3,
+  signal: AbortSignal | undefined,
+): EmbeddingError {
   if (EmbeddingError.isInstance(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
   return new EmbeddingError({
-    reason: 'index_error',
+    reason: signal?.aborted ? 'aborted' : 'index_error',
     provider: model.provider,
     modelId: model.modelId,
     message: maskCredentials(`embedding index failed: ${message}`),
@@ -157,7 +162,7 @@ class HybridSearch {
     try {
       return await this.hybrid({ search, lexical, candidates, signal: options.signal });
     } catch (error) {
-      this.settings.report(toEmbeddingError(error, this.settings.model), search);
+      this.settings.report(toEmbeddingError(error, this.settings.model, options.signal), search);
       return lexical.slice(0, search.limit);
     }
   }
@@ -222,75 +227,15 @@ class HybridSearch {
       vectorRanking,
       vectorCandidates: options.candidates,
     });
-    const eventIds = new Map(
-      vectorRanking.map((item) => [`${item.seq}\u0000${item.sessionId}`, item.eventId]),
-    );
-    return this.materialize({ search, fused, lexical, eventIds, signal });
-  }
-
-  /** The fused list as hits: lexical ones as the store gave them, vector ones read by seq. */
-  private async materialize(options: {
-    search: ResolvedSearch;
-    fused: FusedEvent[];
-    lexical: SearchHit[];
-    eventIds: Map<string, string>;
-    signal?: AbortSignal;
-  }): Promise<SearchHit[]> {
-    const { search, signal } = options;
-    const byKey = new Map(options.lexical.map((hit) => [`${hit.seq}\u0000${hit.sessionId}`, hit]));
-    const hits: SearchHit[] = [];
-    const stale = new Set<string>();
-    for (const item of options.fused) {
-      if (hits.length >= search.limit) break;
-      const itemKey = `${item.seq}\u0000${item.sessionId}`;
-      const key = { appName: search.appName, userId: search.userId, sessionId: item.sessionId };
-      const expectedId = options.eventIds.get(itemKey);
-      const known = byKey.get(itemKey);
-      if (known) {
-        if (expectedId !== undefined && expectedId !== known.event.id) stale.add(item.sessionId);
-        hits.push({ ...known, score: item.score });
-        continue;
-      }
-      if (stale.has(item.sessionId)) continue;
-      const event = await this.readEvent(key, item.seq, signal);
-      if (!event || event.id !== expectedId) {
-        // The session was deleted and recreated behind this index's back: index it anew.
-        stale.add(item.sessionId);
-        continue;
-      }
-      hits.push({
-        event,
-        sessionId: item.sessionId,
-        seq: item.seq,
-        timestamp: event.timestamp,
-        author: event.author,
-        score: item.score,
-      });
-    }
-    for (const sessionId of stale) {
-      await this.settings.index.deleteSession({
-        appName: search.appName,
-        userId: search.userId,
-        sessionId,
-        signal,
-      });
-    }
-    return hits;
-  }
-
-  private async readEvent(
-    key: SessionKey,
-    seq: number,
-    signal?: AbortSignal,
-  ): Promise<Event | undefined> {
-    const page = await this.settings.inner.listEvents({
-      ...key,
-      afterSeq: seq - 1,
-      beforeSeq: seq + 1,
-      limit: 1,
+    return materializeHits({
+      sessionService: this.settings.inner,
+      index,
+      search,
+      fused,
+      lexical,
+      eventIds: new Map(vectorRanking.map((item) => [eventKey(item), item.eventId])),
       signal,
     });
-    return page.events[0];
   }
 
   /** The session searched, or every session of the user in the app, newest first. */

@@ -28,7 +28,8 @@ export interface FusedEvent extends RankedEvent {
   vectorRank?: number;
 }
 
-function eventKey(event: RankedEvent): string {
+/** One string per (session, seq): the key both rankings meet on. */
+export function eventKey(event: RankedEvent): string {
   return `${event.seq}\u0000${event.sessionId}`;
 }
 
