@@ -364,3 +364,110 @@ describe('resolveSummarizerModel', () => {
     },
   );
 });
+
+describe('elision settings', () => {
+  const threshold = { tokenThreshold: 10_000, eventRetentionSize: 4 };
+
+  it('is off by default and on with ORRERY_COMPACTION_ELISION, defaults from the threshold', () => {
+    expect(createEventsCompactionConfig({ env: {}, ...threshold })?.elision).toBeUndefined();
+    expect(
+      createEventsCompactionConfig({ env: { ORRERY_COMPACTION_ELISION: '1' }, ...threshold })
+        ?.elision,
+    ).toEqual({ minOutputBytes: 2000, minReclaimTokens: 1000 });
+    expect(
+      createEventsCompactionConfig({
+        env: {
+          ORRERY_COMPACTION_ELISION: 'on',
+          ORRERY_COMPACTION_ELISION_MIN_OUTPUT_BYTES: '4096',
+          ORRERY_COMPACTION_ELISION_MIN_RECLAIM_TOKENS: '300',
+        },
+        ...threshold,
+      })?.elision,
+    ).toEqual({ minOutputBytes: 4096, minReclaimTokens: 300 });
+  });
+
+  it('takes code options over the environment', () => {
+    const on = { ORRERY_COMPACTION_ELISION: '1' };
+    expect(
+      createEventsCompactionConfig({ env: on, ...threshold, elision: false })?.elision,
+    ).toBeUndefined();
+    expect(
+      createEventsCompactionConfig({
+        env: { ORRERY_COMPACTION_ELISION: '0' },
+        ...threshold,
+        elision: true,
+      })?.elision,
+    ).toEqual({ minOutputBytes: 2000, minReclaimTokens: 1000 });
+    expect(
+      createEventsCompactionConfig({ env: {}, ...threshold, elision: { minOutputBytes: 500 } })
+        ?.elision,
+    ).toEqual({ minOutputBytes: 500, minReclaimTokens: 1000 });
+    // Off in the environment, settings in code without `enabled`: the environment decides.
+    expect(
+      createEventsCompactionConfig({
+        env: { ORRERY_COMPACTION_ELISION: '0' },
+        ...threshold,
+        elision: { minOutputBytes: 500 },
+      })?.elision,
+    ).toBeUndefined();
+  });
+
+  it('needs the token trigger', () => {
+    const windowOnly = { tokenThreshold: 0, compactionInterval: 3, overlapSize: 1 };
+    expect(
+      createEventsCompactionConfig({ env: { ORRERY_COMPACTION_ELISION: '1' }, ...windowOnly })
+        ?.elision,
+    ).toBeUndefined();
+    expect(
+      catchConfigError(() =>
+        createEventsCompactionConfig({ env: {}, ...windowOnly, elision: true }),
+      ).field,
+    ).toBe('elision');
+    expect(
+      catchConfigError(() =>
+        validateEventsCompactionConfig({ ...windowOnly, tokenThreshold: undefined, elision: {} }),
+      ).field,
+    ).toBe('elision');
+  });
+
+  it.each([
+    [{ ORRERY_COMPACTION_ELISION: 'maybe' }, 'ORRERY_COMPACTION_ELISION'],
+    [
+      { ORRERY_COMPACTION_ELISION_MIN_OUTPUT_BYTES: '0' },
+      'ORRERY_COMPACTION_ELISION_MIN_OUTPUT_BYTES',
+    ],
+    [
+      { ORRERY_COMPACTION_ELISION_MIN_RECLAIM_TOKENS: '1.5' },
+      'ORRERY_COMPACTION_ELISION_MIN_RECLAIM_TOKENS',
+    ],
+  ])('rejects %j, naming %s', (env, field) => {
+    const error = catchConfigError(() => createEventsCompactionConfig({ env, ...threshold }));
+    expect(error.field).toBe(field);
+  });
+
+  it.each([
+    [{ minOutputBytes: 0 }, 'elision.minOutputBytes'],
+    [{ minReclaimTokens: 2.5 }, 'elision.minReclaimTokens'],
+    [{ enabled: 'yes' }, 'elision.enabled'],
+    [{ minOutputByte: 10 }, 'elision.minOutputByte'],
+    ['on', 'elision'],
+  ])('rejects the option %j, naming %s', (elision, field) => {
+    const error = catchConfigError(() =>
+      createEventsCompactionConfig({ env: {}, ...threshold, elision: elision as never }),
+    );
+    expect(error.field).toBe(field);
+  });
+
+  it('holds a hand-built config to the same rules', () => {
+    expect(validateEventsCompactionConfig({ ...threshold, elision: {} }).elision).toEqual({});
+    expect(
+      catchConfigError(() =>
+        validateEventsCompactionConfig({ ...threshold, elision: { enabled: true } as never }),
+      ).field,
+    ).toBe('elision.enabled');
+    expect(
+      catchConfigError(() => validateEventsCompactionConfig({ ...threshold, elision: 5 as never }))
+        .field,
+    ).toBe('elision');
+  });
+});
