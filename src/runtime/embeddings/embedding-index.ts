@@ -40,8 +40,8 @@ export interface EmbeddingIndex {
   /** The highest seq indexed for the session; 0 when none. */
   indexedThrough(options: SessionKey & { signal?: AbortSignal }): Promise<number>;
   /**
-   * Adds vectors and moves `indexedThrough` forward. Idempotent: vectors at or below the
-   * current `indexedThrough` are ignored, and `throughSeq` never moves it back.
+   * Adds vectors and moves `indexedThrough` forward. Idempotent: only vectors with
+   * `indexedThrough < seq <= throughSeq` are added, and `throughSeq` never moves it back.
    */
   put(options: PutVectorsOptions): Promise<void>;
   /** The session's vectors within the bounds, `seq` ascending. */

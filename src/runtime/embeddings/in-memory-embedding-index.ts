@@ -87,7 +87,7 @@ export class InMemoryEmbeddingIndex implements EmbeddingIndex {
       this.sessions.set(key, session);
     }
     for (const vector of options.vectors) {
-      if (vector.seq <= session.indexedThrough) continue;
+      if (vector.seq <= session.indexedThrough || vector.seq > options.throughSeq) continue;
       const last = session.vectors[session.vectors.length - 1];
       if (last && vector.seq <= last.seq) continue;
       session.vectors.push(vector);
