@@ -1,5 +1,10 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+/**
+ * Compaction metrics (docs/architecture.md#where-each-rule-lives); the per-model-call metrics are
+ * `model-metrics.ts`, in the same registry. Both register through `registered-metric.ts`.
+ */
+import { type Counter, type Histogram, Registry } from 'prom-client';
 import type { CompactionRecord } from './compaction-record.js';
+import { registeredCounter, registeredHistogram } from './registered-metric.js';
 
 export interface CompactionMetricsOptions {
   /** Where the metrics register; a new `Registry` when omitted (never prom-client's global). */
@@ -24,97 +29,46 @@ export interface CompactionMetrics {
 const durationBuckets = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const tokenBuckets = [1_000, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000];
 
-/**
- * Reuses a metric already in the registry, so several Runners can share one registry (the
- * second registration of a name would otherwise throw).
- */
-function reuse<T>(registry: Registry, name: string, create: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? create();
-}
-
 export function createCompactionMetrics(options: CompactionMetricsOptions = {}): CompactionMetrics {
   const registry = options.registry ?? new Registry();
-  const registers = [registry];
-  const compactionTotal = reuse(
-    registry,
-    'orrery_context_compaction_total',
-    () =>
-      new Counter({
-        name: 'orrery_context_compaction_total',
-        help: 'Compaction attempts by trigger and outcome (compacted, skipped, failed, conflict).',
-        labelNames: ['trigger', 'outcome'] as const,
-        registers,
-      }),
-  );
-  const compactionDuration = reuse(
-    registry,
-    'orrery_context_compaction_duration_seconds',
-    () =>
-      new Histogram({
-        name: 'orrery_context_compaction_duration_seconds',
-        help: 'Duration of compaction attempts, summarizer included.',
-        labelNames: ['trigger', 'outcome'] as const,
-        buckets: durationBuckets,
-        registers,
-      }),
-  );
-  const tokensBefore = reuse(
-    registry,
-    'orrery_context_compaction_tokens_before',
-    () =>
-      new Histogram({
-        name: 'orrery_context_compaction_tokens_before',
-        help: 'Estimated tokens of the next request before a successful compaction.',
-        labelNames: ['trigger'] as const,
-        buckets: tokenBuckets,
-        registers,
-      }),
-  );
-  const tokensAfter = reuse(
-    registry,
-    'orrery_context_compaction_tokens_after',
-    () =>
-      new Histogram({
-        name: 'orrery_context_compaction_tokens_after',
-        help: 'Estimated tokens of the next request after a successful compaction.',
-        labelNames: ['trigger'] as const,
-        buckets: tokenBuckets,
-        registers,
-      }),
-  );
-  const ineffectiveTotal = reuse(
-    registry,
-    'orrery_context_compaction_ineffective_total',
-    () =>
-      new Counter({
-        name: 'orrery_context_compaction_ineffective_total',
-        help: 'Compactions that left the estimate at or over the threshold (the tail alone is over).',
-        labelNames: ['trigger'] as const,
-        registers,
-      }),
-  );
-  const summarizerFailuresTotal = reuse(
-    registry,
-    'orrery_summarizer_failures_total',
-    () =>
-      new Counter({
-        name: 'orrery_summarizer_failures_total',
-        help: 'Summarizer calls that failed (a fallback may still have compacted).',
-        labelNames: ['summarizer'] as const,
-        registers,
-      }),
-  );
-  const summarizerFallbacksTotal = reuse(
-    registry,
-    'orrery_summarizer_fallbacks_total',
-    () =>
-      new Counter({
-        name: 'orrery_summarizer_fallbacks_total',
-        help: 'Compactions whose summary a fallback wrote (from: the summarizer that failed, to: the one that wrote it).',
-        labelNames: ['from', 'to'] as const,
-        registers,
-      }),
-  );
+  const compactionTotal = registeredCounter(registry, {
+    name: 'orrery_context_compaction_total',
+    help: 'Compaction attempts by trigger and outcome (compacted, skipped, failed, conflict).',
+    labelNames: ['trigger', 'outcome'] as const,
+  });
+  const compactionDuration = registeredHistogram(registry, {
+    name: 'orrery_context_compaction_duration_seconds',
+    help: 'Duration of compaction attempts, summarizer included.',
+    labelNames: ['trigger', 'outcome'] as const,
+    buckets: durationBuckets,
+  });
+  const tokensBefore = registeredHistogram(registry, {
+    name: 'orrery_context_compaction_tokens_before',
+    help: 'Estimated tokens of the next request before a successful compaction.',
+    labelNames: ['trigger'] as const,
+    buckets: tokenBuckets,
+  });
+  const tokensAfter = registeredHistogram(registry, {
+    name: 'orrery_context_compaction_tokens_after',
+    help: 'Estimated tokens of the next request after a successful compaction.',
+    labelNames: ['trigger'] as const,
+    buckets: tokenBuckets,
+  });
+  const ineffectiveTotal = registeredCounter(registry, {
+    name: 'orrery_context_compaction_ineffective_total',
+    help: 'Compactions that left the estimate at or over the threshold (the tail alone is over).',
+    labelNames: ['trigger'] as const,
+  });
+  const summarizerFailuresTotal = registeredCounter(registry, {
+    name: 'orrery_summarizer_failures_total',
+    help: 'Summarizer calls that failed (a fallback may still have compacted).',
+    labelNames: ['summarizer'] as const,
+  });
+  const summarizerFallbacksTotal = registeredCounter(registry, {
+    name: 'orrery_summarizer_fallbacks_total',
+    help: 'Compactions whose summary a fallback wrote (from: the summarizer that failed, to: the one that wrote it).',
+    labelNames: ['from', 'to'] as const,
+  });
 
   return {
     registry,

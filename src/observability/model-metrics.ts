@@ -1,5 +1,6 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { UsageMetadata } from '../events/types.js';
+import { registeredCounter, registeredGauge, registeredHistogram } from './registered-metric.js';
 
 export interface ModelCallRecord {
   modelId: string;
@@ -25,82 +26,41 @@ export interface ModelMetrics {
 
 const durationBuckets = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
 
-function reuse<T>(registry: Registry, name: string, create: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? create();
-}
-
 /** Per model call: requests, latency, tokens (cached input included), retries, overflow retries. */
 export function createModelMetrics(options: { registry: Registry }): ModelMetrics {
   const { registry } = options;
-  const registers = [registry];
-  const requestsTotal = reuse(
-    registry,
-    'orrery_model_requests_total',
-    () =>
-      new Counter({
-        name: 'orrery_model_requests_total',
-        help: 'Model calls by model and outcome (ok, error), retries included in one call.',
-        labelNames: ['model', 'outcome'] as const,
-        registers,
-      }),
-  );
-  const requestDuration = reuse(
-    registry,
-    'orrery_model_request_duration_seconds',
-    () =>
-      new Histogram({
-        name: 'orrery_model_request_duration_seconds',
-        help: 'Duration of model calls, retries and backoff included.',
-        labelNames: ['model', 'outcome'] as const,
-        buckets: durationBuckets,
-        registers,
-      }),
-  );
-  const tokensTotal = reuse(
-    registry,
-    'orrery_model_tokens_total',
-    () =>
-      new Counter({
-        name: 'orrery_model_tokens_total',
-        help: 'Tokens the provider reported, by type: input, output, cached_input (input served from the prompt cache).',
-        labelNames: ['model', 'type'] as const,
-        registers,
-      }),
-  );
-  const retriesTotal = reuse(
-    registry,
-    'orrery_model_retries_total',
-    () =>
-      new Counter({
-        name: 'orrery_model_retries_total',
-        help: 'Retries of model calls after a retryable provider error (429, 5xx, network).',
-        labelNames: ['model'] as const,
-        registers,
-      }),
-  );
-  const overflowRetriesTotal = reuse(
-    registry,
-    'orrery_model_overflow_retries_total',
-    () =>
-      new Counter({
-        name: 'orrery_model_overflow_retries_total',
-        help: 'Model calls sent again after the provider rejected the request for size.',
-        labelNames: ['model'] as const,
-        registers,
-      }),
-  );
+  const requestsTotal = registeredCounter(registry, {
+    name: 'orrery_model_requests_total',
+    help: 'Model calls by model and outcome (ok, error), retries included in one call.',
+    labelNames: ['model', 'outcome'] as const,
+  });
+  const requestDuration = registeredHistogram(registry, {
+    name: 'orrery_model_request_duration_seconds',
+    help: 'Duration of model calls, retries and backoff included.',
+    labelNames: ['model', 'outcome'] as const,
+    buckets: durationBuckets,
+  });
+  const tokensTotal = registeredCounter(registry, {
+    name: 'orrery_model_tokens_total',
+    help: 'Tokens the provider reported, by type: input, output, cached_input (input served from the prompt cache).',
+    labelNames: ['model', 'type'] as const,
+  });
+  const retriesTotal = registeredCounter(registry, {
+    name: 'orrery_model_retries_total',
+    help: 'Retries of model calls after a retryable provider error (429, 5xx, network).',
+    labelNames: ['model'] as const,
+  });
+  const overflowRetriesTotal = registeredCounter(registry, {
+    name: 'orrery_model_overflow_retries_total',
+    help: 'Model calls sent again after the provider rejected the request for size.',
+    labelNames: ['model'] as const,
+  });
   const totals = new Map<string, { input: number; cached: number }>();
-  const promptCacheHitRatio = reuse(
-    registry,
-    'orrery_prompt_cache_hit_ratio',
-    () =>
-      new Gauge({
-        name: 'orrery_prompt_cache_hit_ratio',
-        help: 'Cached input tokens / input tokens reported by the provider since start, per model.',
-        labelNames: ['model'] as const,
-        registers,
-      }),
-  );
+  const promptCacheHitRatio = registeredGauge(registry, {
+    name: 'orrery_prompt_cache_hit_ratio',
+    help: 'Cached input tokens / input tokens reported by the provider since start, per model.',
+    labelNames: ['model'] as const,
+  });
   return {
     requestsTotal,
     requestDuration,
