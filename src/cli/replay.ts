@@ -2,9 +2,9 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { COMPACTION_ENV, createEventsCompactionConfig } from '../compaction/config.js';
+import type { EventsCompactionConfig } from '../compaction/types.js';
 import { importTranscripts } from '../importers/import-transcript.js';
-import type { ImportResult } from '../importers/types.js';
-import type { ReplayReport } from '../runtime/replay.js';
+import type { ImportFormat } from '../importers/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import {
@@ -13,16 +13,13 @@ import {
   readTranscriptFile,
   requireEvents,
   transcriptFormat,
-  writeJson,
 } from './common.js';
-import { summarizeRepairs } from './import-session.js';
 import type { CliIo } from './io.js';
-import { plural } from './plural.js';
 import { replayImportedTranscript } from './replay-engine.js';
+import { printReplayOutputs, type ReplayOutput, type ReplayTranscript } from './replay-output.js';
 import { transcriptProgress } from './replay-progress.js';
-import { compact, fallbackLines, renderReport, replayJson, table } from './replay-report.js';
 import { openStore, resolveDb } from './store.js';
-import { createSummarizer } from './summarizer-option.js';
+import { createSummarizer, type SummarizerChoice } from './summarizer-option.js';
 
 /** Replay's own default: small enough that real transcripts show compaction at work. */
 export const REPLAY_DEFAULT_THRESHOLD = 20_000;
@@ -116,145 +113,117 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
     .action(async (files: string[], flags: ReplayFlags) => {
       const format = transcriptFormat(flags.format);
       // Read and parse every file first: a bad one fails before anything runs.
-      const transcripts: Array<{ file: string; label: string; result: ImportResult }> = [];
-      for (const file of files) {
-        const { text, fileName } = await readTranscriptFile(file);
-        const results = importTranscripts({ text, fileName, format, run: flags.run });
-        requireEvents(results, fileName);
-        for (const result of results) {
-          const label =
-            result.meta.run === undefined ? fileName : `${fileName} run ${result.meta.run}`;
-          transcripts.push({ file, label, result });
-        }
-      }
-      const tokenThreshold =
-        flags.threshold ??
-        (io.env[COMPACTION_ENV.tokenThreshold] === undefined
-          ? REPLAY_DEFAULT_THRESHOLD
-          : undefined);
-      const choice = await createSummarizer({ value: flags.summarizer, env: io.env });
-      const { summarizer, fallbackSummarizer } = choice;
-      const config = createEventsCompactionConfig({
-        env: io.env,
-        enabled: true,
-        tokenThreshold,
-        eventRetentionSize: flags.retention,
-        compactionInterval: flags.interval,
-        overlapSize: flags.overlap,
-        maxRequestBytes: flags.maxRequestBytes,
-        summarizer,
+      const transcripts = await readTranscripts({ files, format, run: flags.run });
+      const settings = await replaySettings({ flags, io });
+      const outputs = await replayTranscripts({ transcripts, settings, flags, io });
+      printReplayOutputs({
+        io,
+        outputs,
+        files: files.length,
+        config: settings.config,
+        summarizerLabel: settings.choice.label,
+        json: flags.json === true,
+        keptSessions: flags.db !== undefined,
       });
-      // `--db ''` is refused by resolveDb, not taken for "no --db".
-      const service: SessionService =
-        flags.db !== undefined
-          ? await openStore({
-              db: resolveDb({ db: flags.db, io }),
-              appName: flags.app,
-              userId: flags.user,
-            })
-          : new InMemorySessionService();
-      const outputs: Array<{
-        transcript: (typeof transcripts)[number];
-        sessionId: string;
-        result: ReplayReport;
-      }> = [];
-      try {
-        for (const [index, transcript] of transcripts.entries()) {
-          const sessionId = `replay-${basename(transcript.file).replace(/[^\w.-]+/g, '_')}${transcript.result.meta.run === undefined ? '' : `-run-${transcript.result.meta.run}`}-${crypto.randomUUID().slice(0, 8)}`;
-          const key = { appName: flags.app, userId: flags.user, sessionId };
-          const progress = transcriptProgress({
-            io,
-            lines: flags.progress === true,
-            json: flags.json === true,
-            label: transcript.label,
-            position: index + 1,
-            count: transcripts.length,
-          });
-          const result = await replayImportedTranscript({
-            result: transcript.result,
-            file: transcript.file,
-            service,
-            key,
-            config: config ?? {},
-            summarizer,
-            fallbackSummarizer,
-            onProgress: progress.onProgress,
-          });
-          progress.done();
-          outputs.push({ transcript, sessionId, result });
-        }
-      } finally {
-        await service.close?.();
-      }
-
-      if (flags.json) {
-        // Which transcript each object is: several files, or the runs of one, print an array.
-        const objects = outputs.map(({ transcript, sessionId, result }) => ({
-          file: transcript.file,
-          ...(transcript.result.meta.run === undefined ? {} : { run: transcript.result.meta.run }),
-          ...(flags.db !== undefined ? { sessionId } : {}),
-          ...replayJson(result),
-        }));
-        writeJson(io, files.length === 1 && objects.length === 1 ? objects[0] : objects);
-        return;
-      }
-      if (outputs.length <= 3) {
-        io.stdout(
-          outputs
-            .map(({ transcript, sessionId, result }) =>
-              renderReport(
-                {
-                  label: transcript.label,
-                  format: transcript.result.meta.format,
-                  threshold: config?.tokenThreshold,
-                  maxRequestBytes: config?.maxRequestBytes,
-                  summarizer: choice.label,
-                  sessionId: flags.db !== undefined ? sessionId : undefined,
-                  invocations: new Set(transcript.result.events.map((event) => event.invocationId))
-                    .size,
-                  repairs: summarizeRepairs(transcript.result.repairs),
-                },
-                result,
-              ),
-            )
-            .join('\n'),
-        );
-        return;
-      }
-      // Many transcripts (a multi-run file): one row each, then the totals.
-      const rows = outputs.map(({ transcript, result }) => [
-        transcript.label,
-        String(result.events),
-        String(result.modelCalls),
-        String(result.compactions.length),
-        compact(result.maxViewTokens),
-        compact(result.tokens.withoutCompaction),
-        compact(result.tokens.withCompaction),
-        String(result.orphans),
-        result.lossless ? 'yes' : 'NO',
-      ]);
-      const sum = (pick: (result: (typeof outputs)[number]['result']) => number) =>
-        outputs.reduce((total, output) => total + pick(output.result), 0);
-      rows.push([
-        `total (${outputs.length})`,
-        String(sum((result) => result.events)),
-        String(sum((result) => result.modelCalls)),
-        String(sum((result) => result.compactions.length)),
-        compact(Math.max(...outputs.map((output) => output.result.maxViewTokens))),
-        compact(sum((result) => result.tokens.withoutCompaction)),
-        compact(sum((result) => result.tokens.withCompaction)),
-        String(sum((result) => result.orphans)),
-        outputs.every((output) => output.result.lossless) ? 'yes' : 'NO',
-      ]);
-      io.stdout(
-        `orrery replay · ${outputs.length} transcripts · threshold ${config?.tokenThreshold ?? 'off'}${config?.maxRequestBytes === undefined ? '' : ` · byte ceiling ${config.maxRequestBytes.toLocaleString('en-US')}`} · summarizer ${choice.label}\n\n`,
-      );
-      io.stdout(
-        `${table(['transcript', 'events', 'calls', 'compactions', 'max view', 'tokens w/o', 'tokens with', 'orphans', 'lossless'], rows).join('\n')}\n`,
-      );
-      const notes = fallbackLines(outputs.flatMap((output) => output.result.compactions));
-      const failed = sum((result) => result.failures.length);
-      if (failed > 0) notes.push(`  ${plural(failed, 'compaction attempt')} failed`);
-      if (notes.length > 0) io.stdout(`\n${notes.join('\n')}\n`);
     });
+}
+
+/** Every transcript of every file (one per run of a multi-run file), in order. */
+async function readTranscripts(options: {
+  files: string[];
+  format: ImportFormat | 'auto';
+  run?: number;
+}): Promise<ReplayTranscript[]> {
+  const transcripts: ReplayTranscript[] = [];
+  for (const file of options.files) {
+    const { text, fileName } = await readTranscriptFile(file);
+    const results = importTranscripts({ text, fileName, format: options.format, run: options.run });
+    requireEvents(results, fileName);
+    for (const result of results) {
+      const label = result.meta.run === undefined ? fileName : `${fileName} run ${result.meta.run}`;
+      transcripts.push({ file, label, result });
+    }
+  }
+  return transcripts;
+}
+
+interface ReplaySettings {
+  config: EventsCompactionConfig | null;
+  choice: SummarizerChoice;
+}
+
+/** The flags and the environment as a compaction config and a summarizer. */
+async function replaySettings(options: { flags: ReplayFlags; io: CliIo }): Promise<ReplaySettings> {
+  const { flags, io } = options;
+  const tokenThreshold =
+    flags.threshold ??
+    (io.env[COMPACTION_ENV.tokenThreshold] === undefined ? REPLAY_DEFAULT_THRESHOLD : undefined);
+  const choice = await createSummarizer({ value: flags.summarizer, env: io.env });
+  const config = createEventsCompactionConfig({
+    env: io.env,
+    enabled: true,
+    tokenThreshold,
+    eventRetentionSize: flags.retention,
+    compactionInterval: flags.interval,
+    overlapSize: flags.overlap,
+    maxRequestBytes: flags.maxRequestBytes,
+    summarizer: choice.summarizer,
+  });
+  return { config, choice };
+}
+
+/** Replays each transcript into its own session of one store (`--db`, else in memory). */
+async function replayTranscripts(options: {
+  transcripts: ReplayTranscript[];
+  settings: ReplaySettings;
+  flags: ReplayFlags;
+  io: CliIo;
+}): Promise<ReplayOutput[]> {
+  const { transcripts, flags, io } = options;
+  // `--db ''` is refused by resolveDb, not taken for "no --db".
+  const service: SessionService =
+    flags.db !== undefined
+      ? await openStore({
+          db: resolveDb({ db: flags.db, io }),
+          appName: flags.app,
+          userId: flags.user,
+        })
+      : new InMemorySessionService();
+  const outputs: ReplayOutput[] = [];
+  try {
+    for (const [index, transcript] of transcripts.entries()) {
+      const progress = transcriptProgress({
+        io,
+        lines: flags.progress === true,
+        json: flags.json === true,
+        label: transcript.label,
+        position: index + 1,
+        count: transcripts.length,
+      });
+      const sessionId = replaySessionId(transcript);
+      const { summarizer, fallbackSummarizer } = options.settings.choice;
+      const result = await replayImportedTranscript({
+        result: transcript.result,
+        file: transcript.file,
+        service,
+        key: { appName: flags.app, userId: flags.user, sessionId },
+        config: options.settings.config ?? {},
+        summarizer,
+        fallbackSummarizer,
+        onProgress: progress.onProgress,
+      });
+      progress.done();
+      outputs.push({ transcript, sessionId, result });
+    }
+  } finally {
+    await service.close?.();
+  }
+  return outputs;
+}
+
+/** `replay-<file>[-run-<n>]-<random>`: readable in `sessions list`, never taken twice. */
+function replaySessionId(transcript: ReplayTranscript): string {
+  const file = basename(transcript.file).replace(/[^\w.-]+/g, '_');
+  const run = transcript.result.meta.run;
+  return `replay-${file}${run === undefined ? '' : `-run-${run}`}-${crypto.randomUUID().slice(0, 8)}`;
 }
