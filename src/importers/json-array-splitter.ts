@@ -46,6 +46,13 @@ type Phase =
 export interface JsonArraySplitterOptions {
   /** Largest element held, in bytes (default 64 MiB). */
   maxRecordBytes?: number;
+  /**
+   * An array inside a document (`json-object-splitter.ts`): it stops at its closing `]` and sets
+   * `endIndex`, leaving what follows to the caller. `startOffset`: the file offset of the first
+   * byte it is fed.
+   */
+  nested?: boolean;
+  startOffset?: number;
   /** Named in errors. */
   fileName?: string;
   format?: string;
@@ -71,9 +78,14 @@ export class JsonArraySplitter {
   private held = 0;
   /** Bytes of a leading UTF-8 byte-order mark still to skip. */
   private bomBytes = 0;
+  private readonly nested: boolean;
+  /** Nested: index in the last chunk just past the closing `]`, once it was read. */
+  endIndex?: number;
 
   constructor(options: JsonArraySplitterOptions = {}) {
     this.maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+    this.nested = options.nested === true;
+    this.position = options.startOffset ?? 0;
     this.fileName = options.fileName;
     this.format = options.format;
   }
@@ -102,10 +114,14 @@ export class JsonArraySplitter {
           pieceStart = -1;
           this.phase = 'separator';
           this.separator(byte, offset);
+          if (this.nested && this.phase === 'done') {
+            this.endIndex = index + 1;
+            break;
+          }
         }
         continue;
       }
-      if (this.skipBom(byte, offset)) continue;
+      if (!this.nested && this.skipBom(byte, offset)) continue;
       if (isWhitespace(byte)) continue;
       switch (this.phase) {
         case 'start':
@@ -129,6 +145,10 @@ export class JsonArraySplitter {
           break;
         case 'done':
           throw this.unexpected(byte, offset, 'nothing after the closing `]`');
+      }
+      if (this.nested && this.phase === 'done') {
+        this.endIndex = index + 1;
+        break;
       }
     }
     if (this.phase === 'element' && pieceStart >= 0) {
