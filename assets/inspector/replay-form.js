@@ -161,6 +161,8 @@ function renderReport(report, threshold, label) {
 
 /** The report's own threshold when it carries one, else what was asked (the CLI's default). */
 function thresholdOf(report, settings) {
+  // `none`: compaction off, so no threshold applies.
+  if (settings.summarizer === 'none') return null;
   const threshold = report.threshold ?? settings.threshold ?? DEFAULT_THRESHOLD;
   return typeof threshold === 'number' && threshold > 0 ? threshold : null;
 }
