@@ -183,7 +183,7 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
   {
     kind: 'api_key',
     pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/,
-    requires: /[sr]k_(?:live|test)_/,
+    requires: 'k_',
   },
   {
     kind: 'api_key',
@@ -214,7 +214,7 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
   {
     kind: 'api_key',
     pattern: /(?<![A-Za-z0-9-])xox[abposre]-[A-Za-z0-9-]{10,255}/,
-    requires: /xox[abposre]-/,
+    requires: 'xox',
   },
   {
     kind: 'api_key',
