@@ -41,6 +41,8 @@ export function createTimeline({ key, firstPage, signal, onError }) {
   const state = {
     mode: 'history',
     eventCount: firstPage.eventCount,
+    /** The largest seq seen: rows reach it even if a store's seqs had gaps. */
+    lastSeq: firstPage.events.at(-1)?.seq ?? 0,
     bySeq: new Map(),
     loadedPages: new Set([0]),
     loadingPages: new Set(),
@@ -83,7 +85,8 @@ export function createTimeline({ key, firstPage, signal, onError }) {
     state.compactions = [...known.values()].sort((a, b) => a.seq - b.seq);
   }
 
-  const rowCount = () => (state.mode === 'history' ? state.eventCount : state.viewEvents.length);
+  const rowCount = () =>
+    state.mode === 'history' ? Math.max(state.eventCount, state.lastSeq) : state.viewEvents.length;
   const eventAt = (index) =>
     state.mode === 'history' ? state.bySeq.get(index + 1) : state.viewEvents[index];
   const pageOf = (index) => Math.floor(index / PAGE_SIZE);
@@ -124,7 +127,9 @@ export function createTimeline({ key, firstPage, signal, onError }) {
       .timeline(key, { afterSeq: page * PAGE_SIZE, limit: PAGE_SIZE, signal })
       .then((result) => {
         for (const event of result.events) state.bySeq.set(event.seq, event);
-        if (result.eventCount > state.eventCount) state.eventCount = result.eventCount;
+        state.lastSeq = Math.max(state.lastSeq, result.events.at(-1)?.seq ?? 0);
+        // The count stays the first page's plus each live event: counting again here would
+        // count twice the events the stream also delivers.
         mergeCompactions(result.compactions ?? []);
         state.loadedPages.add(page);
       })
@@ -413,8 +418,9 @@ export function createTimeline({ key, firstPage, signal, onError }) {
     appendEvent(event) {
       const atEnd =
         scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - ROW_HEIGHT * 2;
+      if (!state.bySeq.has(event.seq)) state.eventCount += 1;
       state.bySeq.set(event.seq, event);
-      if (event.seq > state.eventCount) state.eventCount = event.seq;
+      state.lastSeq = Math.max(state.lastSeq, event.seq);
       render();
       if (atEnd && state.mode === 'history') scroller.scrollTop = scroller.scrollHeight;
     },
