@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -13,8 +13,12 @@ import { AgentModuleError, loadAgentModule } from './load-agent.js';
 
 const repository = resolve(import.meta.dirname, '../..');
 
+/** Module folders this file wrote, removed after each test. */
+const directories: string[] = [];
+
 function moduleDirectory(files: Record<string, string>): string {
   const directory = mkdtempSync(join(tmpdir(), 'orrery-agent-'));
+  directories.push(directory);
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(join(directory, name, '..'), { recursive: true });
     writeFileSync(join(directory, name), text);
@@ -43,6 +47,8 @@ const plainAgent = `export default {
 
 afterEach(() => {
   vi.unstubAllEnvs();
+  for (const directory of directories.splice(0))
+    rmSync(directory, { recursive: true, force: true });
 });
 
 describe('loadAgentModule: examples/agent.ts', () => {

@@ -3,12 +3,10 @@
  * tests, ten times faster, so most CLI behaviour is tested this way. `run-cli.ts` keeps a few
  * spawned checks of the real process (exit code, streams).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { makeTempDir } from './temp-dirs.js';
 
 export interface InProcessResult {
   code: number;
@@ -16,8 +14,9 @@ export interface InProcessResult {
   stderr: string;
 }
 
+/** A scratch folder, deleted after the test file (`temp-dirs.ts`). */
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'orrery-cli-'));
+  return makeTempDir();
 }
 
 export async function cli(

@@ -3,10 +3,9 @@
  * codes, stdout and stderr are the process's own and the default store lands in that directory.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeTempDir } from './temp-dirs.js';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
@@ -18,8 +17,9 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A scratch folder, deleted after the test file (`temp-dirs.ts`). */
 export function scratch(): string {
-  return mkdtempSync(join(tmpdir(), 'orrery-cli-'));
+  return makeTempDir();
 }
 
 export function orrery(
