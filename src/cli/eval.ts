@@ -5,7 +5,8 @@
  * events that fit the same token budget (truncation), (d) the full history; and recall@k of the
  * evidence events. FILE: an eval JSON file or a dataset's probes.derived.jsonl; `--generate`
  * adds seeded conversations with planted facts; `--datasets` reads every
- * `$ORRERY_DATASETS/<name>/probes.derived.jsonl`.
+ * `$ORRERY_DATASETS/<name>/probes.derived.jsonl`; `--elision on|off|both` runs the replay with
+ * the elision tier before summaries, without it (the default), or both side by side.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,7 +23,10 @@ import { CliUsageError } from './errors.js';
 import { loadEvalFile, loadProbes } from './eval-probes.js';
 import type { CliIo } from './io.js';
 
+type ElisionMode = 'on' | 'off' | 'both';
+
 interface EvalFlags {
+  elision: ElisionMode;
   threshold: number;
   topK: number;
   generate?: boolean;
@@ -38,7 +42,10 @@ function percent(value: number): string {
 
 function row(label: string, result: Omit<RecallEvaluation, 'name'>): string {
   return [
-    label.padEnd(28),
+    label.padEnd(36),
+    String(result.compactions).padStart(5),
+    String(result.elisions).padStart(6),
+    `${(result.requestTokens / 1000).toFixed(0)}k`.padStart(7),
     String(result.answers).padStart(7),
     percent(result.inView).padStart(8),
     percent(result.inViewPlusRecall).padStart(12),
@@ -66,6 +73,54 @@ async function datasetProbeFiles(io: CliIo): Promise<string[]> {
   return files.sort();
 }
 
+function elisionMode(value: string): ElisionMode {
+  if (value === 'on' || value === 'off' || value === 'both') return value;
+  throw new CliUsageError({
+    field: '--elision',
+    message: `expected on, off or both (got ${JSON.stringify(value)})`,
+  });
+}
+
+/** The elision settings each mode evaluates, with the label a row gets. */
+function elisionRuns(mode: ElisionMode): Array<{ elision: boolean; suffix: string }> {
+  if (mode === 'both') {
+    return [
+      { elision: false, suffix: ' (elision off)' },
+      { elision: true, suffix: ' (elision on)' },
+    ];
+  }
+  return [{ elision: mode === 'on', suffix: '' }];
+}
+
+async function evaluateGroups(
+  groups: Array<{ label: string; conversations: RecallConversation[] }>,
+  flags: EvalFlags,
+) {
+  const report = [];
+  for (const group of groups) {
+    for (const run of elisionRuns(flags.elision)) {
+      const results: RecallEvaluation[] = [];
+      for (const conversation of group.conversations) {
+        results.push(
+          await evaluateRecall({
+            conversation,
+            threshold: flags.threshold,
+            topK: flags.topK,
+            elision: run.elision,
+          }),
+        );
+      }
+      report.push({
+        label: `${group.label}${run.suffix}`,
+        elision: run.elision,
+        total: combineEvaluations(results),
+        conversations: results,
+      });
+    }
+  }
+  return report;
+}
+
 export function registerEval(program: Command, io: CliIo): void {
   program
     .command('eval')
@@ -89,6 +144,12 @@ export function registerEval(program: Command, io: CliIo): void {
       3,
     )
     .option('--datasets', 'add every $ORRERY_DATASETS/*/probes.derived.jsonl')
+    .option(
+      '--elision <mode>',
+      'the elision tier before summaries: on, off or both (side by side)',
+      elisionMode,
+      'off' as ElisionMode,
+    )
     .option('--json', 'print the figures as JSON')
     .action(async (files: string[], flags: EvalFlags) => {
       const groups: Array<{ label: string; conversations: RecallConversation[] }> = [];
@@ -117,27 +178,19 @@ export function registerEval(program: Command, io: CliIo): void {
           message: 'nothing to evaluate: pass FILE, --generate or --datasets',
         });
       }
-      const report = [];
-      for (const group of groups) {
-        const results: RecallEvaluation[] = [];
-        for (const conversation of group.conversations) {
-          results.push(
-            await evaluateRecall({ conversation, threshold: flags.threshold, topK: flags.topK }),
-          );
-        }
-        report.push({
-          label: group.label,
-          total: combineEvaluations(results),
-          conversations: results,
-        });
-      }
+      const report = await evaluateGroups(groups, flags);
       if (flags.json) {
-        writeJson(io, { threshold: flags.threshold, topK: flags.topK, groups: report });
+        writeJson(io, {
+          threshold: flags.threshold,
+          topK: flags.topK,
+          elision: flags.elision,
+          groups: report,
+        });
         return;
       }
       io.stdout(`threshold ${flags.threshold} tokens, recall top ${flags.topK}\n`);
       io.stdout(
-        `${'input'.padEnd(28)} ${'answers'.padStart(7)} ${'(a) view'.padStart(8)} ${'(b) +recall'.padStart(12)} ${'(c) trunc'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)}\n`,
+        `${'input'.padEnd(36)} ${'summ.'.padStart(5)} ${'elided'.padStart(6)} ${'sent tk'.padStart(7)} ${'answers'.padStart(7)} ${'(a) view'.padStart(8)} ${'(b) +recall'.padStart(12)} ${'(c) trunc'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)}\n`,
       );
       for (const group of report) io.stdout(`${row(group.label, group.total)}\n`);
     });

@@ -278,6 +278,31 @@ describe('the elision tier (planTieredCompaction)', () => {
     expect(decide(history, { config: settings })).toMatchObject({ kind: 'compact' });
   });
 
+  it('backs off after an ineffective summary only until a later rule re-measures the view', () => {
+    const { history, b } = toolHistory();
+    const tokens = estimateNextRequest({ tail: history.events }).tokens;
+    const settings = config(tokens - 10, 100);
+    // An ineffective summary of the first message: the view stayed over the threshold.
+    history.compaction({ startSeq: 1, endSeq: 1, tokensAfter: tokens + 5 });
+    expect(decide(history, { config: settings })).toMatchObject({
+      kind: 'skip',
+      reason: 'ineffective_backoff',
+    });
+    // A rule written after it measured the view under the threshold: no backoff from it.
+    rule(history, { throughSeq: b.response.seq, tokensAfter: 10 });
+    // Back just over the threshold, well under the backoff's `tokensAfter + 10%`.
+    const summary = selectCheckpoint(history.events);
+    const estimate = () =>
+      estimateNextRequest({
+        checkpoint: summary,
+        tail: history.events.filter((event) => event.seq > 1 && !event.actions.compaction),
+      }).tokens;
+    while (estimate() < tokens - 10) {
+      history.modelText({ invocationId: 'i2', author: 'agent', text: 'more words '.repeat(20) });
+    }
+    expect(decide(history, { config: settings }).kind).not.toBe('skip');
+  });
+
   it('leaves the step in progress and forced triggers to the summary', () => {
     const history = new HistoryBuilder();
     history.userText({ invocationId: 'i1', text: 'go' });

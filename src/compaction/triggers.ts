@@ -3,7 +3,13 @@
  * estimate, the sliding window's invocation count and the pure plan the Compactor executes. No I/O.
  */
 import type { CompactionEvent, Event, EventElision } from '../events/types.js';
-import { elideEvent, isElisionEvent, latestElision, planElision } from './elision.js';
+import {
+  type ElisionEvent,
+  elideEvent,
+  isElisionEvent,
+  latestElision,
+  planElision,
+} from './elision.js';
 import { findSafeSplit } from './safe-split.js';
 import { estimateEventTokens } from './token-estimate.js';
 import type {
@@ -262,6 +268,7 @@ function tokenTriggerEnd(
   tail: Event[],
   tokensBefore: number,
   force: boolean,
+  rule: ElisionEvent | undefined,
 ): DesiredEnd {
   const { config, checkpoint, trigger, currentInvocationId } = options;
   const threshold = config.tokenThreshold;
@@ -270,7 +277,12 @@ function tokenTriggerEnd(
   }
   if (!force && threshold) {
     if (tokensBefore < threshold) return skip('below_threshold', tokensBefore);
-    const previousAfter = checkpoint?.actions.compaction.tokensAfter;
+    // Anti-thrash measures from the newest record that changed the view: a later elision rule
+    // re-measured it (docs/architecture.md#elision-the-cheap-tier).
+    const previousAfter =
+      rule && (!checkpoint || rule.seq > checkpoint.seq)
+        ? rule.actions.elision.tokensAfter
+        : checkpoint?.actions.compaction.tokensAfter;
     if (
       previousAfter !== undefined &&
       previousAfter >= threshold &&
@@ -297,14 +309,14 @@ function tokenTriggerEnd(
 function elisionTier(
   options: PlanCompactionOptions,
   tail: Event[],
-  ruleTail: Event[],
+  rule: ElisionEvent | undefined,
   endIndex: number,
   tokensBefore: number,
 ): ElisionPlan | undefined {
   const { config, trigger } = options;
   if (!config.elision || !config.tokenThreshold || trigger !== 'token_threshold') return undefined;
   if (options.force === true) return undefined;
-  const current = latestElision(ruleTail)?.actions.elision;
+  const current = rule?.actions.elision;
   const candidate = planElision({
     tail,
     endIndex,
@@ -334,16 +346,16 @@ function decide(options: PlanCompactionOptions, withElision: boolean): TieredCom
   // Elision events are view rules, not conversation: they count in neither range nor tail.
   const ruleTail = options.tail.filter((event) => !event.actions?.compaction);
   const tail = ruleTail.filter((event) => !isElisionEvent(event));
+  const rule = latestElision(ruleTail);
   const tokensBefore = estimateNextRequest({ ...options, tail: ruleTail }).tokens;
   const force = options.force === true || trigger === 'manual' || trigger === 'overflow';
   const desired =
     trigger === 'sliding_window'
       ? slidingWindowEnd(options, tail, tokensBefore)
-      : tokenTriggerEnd(options, tail, tokensBefore, force);
+      : tokenTriggerEnd(options, tail, tokensBefore, force, rule);
   if ('kind' in desired) return desired;
   if (desired.endIndex < 0) return skip('nothing_to_compact', tokensBefore);
-  const elision =
-    withElision && elisionTier(options, tail, ruleTail, desired.endIndex, tokensBefore);
+  const elision = withElision && elisionTier(options, tail, rule, desired.endIndex, tokensBefore);
   if (elision) return elision;
   const split = findSafeSplit({
     events: tail,

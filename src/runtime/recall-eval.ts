@@ -4,10 +4,13 @@
  * in (a) the final view, (b) the final view plus what `recall` would return for the question
  * (its top k), (c) a truncation baseline (the newest events that fit the same token budget as
  * the final view), (d) the full history. recall@k: the share of questions whose evidence event
- * is among the top k search hits over the whole history.
+ * is among the top k search hits over the whole history. With `elision`, the replay runs the
+ * cheap tier first (docs/architecture.md#elision-the-cheap-tier): the view shows placeholders,
+ * and recall reaches the elided outputs too.
  */
+import { applyElision, isElisionEvent, latestElision } from '../compaction/elision.js';
 import { estimateEventTokens, estimateTextTokens } from '../compaction/token-estimate.js';
-import type { EventsSummarizer } from '../compaction/types.js';
+import type { ElisionConfig, EventsSummarizer } from '../compaction/types.js';
 import { getText } from '../events/event-helpers.js';
 import type { Event, NewEvent } from '../events/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
@@ -37,6 +40,8 @@ export interface EvaluateRecallOptions {
   conversation: RecallConversation;
   /** Token threshold of the replay's compaction. */
   threshold: number;
+  /** Run the elision tier before summaries (`true`: its defaults). Default off. */
+  elision?: boolean | ElisionConfig;
   /** Default: a `DigestSummarizer` (offline, deterministic). */
   summarizer?: EventsSummarizer;
   /** Hits of the recall tool counted in (b), and k of recall@k; default 5. */
@@ -52,6 +57,10 @@ export interface RecallEvaluation {
   questions: number;
   answers: number;
   compactions: number;
+  /** Elision rules recorded (the cheap tier ran instead of a summary). */
+  elisions: number;
+  /** Estimated tokens sent over every replayed model request (what compaction keeps paying). */
+  requestTokens: number;
   /** Estimated tokens of the final view (the truncation baseline's budget). */
   viewTokens: number;
   historyTokens: number;
@@ -97,9 +106,10 @@ export async function evaluateRecall(options: EvaluateRecallOptions): Promise<Re
   const itemChars = options.recallItemChars ?? 2000;
   const sessionService = new InMemorySessionService();
   const key = { appName: 'eval', userId: 'eval', sessionId: 'eval' };
+  const elision = options.elision === true ? {} : options.elision || undefined;
   const report = await replayTranscript({
     events: conversation.events,
-    config: { tokenThreshold: threshold, eventRetentionSize: 4 },
+    config: { tokenThreshold: threshold, eventRetentionSize: 4, ...(elision ? { elision } : {}) },
     summarizer: options.summarizer ?? new DigestSummarizer(),
     fallbackSummarizer: new DigestSummarizer(),
     sessionService,
@@ -107,18 +117,21 @@ export async function evaluateRecall(options: EvaluateRecallOptions): Promise<Re
     signal: options.signal,
   });
   const history = (await sessionService.getSession({ ...key, events: 'full' }))?.events ?? [];
-  const raw = history.filter((event) => !event.actions.compaction);
+  const raw = history.filter((event) => !event.actions.compaction && !isElisionEvent(event));
   const view = await sessionService.loadView(key);
   const summary = view.checkpoint
     ? getText(view.checkpoint.actions.compaction.compactedContent)
     : '';
-  const viewText = normalized([summary, ...view.tail.map(eventText)].join('\n'));
+  // The tail as the model reads it: elided outputs are placeholders.
+  const rule = latestElision(view.tail)?.actions.elision;
+  const shown = applyElision(view.tail, rule);
+  const viewText = normalized([summary, ...shown.map(eventText)].join('\n'));
   const viewTokens =
-    estimateTextTokens(summary) +
-    view.tail.reduce((sum, event) => sum + estimateEventTokens(event), 0);
+    estimateTextTokens(summary) + shown.reduce((sum, event) => sum + estimateEventTokens(event), 0);
   const fullText = normalized(raw.map(eventText).join('\n'));
   const truncated = normalized(truncationText(raw, viewTokens));
-  const endSeq = view.checkpoint?.actions.compaction.endSeq ?? 0;
+  // What recall reaches: the summary's range, or the elision rule's when later.
+  const endSeq = Math.max(view.checkpoint?.actions.compaction.endSeq ?? 0, rule?.throughSeq ?? 0);
 
   let answers = 0;
   const counts = { inView: 0, inViewPlusRecall: 0, inTruncation: 0, inFullHistory: 0 };
@@ -174,6 +187,8 @@ export async function evaluateRecall(options: EvaluateRecallOptions): Promise<Re
     questions: conversation.questions.length,
     answers,
     compactions: report.compactions.length,
+    elisions: history.filter(isElisionEvent).length,
+    requestTokens: report.tokens.withCompaction,
     viewTokens,
     historyTokens: raw.reduce((sum, event) => sum + estimateEventTokens(event), 0),
     inView: share(counts.inView, answers),
@@ -198,6 +213,8 @@ export function combineEvaluations(results: RecallEvaluation[]): Omit<RecallEval
     questions,
     answers,
     compactions: results.reduce((sum, result) => sum + result.compactions, 0),
+    elisions: results.reduce((sum, result) => sum + result.elisions, 0),
+    requestTokens: results.reduce((sum, result) => sum + result.requestTokens, 0),
     viewTokens: Math.max(0, ...results.map((result) => result.viewTokens)),
     historyTokens: results.reduce((sum, result) => sum + result.historyTokens, 0),
     inView: weighted('inView'),
