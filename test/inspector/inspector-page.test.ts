@@ -141,6 +141,11 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
       await page.locator('.chart-slot circle.point').first().waitFor();
       await screenshot('session');
 
+      // A span is a button: it brings its compaction event into sight, marked.
+      const [first] = fixture.compactions;
+      await page.locator(`.span[data-seq="${first!.seq}"]`).click();
+      await page.locator(`.row.highlight[data-seq="${first!.seq}"]`).waitFor();
+
       // A tool result is collapsed; "Show" fetches the whole stored event.
       const toolRow = page.locator('.row[data-kind="tool-result"]').first();
       expect(await toolRow.locator('.preview').textContent()).toMatch(/^▸ /);
