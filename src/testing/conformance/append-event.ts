@@ -1,13 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidEventError } from '../../events/errors.js';
 import type { NewEvent } from '../../events/types.js';
 import { SessionNotFoundError } from '../../sessions/errors.js';
+import { restoreClock, stepClock } from './clock.js';
 import { type ConformanceContext, make, rejection } from './context.js';
 
 /** appendEvent: seq numbering, field round trip, state prefixes, validation. */
 export function describeAppendEvent(context: ConformanceContext): void {
   const { newSession, appendMany, listAll } = context;
   describe('appendEvent', () => {
+    afterEach(restoreClock);
     it('assigns seq from 1, strictly increasing and gapless', async () => {
       const key = await newSession();
       const stored = await appendMany(key, 5);
@@ -109,7 +111,7 @@ export function describeAppendEvent(context: ConformanceContext): void {
       const { service, appName, userId } = context;
       const created = await service.createSession({ appName, userId });
       const key = { appName, userId, sessionId: created.sessionId };
-      await new Promise((resolve) => setTimeout(resolve, 15));
+      stepClock();
       await appendMany(key, 1);
       const session = await service.getSession(key);
       expect(session!.lastUpdateTime).toBeGreaterThan(created.lastUpdateTime);

@@ -1,13 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../events/errors.js';
 import type { SessionKey } from '../../events/types.js';
 import type { ListAllSessionsOptions, SessionOverview } from '../../sessions/session-service.js';
+import { restoreClock, stepClock } from './clock.js';
 import { type ConformanceContext, make, rejection } from './context.js';
 
-/** Resolves once `Date.now()` has moved on, so the next write is strictly newer. */
+/** Moves `Date.now()` on (`clock.ts`), so the next write is strictly newer. */
 async function nextMillisecond(): Promise<void> {
-  const start = Date.now();
-  while (Date.now() <= start) await new Promise((resolve) => setTimeout(resolve, 1));
+  stepClock();
 }
 
 /**
@@ -16,6 +16,7 @@ async function nextMillisecond(): Promise<void> {
  */
 export function describeListAllSessions(context: ConformanceContext): void {
   describe('listAllSessions', () => {
+    afterEach(restoreClock);
     function listAll(options: ListAllSessionsOptions): Promise<SessionOverview[]> {
       const { service } = context;
       if (!service.listAllSessions) throw new Error('the store has no listAllSessions');
