@@ -178,6 +178,8 @@ export function toAdkEventJson(
   }
   const orrery: Record<string, unknown> = {};
   setDefined(orrery, 'seq', event.seq);
+  // An elision rule is orrery's own action: ADK for Python forbids unknown action keys.
+  if (event.actions.elision) orrery.elision = structuredClone(event.actions.elision);
   const compaction = event.actions.compaction;
   if (compaction) {
     const fields: Record<string, unknown> = {};
@@ -316,6 +318,7 @@ function actionsToAdk(
     if (value === undefined) continue;
     // ADK-JS has no `actions.compaction`: the event's own fields carry it (`jsCompactionFields`).
     if (name === 'compaction' && form.dialect === 'adk-js') continue;
+    if (name === 'elision') continue; // carried in customMetadata.orrery
     if (name === 'compaction') {
       const compaction = actions.compaction!;
       const adk: Record<string, unknown> = {
