@@ -102,32 +102,84 @@ export function fromAdkSessionJson(input: unknown): AdkSessionImport {
     throw invalid('events', 'expected an array of events', rawEvents);
   }
 
-  const openCalls: OpenCalls = new Map();
-  const numbered: Array<{ event: ImportedEvent; seq: number }> = [];
-  let previousSeq = 0;
-  for (const [index, raw] of rawEvents.entries()) {
+  const reader = new AdkEventReader();
+  for (const [index, raw] of rawEvents.entries()) result.events.push(reader.add(raw, index));
+  return result;
+}
+
+/**
+ * ADK events read one at a time, in file order (`fromAdkSessionJson`, or a streamed import of
+ * an exported session: docs/architecture.md#edge). Keeps the calls still open (id-less
+ * responses pair with them) and each event's time and number (8 + 8 + 1 bytes an event: an
+ * ADK-written compaction's range is found from the timestamps before it), never the events.
+ */
+export class AdkEventReader {
+  private readonly openCalls: OpenCalls = new Map();
+  private readonly before = new EventTimeline();
+  private previousSeq = 0;
+
+  /** Event `index` of the file (named in errors as `events[index]`). */
+  add(raw: unknown, index: number): ImportedEvent {
     const path = `events[${index}]`;
-    const candidate = convertEvent(raw, path, openCalls);
-    if (isPlainObject(candidate)) completeCompaction(candidate, path, numbered);
+    const candidate = convertEvent(raw, path, this.openCalls);
+    if (isPlainObject(candidate)) completeCompaction(candidate, path, this.before);
     const event: ImportedEvent =
       isPlainObject(candidate) && candidate.seq !== undefined
         ? parseEvent(candidate, { path })
         : parseNewEvent(candidate, { path });
-    if (event.seq !== undefined && event.seq <= previousSeq) {
+    if (event.seq !== undefined && event.seq <= this.previousSeq) {
       throw invalid(
         `${path}.customMetadata.orrery.seq`,
-        `seq must strictly increase (the previous event is numbered ${previousSeq})`,
+        `seq must strictly increase (the previous event is numbered ${this.previousSeq})`,
         event.seq,
       );
     }
-    previousSeq = event.seq ?? previousSeq + 1;
-    numbered.push({ event, seq: previousSeq });
-    result.events.push(event);
+    this.previousSeq = event.seq ?? this.previousSeq + 1;
+    this.before.push(event.timestamp, this.previousSeq, event.actions.compaction !== undefined);
+    return event;
   }
-  return result;
 }
 
-function readSessionFields(data: Record<string, unknown>, result: AdkSessionImport): void {
+/** Timestamps, numbers and compaction flags of the events so far, in growable typed arrays. */
+class EventTimeline {
+  private times = new Float64Array(1024);
+  private seqs = new Float64Array(1024);
+  private compactions = new Uint8Array(1024);
+  length = 0;
+
+  push(time: number, seq: number, compaction: boolean): void {
+    if (this.length === this.times.length) {
+      this.times = grow(this.times, new Float64Array(this.length * 2));
+      this.seqs = grow(this.seqs, new Float64Array(this.length * 2));
+      this.compactions = grow(this.compactions, new Uint8Array(this.length * 2));
+    }
+    this.times[this.length] = time;
+    this.seqs[this.length] = seq;
+    this.compactions[this.length] = compaction ? 1 : 0;
+    this.length++;
+  }
+
+  /** The first and last number of the non-compaction events timed within `[from, to]`. */
+  covered(from: number, to: number): { first: number; last: number } | undefined {
+    let first: number | undefined;
+    let last: number | undefined;
+    for (let index = 0; index < this.length; index++) {
+      const time = this.times[index] as number;
+      if (this.compactions[index] === 1 || time < from || time > to) continue;
+      first ??= this.seqs[index];
+      last = this.seqs[index];
+    }
+    return first === undefined || last === undefined ? undefined : { first, last };
+  }
+}
+
+function grow<T extends Float64Array | Uint8Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}
+
+/** The session's own fields (`id`, `appName`, `userId`, `state`, `lastUpdateTime`) into `result`. */
+export function readSessionFields(data: Record<string, unknown>, result: AdkSessionImport): void {
   const sessionId = readField(data, 'id') ?? readField(data, 'sessionId');
   for (const [key, value] of [
     ['id', sessionId],
@@ -274,7 +326,7 @@ function splitCustomMetadata(
 function completeCompaction(
   event: Record<string, unknown>,
   path: string,
-  before: ReadonlyArray<{ event: ImportedEvent; seq: number }>,
+  before: EventTimeline,
 ): void {
   const actions = event.actions;
   if (!isPlainObject(actions) || !isPlainObject(actions.compaction)) return;
@@ -284,21 +336,16 @@ function completeCompaction(
     if (typeof start !== 'number' || typeof end !== 'number') return; // the schema names it
     // A rolling one (ADK-JS's) covers every event up to its end, as ADK-JS's view drops them.
     const from = compaction.rolling === true ? Number.NEGATIVE_INFINITY : start;
-    const covered = before.filter(
-      (item) =>
-        item.event.actions.compaction === undefined &&
-        item.event.timestamp >= from &&
-        item.event.timestamp <= end,
-    );
-    if (covered.length === 0) {
+    const covered = before.covered(from, end);
+    if (!covered) {
       throw invalid(
         `${path}.actions.compaction`,
         'no earlier event has a timestamp between startTimestamp and endTimestamp',
         compaction,
       );
     }
-    compaction.startSeq ??= covered[0]!.seq;
-    compaction.endSeq ??= covered[covered.length - 1]!.seq;
+    compaction.startSeq ??= covered.first;
+    compaction.endSeq ??= covered.last;
     // ADK's summaries cover their own window only, not what came before (see `expandView`).
     compaction.rolling ??= false;
   }

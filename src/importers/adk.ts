@@ -21,39 +21,52 @@ export function importAdk(input: string | unknown, _options: ImportOptions = {})
   try {
     session = fromAdkSessionJson(input);
   } catch (error) {
-    if (InvalidEventError.isInstance(error)) {
-      throw new ImportError({ message: error.message, format: FORMAT, cause: error });
-    }
-    throw error;
+    throw asImportError(error);
   }
-  const repairs: Repair[] = [];
-  const events = renumberCompactions(session.events, repairs);
+  const renumber = new CompactionRenumbering();
+  const events = session.events.map((event, index) => renumber.add(event, index));
   const result: ImportResult = {
     events,
-    repairs,
+    repairs: renumber.repairs,
     meta: { format: FORMAT, state: session.state },
   };
   if (session.sessionId) result.meta.sourceId = session.sessionId;
   return result;
 }
 
-/**
- * The events without their file numbers, compaction ranges moved to positions (1-based): a range
- * starts at the first event numbered at or after its start and ends at the last numbered at or
- * before its end. Events without a number follow the previous one (as `fromAdkSessionJson` counts).
- */
-function renumberCompactions(imported: ImportedEvent[], repairs: Repair[]): NewEvent[] {
-  const numbers: number[] = [];
-  let previous = 0;
-  for (const event of imported) {
-    previous = event.seq ?? previous + 1;
-    numbers.push(previous);
+/** `fromAdkSessionJson`'s `InvalidEventError` as the `ImportError` every importer throws. */
+export function asImportError(error: unknown): unknown {
+  if (InvalidEventError.isInstance(error)) {
+    return new ImportError({ message: error.message, format: FORMAT, cause: error });
   }
-  return imported.map(({ seq: _seq, ...event }, index) => {
+  return error;
+}
+
+/**
+ * The events without their file numbers, compaction ranges moved to positions (1-based), one
+ * event at a time: a range starts at the first event numbered at or after its start and ends at
+ * the last numbered at or before its end. Events without a number follow the previous one (as
+ * `fromAdkSessionJson` counts). Keeps one number an event (8 bytes), never the events.
+ */
+export class CompactionRenumbering {
+  readonly repairs: Repair[] = [];
+  private numbers = new Float64Array(1024);
+  private count = 0;
+  private previous = 0;
+
+  add(imported: ImportedEvent, index: number): NewEvent {
+    const { seq, ...event } = imported;
+    this.previous = seq ?? this.previous + 1;
+    const own = this.previous;
+    if (this.count === this.numbers.length) {
+      const grown = new Float64Array(this.count * 2);
+      grown.set(this.numbers);
+      this.numbers = grown;
+    }
+    this.numbers[this.count++] = own;
     const compaction = event.actions.compaction;
     if (!compaction) return event;
     const position = index + 1;
-    const own = numbers[index] as number;
     if (compaction.endSeq >= own) {
       throw new ImportError({
         message: `the compaction ends at seq ${compaction.endSeq}, not before its own seq ${own}`,
@@ -61,14 +74,12 @@ function renumberCompactions(imported: ImportedEvent[], repairs: Repair[]): NewE
         format: FORMAT,
       });
     }
-    const first = numbers.findIndex((number) => number >= compaction.startSeq);
-    let last = -1;
-    for (let candidate = 0; candidate < index; candidate++) {
-      if ((numbers[candidate] as number) <= compaction.endSeq) last = candidate;
-    }
+    // Numbers strictly increase (the reader refuses a seq that does not): binary searches.
+    const first = this.firstAtLeast(compaction.startSeq, index);
+    const last = this.firstAtLeast(compaction.endSeq + 1, index) - 1;
     const startSeq = first + 1;
     const endSeq = last + 1;
-    if (first === -1 || last === -1 || startSeq > endSeq || endSeq >= position) {
+    if (first >= index || last === -1 || startSeq > endSeq || endSeq >= position) {
       throw new ImportError({
         message: `the compaction covers seq ${compaction.startSeq}-${compaction.endSeq}, but no earlier event in the file has a seq in that range`,
         path: `events[${index}].actions.compaction`,
@@ -76,7 +87,7 @@ function renumberCompactions(imported: ImportedEvent[], repairs: Repair[]): NewE
       });
     }
     if (startSeq === compaction.startSeq && endSeq === compaction.endSeq) return event;
-    repairs.push({
+    this.repairs.push({
       kind: 'compaction_range_renumbered',
       message: `compaction range seq ${compaction.startSeq}-${compaction.endSeq} renumbered ${startSeq}-${endSeq}: the events it covers are stored at those positions`,
       location: `events[${index}]`,
@@ -85,5 +96,17 @@ function renumberCompactions(imported: ImportedEvent[], repairs: Repair[]): NewE
       ...event,
       actions: { ...event.actions, compaction: { ...compaction, startSeq, endSeq } },
     };
-  });
+  }
+
+  /** The first of the events before `end` numbered at least `number` (`end` when none is). */
+  private firstAtLeast(number: number, end: number): number {
+    let low = 0;
+    let high = end;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.numbers[middle] as number) < number) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
 }

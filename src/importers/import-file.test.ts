@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { toAdkSessionJson } from '../events/adk-json.js';
 import type { NewEvent } from '../events/types.js';
+import { compactionEvent, modelTextEvent, userTextEvent } from '../testing/event-builders.js';
 import { ImportError } from './errors.js';
 import { importTranscriptFile } from './import-file.js';
 import { importTranscripts } from './import-transcript.js';
@@ -189,21 +191,69 @@ describe('importTranscriptFile: the same sessions as the whole-text import', () 
     await expectSame(file('one.json', JSON.stringify(runs.slice(0, 1))), { source: 'file' });
   });
 
-  it('whole documents (ADK, objects with messages) are read whole', async () => {
-    const adk = {
-      id: 's',
-      events: [
-        {
-          id: 'e1',
-          invocationId: 'i',
-          author: 'user',
-          timestamp: 1,
-          content: { role: 'user', parts: [{ text: 'hi' }] },
-        },
+  it('ADK sessions (every dialect fixture, an orrery export, an array of events) stream', async () => {
+    const folder = fileURLToPath(new URL('../events/fixtures/', import.meta.url));
+    const names = readdirSync(folder).filter((name) => name.endsWith('.json'));
+    expect(names.length).toBeGreaterThan(5);
+    for (const name of names) {
+      const path = join(folder, name);
+      const whole = (() => {
+        try {
+          return importTranscripts({ text: readFileSync(path), fileName: 'input', format: 'adk' });
+        } catch (error) {
+          return error as Error;
+        }
+      })();
+      if (whole instanceof Error) {
+        await expect(
+          importTranscriptFile({ path, fileName: 'input', format: 'adk' }),
+        ).rejects.toThrow(whole.message);
+      } else {
+        await expectSame(path, { format: 'adk', source: 'file' });
+      }
+    }
+    // Numbered 5, 6, 8, 9, then a compaction of 5-8: its range is renumbered as positions.
+    const stored: Array<NewEvent & { seq: number }> = [
+      { ...userTextEvent({ text: 'first', timestamp: 1 }), seq: 5 },
+      { ...modelTextEvent({ text: 'answer', timestamp: 2 }), seq: 6 },
+      { ...userTextEvent({ text: 'second', timestamp: 3 }), seq: 8 },
+      { ...modelTextEvent({ text: 'answer 2', timestamp: 4 }), seq: 9 },
+      { ...compactionEvent({ startSeq: 5, endSeq: 8, timestamp: 5 }), seq: 10 },
+      { ...userTextEvent({ text: 'kept', timestamp: 6 }), seq: 11 },
+    ];
+    const adk = toAdkSessionJson({
+      session: { sessionId: 's', state: { k: 1 } },
+      events: stored,
+      casing: 'snake',
+    });
+    const [renumbered] = await expectSame(file('adk.json', JSON.stringify(adk, null, 1)), {
+      source: 'file',
+    });
+    expect(renumbered?.repairs).toEqual([
+      expect.objectContaining({ kind: 'compaction_range_renumbered' }),
+    ]);
+    // orrery's own export: the session's fields after its events, events with `seq`.
+    const orrery = {
+      appName: 'a',
+      userId: 'u',
+      sessionId: 's',
+      events: stored,
+      state: { k: 2 },
+      lastUpdateTime: 7,
+    };
+    await expectSame(file('orrery.json', JSON.stringify(orrery)), { source: 'file' });
+    await expectSame(file('events.json', JSON.stringify(adk.events)), { source: 'file' });
+  });
+
+  it('other documents (SWE-agent, objects with messages) are read whole', async () => {
+    await expectSame(file('o.json', JSON.stringify({ messages: chat })), { source: 'memory' });
+    const swe = {
+      history: [
+        { role: 'user', content: 'fix it' },
+        { role: 'assistant', content: 'done' },
       ],
     };
-    await expectSame(file('adk.json', JSON.stringify(adk)), { source: 'memory' });
-    await expectSame(file('o.json', JSON.stringify({ messages: chat })), { source: 'memory' });
+    await expectSame(file('t.json', JSON.stringify(swe)), { source: 'memory' });
   });
 });
 

@@ -114,7 +114,8 @@ export class JsonArraySplitter {
           pieceStart = -1;
           this.phase = 'separator';
           this.separator(byte, offset);
-          if (this.nested && this.phase === 'done') {
+          // `separator` may have moved the phase on (TypeScript keeps the narrowed one).
+          if (this.nested && (this.phase as Phase) === 'done') {
             this.endIndex = index + 1;
             break;
           }

@@ -10,6 +10,7 @@ function split(text: string, size = 1, maxRecordBytes?: number): Array<[string, 
   const splitter = new JsonObjectSplitter({ streamKeys: ['events'], maxRecordBytes });
   const out: Array<[string, string, string]> = [];
   const add = (part: ObjectPart) =>
+    part.kind !== 'array' &&
     out.push(
       part.kind === 'member'
         ? ['member', part.key, decoder.decode(part.value)]
@@ -66,6 +67,17 @@ describe('JsonObjectSplitter', () => {
   it('reads an empty object, an empty events array and a byte-order mark', () => {
     expect(split('\uFEFF {} ')).toEqual([]);
     expect(split('{"events":[],"id":"x"}')).toEqual([['member', 'id', '"x"']]);
+  });
+
+  it('marks where a streamed array starts, also an empty one', () => {
+    const splitter = new JsonObjectSplitter({ streamKeys: ['events', 'history'] });
+    const parts = splitter.push(encoder.encode('{"events": [], "history": [1]}'));
+    splitter.end();
+    expect(parts.map((part) => `${part.kind}:${part.key}:${part.offset}`)).toEqual([
+      'array:events:11',
+      'array:history:26',
+      'element:history:27',
+    ]);
   });
 
   it('holds an events member that is not an array as a member', () => {

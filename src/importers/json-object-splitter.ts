@@ -21,9 +21,13 @@ function isWhitespace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
-/** A member held whole (`value`: its JSON bytes), or one element of a streamed array member. */
+/**
+ * A member held whole (`value`: its JSON bytes); the start of a streamed array member (`array`,
+ * so an empty one is seen too); one element of it.
+ */
 export type ObjectPart =
   | { kind: 'member'; key: string; offset: number; value: Uint8Array }
+  | { kind: 'array'; key: string; offset: number }
   | ({ kind: 'element'; key: string } & ArrayElement);
 
 type Phase =
@@ -149,6 +153,7 @@ export class JsonObjectSplitter {
               startOffset: offset,
             });
             this.phase = 'array';
+            parts.push({ kind: 'array', key: this.key, offset });
             index = this.feedArray(chunk, index, parts) - 1;
             break;
           }

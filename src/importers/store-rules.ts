@@ -29,13 +29,19 @@ export function splitLocation(location: SourceLocation): { line?: number; path?:
  */
 export function assertStorableEvents(
   events: readonly NewEvent[],
-  options: { format?: string; locate: (index: number) => SourceLocation },
+  options: {
+    format?: string;
+    locate: (index: number) => SourceLocation;
+    /** Session position (1-based) of `events[0]`, when the list is part of a stream. */
+    firstPosition?: number;
+  },
 ): void {
+  const first = options.firstPosition ?? 1;
   events.forEach((event, index) => {
     const kind = event.actions?.compaction === undefined ? 'event' : 'compaction';
     try {
       assertValidNewEvent(event, { kind });
-      if (kind === 'compaction') assertCompactionFits(event, index + 1);
+      if (kind === 'compaction') assertCompactionFits(event, first + index);
     } catch (error) {
       if (!InvalidEventError.isInstance(error)) throw error;
       throw new ImportError({
