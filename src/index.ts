@@ -15,6 +15,16 @@ export {
   resolveSummarizerModel,
   validateEventsCompactionConfig,
 } from './compaction/config.js';
+export {
+  applyElision,
+  ELISION_DEFAULTS,
+  ELISION_PLACEHOLDER_PREFIX,
+  type ElisionEvent,
+  elideEvent,
+  elisionPlaceholder,
+  isValidElision,
+  latestElision,
+} from './compaction/elision.js';
 export { InvalidConfigError } from './compaction/errors.js';
 export {
   type ExpandedView,
@@ -43,6 +53,7 @@ export {
   estimateNextRequest,
   type PlanCompactionOptions,
   planCompaction,
+  planTieredCompaction,
   type RequestEstimate,
 } from './compaction/triggers.js';
 export type {
@@ -51,12 +62,15 @@ export type {
   CompactionRequest,
   CompactionSkip,
   DeadCall,
+  ElisionConfig,
+  ElisionPlan,
   EventsCompactionConfig,
   EventsCompactionOptions,
   EventsSummarizer,
   RetentionOverride,
   SummarizeOptions,
   Summary,
+  TieredCompactionDecision,
 } from './compaction/types.js';
 export {
   type ActiveView,
@@ -113,6 +127,7 @@ export type {
   Event,
   EventActions,
   EventCompaction,
+  EventElision,
   ExecutableCode,
   FileData,
   FunctionCall,
