@@ -6,7 +6,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { SessionStoreError } from '../errors.js';
 import { SQLITE_LIST_ALL_SESSIONS_MIGRATION_SQL } from './list-all-sessions.js';
-import { SQLITE_SEARCH_MIGRATION_SQL } from './search.js';
+import { SQLITE_SEARCH_BATCH_MIGRATION_SQL, SQLITE_SEARCH_MIGRATION_SQL } from './search.js';
 
 export interface SqliteMigration {
   version: number;
@@ -88,6 +88,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 4,
     name: 'listing across users: sessions by update time',
     sql: SQLITE_LIST_ALL_SESSIONS_MIGRATION_SQL,
+  },
+  {
+    version: 5,
+    name: 'history search: events indexed in batches of 256, the rest before each search',
+    sql: SQLITE_SEARCH_BATCH_MIGRATION_SQL,
   },
 ];
 

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { userTextEvent } from '../../testing/event-builders.js';
 import { migrateSqlite, SQLITE_MIGRATIONS } from './migrations.js';
-import { rebuildSqliteSearch } from './search.js';
+import { rebuildSqliteSearch, SQLITE_SEARCH_BATCH } from './search.js';
 import { SqliteSessionService } from './sqlite-session-service.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'orrery-sqlite-search-'));
@@ -102,6 +102,49 @@ describe('SQLite history search', () => {
     });
     const hits = await service.searchEvents({ ...user, query: 'ibex' });
     expect(hits.map((hit) => [hit.sessionId, hit.seq])).toEqual([['s', mine.seq]]);
+    await service.close();
+  });
+
+  it(`indexes appends in batches of ${SQLITE_SEARCH_BATCH} and the rest before a search`, async () => {
+    const service = new SqliteSessionService({ path: join(folder, 'batches.db') });
+    const database = await service.getDatabase();
+    const pending = () =>
+      (database.prepare('SELECT count(*) AS n FROM events_search_pending').get() as { n: number })
+        .n;
+    const indexed = () =>
+      (database.prepare('SELECT count(*) AS n FROM events_search_docsize').get() as { n: number })
+        .n;
+    await service.createSession(key);
+    const total = SQLITE_SEARCH_BATCH + 3;
+    for (let index = 1; index <= total; index++) {
+      await service.appendEvent({
+        ...key,
+        event: userTextEvent({ text: `otter number ${index}` }),
+      });
+    }
+    // Rowids 1..total: the batch at rowid SQLITE_SEARCH_BATCH indexed the first ones.
+    expect([indexed(), pending()]).toEqual([SQLITE_SEARCH_BATCH, 3]);
+    const hits = await service.searchEvents({ ...key, query: `otter ${total}`, limit: 1 });
+    expect(hits.map((hit) => hit.seq)).toEqual([total]);
+    expect([indexed(), pending()]).toEqual([total, 0]);
+    await service.close();
+  });
+
+  it('deletes events not indexed yet without touching the index', async () => {
+    const service = new SqliteSessionService({ path: join(folder, 'pending-delete.db') });
+    const database = await service.getDatabase();
+    await service.createSession(key);
+    await service.appendEvent({ ...key, event: userTextEvent({ text: 'indexed seal' }) });
+    await service.searchEvents({ ...key, query: 'seal' });
+    await service.appendEvent({ ...key, event: userTextEvent({ text: 'pending seal' }) });
+    await service.deleteSession(key);
+    // An FTS5 'delete' of a row it never had would corrupt the index: integrity-check fails.
+    database.exec(`INSERT INTO events_search (events_search, rank) VALUES ('integrity-check', 0)`);
+    await service.createSession(key);
+    await service.appendEvent({ ...key, event: userTextEvent({ text: 'a new seal' }) });
+    const hits = await service.searchEvents({ ...key, query: 'seal' });
+    expect(hits.map((hit) => hit.event.content?.parts?.[0]?.text)).toEqual(['a new seal']);
+    database.exec(`INSERT INTO events_search (events_search, rank) VALUES ('integrity-check', 0)`);
     await service.close();
   });
 });

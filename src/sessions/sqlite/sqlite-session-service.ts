@@ -67,7 +67,7 @@ import { listAllSqliteSessions } from './list-all-sessions.js';
 import { loadSqliteDriver } from './load-driver.js';
 import { migrateSqlite } from './migrations.js';
 import { type RowReadOptions, readCheckpoint, readRows, readSqliteView } from './read-rows.js';
-import { searchSqliteEvents } from './search.js';
+import { flushSqliteSearch, hasPendingSearchRows, searchSqliteEvents } from './search.js';
 import { prepareStatements, type SessionRow, type SqliteStatements } from './statements.js';
 
 /** pino-compatible: `logger.warn({ ...fields }, message)`. */
@@ -338,6 +338,13 @@ export class SqliteSessionService implements SessionService {
     const search = resolveSearchOptions(options);
     const { database, statements } = await this.open(options.signal);
     const key = { appName: search.appName, userId: search.userId, sessionId: search.sessionId };
+    // Events appended since the last batch are indexed first (search.ts: batches).
+    const flush = database.transaction(() => flushSqliteSearch(database));
+    await this.run(() => hasPendingSearchRows(database) && flush.immediate(), {
+      operation: 'searchEvents',
+      key,
+      signal: options.signal,
+    });
     const work = database.transaction(() => {
       if (key.sessionId !== undefined) this.requireSession(statements, key as SessionKey);
       return searchSqliteEvents({
