@@ -26,11 +26,43 @@ export async function isLossless(options: {
   if (raw.length !== options.replayed.length) return false;
   return raw.every(({ seq: _seq, ...event }, index) => {
     const replayed = options.replayed[index];
-    // Equal JSON is equal canonical JSON; stores keep the key order, so this is the usual case.
+    // Equal values are the usual case, decided without serializing; equal JSON is equal
+    // canonical JSON, and key order is what canonical JSON forgives.
     return (
-      JSON.stringify(event) === JSON.stringify(replayed) || canonical(event) === canonical(replayed)
+      jsonEqual(event, replayed) ||
+      JSON.stringify(event) === JSON.stringify(replayed) ||
+      canonical(event) === canonical(replayed)
     );
   });
+}
+
+/**
+ * Deep equality of JSON values, members that are `undefined` left out (as JSON leaves them out),
+ * key order ignored. `true` implies equal canonical JSON; anything it cannot tell (a `NaN`, a
+ * value JSON turns into something else) is `false` and left to the serializing checks.
+ */
+function jsonEqual(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) {
+    return false;
+  }
+  if (Array.isArray(left) || Array.isArray(right)) {
+    if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
+    return left.every((item, index) => item !== undefined && jsonEqual(item, right[index]));
+  }
+  if (Object.getPrototypeOf(left) !== Object.prototype) return false;
+  if (Object.getPrototypeOf(right) !== Object.prototype) return false;
+  const leftRecord = left as Record<string, unknown>;
+  const rightRecord = right as Record<string, unknown>;
+  let members = 0;
+  for (const key of Object.keys(leftRecord)) {
+    const value = leftRecord[key];
+    if (value === undefined) continue;
+    members++;
+    if (!Object.hasOwn(rightRecord, key) || !jsonEqual(value, rightRecord[key])) return false;
+  }
+  for (const key of Object.keys(rightRecord)) if (rightRecord[key] !== undefined) members--;
+  return members === 0;
 }
 
 /** JSON with sorted keys and no `undefined` members: equal events give equal strings. */
