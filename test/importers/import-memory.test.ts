@@ -6,12 +6,14 @@
  * the file's size (its events), so the measure can tell the two apart. No timing is asserted.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTranscriptFile } from '../../bench/transcript-file.js';
+import { importTranscriptFile } from '../../src/importers/import-file.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const child = join(root, 'test', 'importers', 'import-memory-child.ts');
@@ -48,6 +50,26 @@ describe('streamed import memory', () => {
     expect(streamed.events).toBe(written.events);
     // Generous: the window is a few records of ~8 kB; a tenth of the file leaves room for GC noise.
     expect(streamed.retained).toBeLessThan(written.bytes / 10);
+  }, 600_000);
+
+  it('an exported session (ADK JSON, one object) retains far less heap than the file holds', async () => {
+    // orrery's own export of the same transcript, written event by event.
+    const exported = join(folder, 'export.json');
+    const out = createWriteStream(exported);
+    out.write('{"id":"exported","events":[');
+    const [imported] = await importTranscriptFile({ path });
+    let count = 0;
+    for await (const event of imported?.events() ?? []) {
+      if (!out.write(`${count++ === 0 ? '' : ','}\n${JSON.stringify(event)}`))
+        await once(out, 'drain');
+    }
+    out.end('],"state":{}}\n');
+    await once(out, 'finish');
+    const bytes = statSync(exported).size;
+    expect(bytes).toBeGreaterThan(40 * megabyte);
+    const streamed = measure('stream', exported);
+    expect(streamed.events).toBe(count);
+    expect(streamed.retained).toBeLessThan(bytes / 10);
   }, 600_000);
 
   it('(control) the file read whole retains at least half the file', () => {
