@@ -53,14 +53,36 @@ export function importSpecifiers(text: string): string[] {
   return specifiers;
 }
 
-function folderOf(path: string): string {
+/** The top-level folder of a path under `src/` (`(root)` for `src/index.ts`). */
+export function folderOf(path: string): string {
   const parts = path.split('/');
   return parts.length > 1 ? (parts[0] as string) : '(root)';
 }
 
 /** Tests and their helpers may reach anywhere: only shipped code is held to the rule. */
-function isTestCode(path: string): boolean {
+export function isTestCode(path: string): boolean {
   return /\.test\.ts$/.test(path) || path.includes('/test-helpers/');
+}
+
+/** An import of one module by another, both under `src/`, as `src/`-relative paths. */
+export interface ResolvedImport {
+  file: string;
+  specifier: string;
+  /** The imported path relative to `src/` (`../x` when it points outside). */
+  target: string;
+}
+
+/** The relative imports of `file` resolved against its folder (package imports left out). */
+export function relativeImports(file: SourceFile): ResolvedImport[] {
+  return importSpecifiers(file.text)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => ({
+      file: file.path,
+      specifier,
+      target: normalize(join(file.path, '..', specifier))
+        .split(sep)
+        .join('/'),
+    }));
 }
 
 export function findLayerViolations(files: SourceFile[]): LayerViolation[] {
@@ -73,20 +95,18 @@ export function findLayerViolations(files: SourceFile[]): LayerViolation[] {
       violations.push({ file: file.path, specifier: '', rule: `folder '${from}' has no rank` });
       continue;
     }
-    for (const specifier of importSpecifiers(file.text)) {
-      if (!specifier.startsWith('.')) {
-        if (PURE_FOLDERS.includes(from) && IO_MODULES.test(specifier)) {
+    if (PURE_FOLDERS.includes(from)) {
+      for (const specifier of importSpecifiers(file.text)) {
+        if (!specifier.startsWith('.') && IO_MODULES.test(specifier)) {
           violations.push({
             file: file.path,
             specifier,
             rule: `the pure core '${from}' does no I/O`,
           });
         }
-        continue;
       }
-      const target = normalize(join(file.path, '..', specifier))
-        .split(sep)
-        .join('/');
+    }
+    for (const { specifier, target } of relativeImports(file)) {
       if (target.startsWith('..')) {
         violations.push({ file: file.path, specifier, rule: 'imports from outside src/' });
         continue;
