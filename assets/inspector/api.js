@@ -113,8 +113,8 @@ export const api = {
   event(key, seq, { signal } = {}) {
     return requestJson(`${sessionPath(key)}/events/${seq}`, { signal });
   },
-  view(key, { signal } = {}) {
-    return requestJson(`${sessionPath(key)}/view`, { signal });
+  view(key, { offset, limit, signal } = {}) {
+    return requestJson(`${sessionPath(key)}/view${query({ offset, limit })}`, { signal });
   },
   chart(key, { signal } = {}) {
     return requestJson(`${sessionPath(key)}/chart`, { signal });

@@ -12,7 +12,7 @@ import { sessionHash } from './routes.js';
 import { createTimeline, PAGE_SIZE } from './timeline.js';
 
 const CHART_REFRESH_MS = 1500;
-/** The view of a long uncompacted session is large: refetched at most this often. */
+/** The view's pages in sight are refetched at most this often while events arrive. */
 const VIEW_REFRESH_MS = 1000;
 
 function modeToggle(initialView, onChange) {
@@ -49,10 +49,22 @@ function debounce(action, milliseconds, signal) {
 
 export async function showSession({ root, key, view, signal, onError }) {
   const firstPage = await api.timeline(key, { afterSeq: 0, limit: PAGE_SIZE, signal });
-  const timeline = createTimeline({ key, firstPage, signal, onError });
+  const viewSummary = h('p', { className: 'view-summary', 'aria-live': 'polite' });
+  const showViewSummary = (result) => {
+    if (timeline.mode !== 'view') return;
+    const threshold =
+      typeof result.threshold === 'number' ? ` (threshold ${formatNumber(result.threshold)})` : '';
+    viewSummary.textContent = `The next request holds ${plural(result.total, 'event')}, about ${formatNumber(result.tokens)} tokens${threshold}.`;
+  };
+  const timeline = createTimeline({
+    key,
+    firstPage,
+    signal,
+    onError,
+    onViewSummary: showViewSummary,
+  });
   const counts = h('span', { className: 'counts' });
   const liveStatus = h('span', { className: 'live-status', role: 'status' }, 'connecting…');
-  const viewSummary = h('p', { className: 'view-summary', 'aria-live': 'polite' });
   const chartSlot = h(
     'section',
     { className: 'chart-slot', 'aria-label': 'Request size per model call' },
@@ -89,42 +101,21 @@ export async function showSession({ root, key, view, signal, onError }) {
       if (!signal.aborted) onError(error);
     }
   };
-  const loadView = async () => {
-    try {
-      const result = await api.view(key, { signal });
-      if (timeline.mode !== 'view') return;
-      timeline.setMode('view', result.events);
-      const threshold =
-        typeof result.threshold === 'number'
-          ? ` (threshold ${formatNumber(result.threshold)})`
-          : '';
-      viewSummary.textContent = `The next request holds ${plural(result.events.length, 'event')}, about ${formatNumber(result.tokens)} tokens${threshold}.`;
-    } catch (error) {
-      if (!signal.aborted) onError(error);
-    }
-  };
   const setMode = (mode) => {
     for (const input of root.querySelectorAll('input[name="timeline-mode"]')) {
       input.checked = input.value === mode;
     }
     history.replaceState(null, '', sessionHash(key, mode === 'view'));
     if (mode === 'view') {
-      timeline.setMode('view', []);
       viewSummary.textContent = 'Loading the view…';
-      void loadView();
+      timeline.setMode('view');
     } else {
       viewSummary.textContent = '';
       timeline.setMode('history');
     }
   };
   const refreshChart = debounce(loadChart, CHART_REFRESH_MS, signal);
-  const refreshView = debounce(
-    () => {
-      if (timeline.mode === 'view') void loadView();
-    },
-    VIEW_REFRESH_MS,
-    signal,
-  );
+  const refreshView = debounce(() => timeline.refreshView(), VIEW_REFRESH_MS, signal);
 
   root.replaceChildren(
     h(

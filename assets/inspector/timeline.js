@@ -10,6 +10,7 @@
 import { api } from './api.js';
 import { h } from './dom.js';
 import { formatNumber, formatTime, isoTime } from './format.js';
+import { createViewPages } from './view-pages.js';
 
 export const PAGE_SIZE = 200;
 const ROW_HEIGHT = 34;
@@ -37,7 +38,7 @@ function compactionText(span) {
   return `summarizes ${range} · ${span.trigger} · ${tokens} · ${span.summarizer}${fallback}`;
 }
 
-export function createTimeline({ key, firstPage, signal, onError }) {
+export function createTimeline({ key, firstPage, signal, onError, onViewSummary }) {
   const state = {
     mode: 'history',
     eventCount: firstPage.eventCount,
@@ -47,7 +48,10 @@ export function createTimeline({ key, firstPage, signal, onError }) {
     loadedPages: new Set([0]),
     loadingPages: new Set(),
     compactions: [],
-    viewEvents: [],
+    /** Set by a view refresh when the view was scrolled to its end: it keeps following it. */
+    viewFollowsEnd: false,
+    /** The next render scrolls to the end (once the canvas has its new height). */
+    scrollToEnd: false,
     /** Row index -> true, in the current mode. */
     expanded: new Set(),
     expandedSorted: [],
@@ -60,6 +64,25 @@ export function createTimeline({ key, firstPage, signal, onError }) {
   let fetchTimer;
   let frame = 0;
   let focusAfterRender = null;
+  const viewPages = createViewPages({
+    key,
+    pageSize: PAGE_SIZE,
+    signal,
+    onError,
+    onLoaded: () => scheduleRender(),
+    onSummary: (summary) => {
+      // Fewer events than before: a compaction replaced some, so row indexes moved.
+      if (summary.total < summary.previousTotal) {
+        state.expanded.clear();
+        state.expandedSorted = [];
+      }
+      if (state.viewFollowsEnd) {
+        state.viewFollowsEnd = false;
+        state.scrollToEnd = true;
+      }
+      onViewSummary?.(summary);
+    },
+  });
 
   const spanLayer = h('div', { className: 'span-layer' });
   const rowLayer = h('div', { className: 'row-layer', role: 'list', 'aria-label': 'Events' });
@@ -86,10 +109,14 @@ export function createTimeline({ key, firstPage, signal, onError }) {
   }
 
   const rowCount = () =>
-    state.mode === 'history' ? Math.max(state.eventCount, state.lastSeq) : state.viewEvents.length;
+    state.mode === 'history' ? Math.max(state.eventCount, state.lastSeq) : viewPages.total;
   const eventAt = (index) =>
-    state.mode === 'history' ? state.bySeq.get(index + 1) : state.viewEvents[index];
+    state.mode === 'history' ? state.bySeq.get(index + 1) : viewPages.eventAt(index);
   const pageOf = (index) => Math.floor(index / PAGE_SIZE);
+  const pageLoaded = (page) =>
+    state.mode === 'history' ? state.loadedPages.has(page) : viewPages.isLoaded(page);
+  const atEnd = () =>
+    scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - ROW_HEIGHT * 2;
 
   function topOf(index) {
     let before = 0;
@@ -146,8 +173,12 @@ export function createTimeline({ key, firstPage, signal, onError }) {
   function scheduleFetch() {
     clearTimeout(fetchTimer);
     fetchTimer = setTimeout(() => {
-      if (signal.aborted || state.mode !== 'history') return;
+      if (signal.aborted || rowCount() === 0) return;
       const { first, last } = visibleRange();
+      if (state.mode === 'view') {
+        viewPages.ensure(first, last);
+        return;
+      }
       for (let page = pageOf(first); page <= pageOf(last); page++) {
         if (!state.loadedPages.has(page) && !state.loadingPages.has(page)) fetchPage(page);
       }
@@ -223,7 +254,8 @@ export function createTimeline({ key, firstPage, signal, onError }) {
     };
     if (!event) {
       const page = pageOf(index);
-      const text = state.loadedPages.has(page) ? 'no event at this seq' : 'loading…';
+      const empty = state.mode === 'history' ? 'no event at this seq' : 'no event here';
+      const text = pageLoaded(page) ? empty : 'loading…';
       return h(
         'div',
         { ...base, className: 'row row-placeholder' },
@@ -284,7 +316,7 @@ export function createTimeline({ key, firstPage, signal, onError }) {
   function rowKey(index, event, top) {
     const full = event ? (fullEvents.get(event.seq)?.status ?? '') : '';
     const span = event?.kind === 'compaction' && spanOf(event.seq) ? 'span' : '';
-    const placeholder = event ? '' : state.loadedPages.has(pageOf(index));
+    const placeholder = event ? '' : pageLoaded(pageOf(index));
     return [
       state.mode,
       top,
@@ -337,6 +369,10 @@ export function createTimeline({ key, firstPage, signal, onError }) {
   function render() {
     frame = 0;
     canvas.style.height = `${totalHeight()}px`;
+    if (state.scrollToEnd) {
+      state.scrollToEnd = false;
+      if (state.mode === 'view') scroller.scrollTop = scroller.scrollHeight;
+    }
     renderSpans();
     const count = rowCount();
     const { first, last } = count === 0 ? { first: 0, last: -1 } : visibleRange();
@@ -359,7 +395,8 @@ export function createTimeline({ key, firstPage, signal, onError }) {
       else insertInOrder(index, rowElement);
       rows.set(index, { element: rowElement, key: keyOfRow });
     }
-    if (missing && state.mode === 'history') scheduleFetch();
+    const viewMissing = state.mode === 'view' && count > 0 && viewPages.missing(first, last);
+    if (missing || viewMissing) scheduleFetch();
     if (!state.firstRowMarked && rowLayer.querySelector('.row[data-seq]')) {
       state.firstRowMarked = true;
       performance.mark(FIRST_ROW_MARK);
@@ -403,10 +440,13 @@ export function createTimeline({ key, firstPage, signal, onError }) {
     get mode() {
       return state.mode;
     },
-    /** `history`, or `view` with the events the next request holds. */
-    setMode(mode, viewEvents = []) {
+    /** `history`, or `view`: the events the next request holds, paged as they come in sight. */
+    setMode(mode) {
       state.mode = mode;
-      state.viewEvents = viewEvents;
+      state.viewFollowsEnd = false;
+      state.scrollToEnd = false;
+      if (mode === 'view') viewPages.start();
+      else viewPages.stop();
       state.expanded.clear();
       state.expandedSorted = [];
       for (const row of rows.values()) row.element.remove();
@@ -416,13 +456,19 @@ export function createTimeline({ key, firstPage, signal, onError }) {
     },
     /** A live event: shown at once; the view follows the end when it was at the end. */
     appendEvent(event) {
-      const atEnd =
-        scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - ROW_HEIGHT * 2;
+      const wasAtEnd = atEnd();
       if (!state.bySeq.has(event.seq)) state.eventCount += 1;
       state.bySeq.set(event.seq, event);
       state.lastSeq = Math.max(state.lastSeq, event.seq);
       render();
-      if (atEnd && state.mode === 'history') scroller.scrollTop = scroller.scrollHeight;
+      if (wasAtEnd && state.mode === 'history') scroller.scrollTop = scroller.scrollHeight;
+    },
+    /** The view changed (a live event): the rows in sight are fetched again. */
+    refreshView() {
+      if (state.mode !== 'view') return;
+      state.viewFollowsEnd = viewPages.total > 0 && atEnd();
+      const { first, last } = rowCount() === 0 ? { first: 0, last: 0 } : visibleRange();
+      viewPages.refresh(first, last);
     },
     addCompaction(span) {
       mergeCompactions([span]);

@@ -1,7 +1,8 @@
 /**
  * The inspector page on a 10,000-event session: the timeline is virtualized and fetched a page
  * at a time, so the first rows and the end of the history each cost a page or two, never the
- * whole history. Timings (first timeline row, render after jumping to the end) are printed
+ * whole history; the next request's view (the whole history: the session was never compacted)
+ * is paged the same way. Timings (first timeline row, render after jumping to the end) are printed
  * for the record, never asserted: the machine may be busy.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,9 @@ const EVENTS = 10_000;
 const LONG = { appName: APP, userId: 'alice', sessionId: 'long-session' };
 /** Pages of 200 events: the first one, and the last one or two after jumping to the end. */
 const MAX_TIMELINE_REQUESTS = 5;
+const PAGE_SIZE = 200;
+const sessionUrl = (base: string) =>
+  `${base}/#/apps/${LONG.appName}/users/${LONG.userId}/sessions/${LONG.sessionId}`;
 
 describe.skipIf(skipBrowser)('the inspector page on a 10,000-event session', () => {
   let fixture: InspectorFixture;
@@ -47,9 +51,7 @@ describe.skipIf(skipBrowser)('the inspector page on a 10,000-event session', () 
         const url = new URL(request.url());
         if (url.pathname.endsWith('/timeline')) timelineRequests.push(url.search);
       });
-      await page.goto(
-        `${fixture.url}/#/apps/${LONG.appName}/users/${LONG.userId}/sessions/${LONG.sessionId}`,
-      );
+      await page.goto(sessionUrl(fixture.url));
       await page.locator('.row[data-seq="1"]').waitFor({ timeout: 60_000 });
       const firstRowMs = await page.evaluate(
         () => performance.getEntriesByName('inspector:first-timeline-row')[0]?.startTime ?? -1,
@@ -99,6 +101,81 @@ describe.skipIf(skipBrowser)('the inspector page on a 10,000-event session', () 
           `(its page requested at ${Math.round(firstPage?.startMs ?? -1)} ms, answered in ${Math.round(firstPage?.tookMs ?? -1)} ms); ` +
           `end of history drawn ${Math.round(scrollMs)} ms after the jump; ` +
           `${timelineRequests.length} timeline requests (${timelineRequests.join(' ')})`,
+      );
+      expect(browser.errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
+
+  it('pages the next request (view) too: a few requests, each with a limit', async () => {
+    const browser = await openBrowser({ token: TOKEN_ALICE });
+    try {
+      const { page } = browser;
+      await page.goto(sessionUrl(fixture.url));
+      await page.locator('.row[data-seq="1"]').waitFor({ timeout: 60_000 });
+
+      const viewRequests: URL[] = [];
+      const viewAnswers: Array<Promise<{ events: unknown[]; total: number; bytes: number }>> = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.pathname.endsWith('/view')) viewRequests.push(url);
+      });
+      page.on('response', (response) => {
+        if (!new URL(response.url()).pathname.endsWith('/view')) return;
+        viewAnswers.push(
+          response
+            .body()
+            .then((body) => ({ ...JSON.parse(body.toString('utf8')), bytes: body.length })),
+        );
+      });
+      await page.getByLabel('Next request (view)').check();
+      await page.waitForURL(/\?view=next$/);
+      const summary = page.locator('.view-summary');
+      await expect
+        .poll(() => summary.textContent(), { timeout: 60_000 })
+        .toMatch(/holds 10,000 events/);
+      await page.locator('.row[aria-posinset="1"][data-seq="1"]').waitFor({ timeout: 60_000 });
+      const rowsAtStart = await page.locator('.row').count();
+      expect(rowsAtStart).toBeGreaterThan(10);
+      expect(rowsAtStart).toBeLessThan(100);
+
+      // The end of the view: its last page or two, not the pages in between.
+      await page.evaluate(() => {
+        const scroller = document.querySelector('.timeline-scroller');
+        if (!scroller) throw new Error('no timeline on the page');
+        scroller.scrollTop = scroller.scrollHeight;
+      });
+      await page.locator(`.row[aria-posinset="${EVENTS}"][data-seq]`).waitFor({ timeout: 60_000 });
+      await expect
+        .poll(() => page.locator('.row-placeholder').count(), { timeout: 60_000 })
+        .toBe(0);
+      const rowsAtEnd = await page.locator('.row[data-seq]').count();
+      expect(rowsAtEnd).toBeGreaterThan(10);
+      expect(rowsAtEnd).toBeLessThan(100);
+
+      expect(viewRequests.length).toBeGreaterThanOrEqual(2);
+      expect(viewRequests.length).toBeLessThan(MAX_TIMELINE_REQUESTS);
+      for (const url of viewRequests) {
+        expect(url.searchParams.get('limit'), url.search).toBe(String(PAGE_SIZE));
+        expect(Number(url.searchParams.get('offset')) % PAGE_SIZE, url.search).toBe(0);
+      }
+      const answers = await Promise.all(viewAnswers);
+      expect(answers).toHaveLength(viewRequests.length);
+      for (const answer of answers) {
+        expect(answer.total).toBe(EVENTS);
+        expect(answer.events.length).toBeLessThanOrEqual(PAGE_SIZE);
+      }
+      const bytes = answers.reduce((sum, answer) => sum + answer.bytes, 0);
+      // For the record: the whole view in one answer, as the page used to fetch it.
+      const whole = await fetch(`${fixture.url}${new URL(viewRequests[0]!.href).pathname}`, {
+        headers: { authorization: `Bearer ${TOKEN_ALICE}` },
+      });
+      const wholeBytes = (await whole.arrayBuffer()).byteLength;
+      console.log(
+        `[inspector] view of ${EVENTS} events: ${viewRequests.length} view requests ` +
+          `(${viewRequests.map((url) => url.search).join(' ')}), ${bytes} bytes in all; ` +
+          `the whole view in one answer: ${wholeBytes} bytes`,
       );
       expect(browser.errors).toEqual([]);
     } finally {
