@@ -141,7 +141,7 @@ Examples:
             ? `${config.grants.length} token(s) from ${config.tokensSource}`
             : 'no tokens: every request is allowed, so it listens on loopback only';
         io.stderr(
-          `orrery serve: app '${settings.appName}' (${settings.label}) on ${listening.url}, store ${redact(db)}; ${access}\n`,
+          `orrery serve: app '${settings.appName}' (${settings.label}) on ${listening.url}, store ${redact(db)}; ${access}; inspector: ${listening.url}/\n`,
         );
         if (devUiRoot) io.stderr(`ADK web UI: ${listening.url}/dev-ui/\n`);
         const signal = await untilInterrupted(io);
