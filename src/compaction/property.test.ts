@@ -1,13 +1,20 @@
 /**
  * Property tests: random histories (text, parallel calls, responses, confirmations, dead calls)
- * compacted by actually running `planCompaction` and appending its compaction, sometimes late.
- * Every view must be provider-safe and every stored event must survive unchanged.
+ * compacted by actually running `planCompaction` and appending its compaction, sometimes late,
+ * and elided by running `planTieredCompaction` and appending its elision rule. Every view must
+ * be provider-safe and every stored event must survive unchanged.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CompactionEvent, Content, Event, NewEvent, Part } from '../events/types.js';
+import { ELIDED_RESPONSE_KEY, latestElision } from './elision.js';
 import { estimateEventTokens } from './token-estimate.js';
-import { currentStepStart, planCompaction } from './triggers.js';
+import {
+  currentStepStart,
+  estimateNextRequest,
+  planCompaction,
+  planTieredCompaction,
+} from './triggers.js';
 import type { CompactionPlan, EventsCompactionConfig } from './types.js';
 import { activeView, SUMMARY_PREFIX, selectCheckpoint } from './view.js';
 
@@ -19,6 +26,7 @@ type Operation =
   | { type: 'confirm' }
   | { type: 'answer' }
   | { type: 'abandon' }
+  | { type: 'elide'; minOutputBytes: number; retentionEvents: number }
   | {
       type: 'compact';
       trigger: 'token_threshold' | 'manual' | 'sliding_window';
@@ -51,12 +59,61 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.record({
+      type: fc.constant('elide' as const),
+      // Mostly over a placeholder's size (smaller outputs would grow when elided).
+      minOutputBytes: fc.integer({ min: 1, max: 1500 }),
+      retentionEvents: fc.nat(2),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
       type: fc.constant('compact' as const),
       trigger: fc.constantFrom(
         'token_threshold' as const,
         'manual' as const,
         'sliding_window' as const,
       ),
+      retentionEvents: fc.nat(6),
+      budget: fc.integer({ min: 0, max: 3000 }),
+      late: fc.nat(2),
+    }),
+  },
+);
+
+/** Long tool sessions, the elision tier's ground: big outputs, rules, now and then a summary. */
+const toolSessionOperation: fc.Arbitrary<Operation> = fc.oneof(
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('user' as const), size: fc.nat(300) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('text' as const), size: fc.nat(300) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      type: fc.constant('calls' as const),
+      count: fc.integer({ min: 1, max: 2 }),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      type: fc.constant('respond' as const),
+      count: fc.integer({ min: 1, max: 2 }),
+      size: fc.integer({ min: 100, max: 4000 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('abandon' as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      type: fc.constant('elide' as const),
+      minOutputBytes: fc.integer({ min: 200, max: 2500 }),
+      retentionEvents: fc.nat(2),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constant('compact' as const),
+      trigger: fc.constant('token_threshold' as const),
       retentionEvents: fc.nat(6),
       budget: fc.integer({ min: 0, max: 3000 }),
       late: fc.nat(2),
@@ -201,7 +258,51 @@ class Simulation {
       case 'compact':
         this.compact(op, config);
         return;
+      case 'elide':
+        this.elide(op);
+        return;
     }
+  }
+
+  /** The elision tier at exactly the threshold: any reclaim is enough. */
+  elide(op: Extract<Operation, { type: 'elide' }>) {
+    const view = activeView({ events: this.events });
+    const rawTail = this.events.filter(
+      (event) => event.seq > (view.checkpoint?.actions.compaction.endSeq ?? 0),
+    );
+    const tokens = estimateNextRequest({ checkpoint: view.checkpoint, tail: rawTail }).tokens;
+    if (tokens < 2) return;
+    const decision = planTieredCompaction({
+      trigger: 'token_threshold',
+      config: {
+        tokenThreshold: tokens,
+        eventRetentionSize: op.retentionEvents,
+        retentionTokenBudget: 1_000_000,
+        elision: { minOutputBytes: op.minOutputBytes, minReclaimTokens: 1 },
+      },
+      checkpoint: view.checkpoint,
+      tail: rawTail,
+      currentInvocationId: this.openCalls.length > 0 ? `inv${this.invocation}` : undefined,
+    });
+    if (decision.kind !== 'elide') return;
+    // The step in progress is never elided.
+    const stepStart = currentStepStart(view.events.filter((event) => !event.actions.elision));
+    const stepSeq = view.events.filter((event) => !event.actions.elision)[stepStart]?.seq;
+    if (stepSeq !== undefined) expect(decision.throughSeq).toBeLessThan(stepSeq);
+    expect(decision.tokensAfter).toBeLessThan(tokens);
+    this.append({
+      author: 'user',
+      invocationId: `elision${this.events.length + 1}`,
+      actions: {
+        elision: {
+          throughSeq: decision.throughSeq,
+          minOutputBytes: decision.minOutputBytes,
+          trigger: 'token_threshold',
+          tokensBefore: decision.tokensBefore,
+          tokensAfter: decision.tokensAfter,
+        },
+      },
+    });
   }
 
   compact(op: Extract<Operation, { type: 'compact' }>, config: EventsCompactionConfig) {
@@ -216,7 +317,11 @@ class Simulation {
         retentionTokenBudget: op.budget,
       },
       checkpoint,
-      tail: view.events,
+      // As stores load it: stored events (the view's are elided copies) after the checkpoint.
+      tail: this.events.filter(
+        (event) =>
+          event.seq > (checkpoint?.actions.compaction.endSeq ?? 0) && !event.actions.compaction,
+      ),
       overlapEvents: checkpoint ? this.overlap(checkpoint, config.overlapSize ?? 0) : undefined,
       currentInvocationId: running,
       force: op.trigger !== 'sliding_window',
@@ -226,6 +331,7 @@ class Simulation {
     if (decision.kind === 'compact' && op.trigger !== 'sliding_window') {
       const retainedSeqs = new Set(decision.retained.map((event) => event.seq));
       for (const event of view.events.slice(stepStart)) {
+        if (event.actions.elision) continue; // a view rule, not conversation
         expect(retainedSeqs.has(event.seq)).toBe(true);
       }
     }
@@ -340,12 +446,34 @@ function checkView(simulation: Simulation) {
       }
     }
     if (!allowPendingCalls) for (const id of calls) expect(answered.has(id)).toBe(true);
-    // Nothing leaves the view unless a summary covers it.
+    // Nothing leaves the view unless a summary covers it; an elided output is a placeholder
+    // naming its seq, and only when the rule says so.
     const endSeq = view.checkpoint?.actions.compaction.endSeq ?? 0;
+    const rule = latestElision(simulation.events.filter((event) => event.seq > endSeq));
+    const shown = new Map(view.events.map((event) => [event.seq, event]));
     for (const event of simulation.events) {
-      if (event.actions.compaction) continue;
-      if (event.seq <= endSeq) expect(simulation.summarizedSeqs.has(event.seq)).toBe(true);
-      else expect(view.events).toContain(event);
+      if (event.actions.compaction || event.actions.elision) continue;
+      if (event.seq <= endSeq) {
+        expect(simulation.summarizedSeqs.has(event.seq)).toBe(true);
+        continue;
+      }
+      const seen = shown.get(event.seq);
+      expect(seen).toBeDefined();
+      event.content?.parts.forEach((part, index) => {
+        const shownPart = seen!.content!.parts[index]!;
+        const elided = shownPart.functionResponse?.response[ELIDED_RESPONSE_KEY];
+        if (elided === undefined) {
+          expect(shownPart).toBe(part);
+          return;
+        }
+        const rules = rule?.actions.elision;
+        expect(rules && event.seq <= rules.throughSeq).toBe(true);
+        expect(JSON.stringify(part.functionResponse!.response).length).toBeGreaterThan(
+          rules!.minOutputBytes,
+        );
+        expect(String(elided)).toContain(`seq ${event.seq};`);
+        expect(shownPart.functionResponse!.id).toBe(part.functionResponse!.id);
+      });
     }
   }
 }
@@ -357,37 +485,44 @@ describe('compaction properties', () => {
     overlapSize: 1,
   };
 
-  it('views stay provider-safe, history stays lossless, splits keep what was asked', () => {
-    fc.assert(
-      fc.property(fc.array(operation, { maxLength: 40 }), (operations) => {
-        const simulation = new Simulation();
-        for (const op of operations) {
-          simulation.apply(op, config);
-          checkView(simulation);
-        }
-        // Lossless: every stored event, compactions included, is exactly what was appended.
-        expect(simulation.events).toEqual(simulation.snapshots);
-        expect(simulation.events.map((event) => event.seq)).toEqual(
-          simulation.events.map((_event, index) => index + 1),
-        );
-        expect(
-          selectCheckpoint(simulation.events)?.actions.compaction.endSeq ?? 0,
-        ).toBeLessThanOrEqual(simulation.events.length);
-        for (const { plan, retentionEvents, budget, pendingConfirmationSeqs } of simulation.plans) {
-          const tail = [
-            ...plan.events.filter((event) => !plan.previousSummary || event.seq > 0),
-            ...plan.retained,
-          ];
-          if (plan.trigger !== 'sliding_window') {
-            const asked = fitCount(tail, retentionEvents, budget);
-            expect(plan.retained.length).toBeGreaterThanOrEqual(asked);
-          }
-          // A pending confirmation is never summarized.
-          for (const seq of pendingConfirmationSeqs) expect(seq).toBeGreaterThan(plan.endSeq);
-          expect(plan.events.at(-1)?.seq).toBe(plan.endSeq);
-        }
-      }),
-      { numRuns: 1500 },
+  /** Every invariant, over `operations` applied one at a time. */
+  function checkRun(operations: Operation[]) {
+    const simulation = new Simulation();
+    for (const op of operations) {
+      simulation.apply(op, config);
+      checkView(simulation);
+    }
+    // Lossless: every stored event, compactions included, is exactly what was appended.
+    expect(simulation.events).toEqual(simulation.snapshots);
+    expect(simulation.events.map((event) => event.seq)).toEqual(
+      simulation.events.map((_event, index) => index + 1),
     );
+    expect(selectCheckpoint(simulation.events)?.actions.compaction.endSeq ?? 0).toBeLessThanOrEqual(
+      simulation.events.length,
+    );
+    for (const { plan, retentionEvents, budget, pendingConfirmationSeqs } of simulation.plans) {
+      const tail = [
+        ...plan.events.filter((event) => !plan.previousSummary || event.seq > 0),
+        ...plan.retained,
+      ];
+      if (plan.trigger !== 'sliding_window') {
+        const asked = fitCount(tail, retentionEvents, budget);
+        expect(plan.retained.length).toBeGreaterThanOrEqual(asked);
+      }
+      // A pending confirmation is never summarized.
+      for (const seq of pendingConfirmationSeqs) expect(seq).toBeGreaterThan(plan.endSeq);
+      expect(plan.events.at(-1)?.seq).toBe(plan.endSeq);
+    }
+  }
+
+  it('views stay provider-safe, history stays lossless, splits keep what was asked', () => {
+    fc.assert(fc.property(fc.array(operation, { maxLength: 40 }), checkRun), { numRuns: 1500 });
   });
+
+  it('elision rules keep all of that, in long tool sessions with summaries between', () => {
+    fc.assert(
+      fc.property(fc.array(toolSessionOperation, { minLength: 10, maxLength: 60 }), checkRun),
+      { numRuns: 250 },
+    );
+  }, 120_000);
 });
