@@ -31,6 +31,7 @@ interface ImportFlags extends StoreFlags {
   agent?: string;
   json?: boolean;
   verbose?: boolean;
+  maxRecordMb?: number;
 }
 
 export function registerImport(program: Command, io: CliIo): void {
@@ -54,6 +55,11 @@ export function registerImport(program: Command, io: CliIo): void {
         integerOption('--run'),
       )
       .option('--agent <name>', 'author of the model events', 'agent')
+      .option(
+        '--max-record-mb <n>',
+        'largest record (a JSONL line, an array element) read, in MiB (default 64)',
+        integerOption('--max-record-mb', 1),
+      )
       .option('--verbose', 'list every repair, and print progress to stderr')
       .option('--json', 'print the result as JSON'),
   )
@@ -70,7 +76,7 @@ Calls without ids get ids, reused ids are renamed and results pair by position: 
 reported, nothing is dropped. A session is stored whole or not at all: a failure, Ctrl-C or
 SIGTERM part-way leaves nothing (exit 1). JSONL files and top-level JSON arrays of messages or
 runs are read one record at a time (twice: checked, then stored), so memory follows the largest
-record, not the file; a record over 64 MiB is refused naming its line.`,
+record, not the file; a record over 64 MiB (--max-record-mb) is refused naming its line.`,
     )
     .action(async (file: string, flags: ImportFlags) => {
       // Every flag is checked before the file is read or the store opened.
@@ -85,6 +91,8 @@ record, not the file; a record over 64 MiB is refused naming its line.`,
         format,
         run: flags.run,
         agentName: flags.agent,
+        maxRecordBytes:
+          flags.maxRecordMb === undefined ? undefined : flags.maxRecordMb * 1024 * 1024,
       });
       requireEvents(results, fileName);
       const base = flags.session ?? crypto.randomUUID();
