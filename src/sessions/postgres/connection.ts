@@ -1,0 +1,189 @@
+/**
+ * The PostgreSQL store's connection plumbing: the pool (created lazily, or the caller's), the
+ * migration at first use, and every statement run on a guarded connection, its driver errors
+ * turned into `SessionStoreError`s naming the operation (docs/architecture.md, Storage).
+ */
+import type { Pool, PoolClient } from 'pg';
+import { errorMessage } from '../../events/errors.js';
+import { importOptional } from '../../events/import-optional.js';
+import type { SessionKey } from '../../events/types.js';
+import { SessionStoreError } from '../errors.js';
+import { migrate } from './migrations.js';
+import type { PostgresSessionServiceOptions } from './options.js';
+import { type CheckoutOptions, raceSignal, withClient, withTransaction } from './pg-checkout.js';
+import { passwordsOf, poolSecrets, redactSecrets, toStoreError } from './pg-errors.js';
+import type { SynchronousCommit } from './synchronous-commit.js';
+
+export interface PostgresConnectionOptions {
+  service: PostgresSessionServiceOptions;
+  schema: string;
+  queryTimeoutMs: number;
+  connectionTimeoutMs: number;
+  synchronousCommit?: SynchronousCommit;
+  /** Sets `synchronous_commit` ($1) until the end of the open transaction. */
+  setCommitModeSql: string;
+}
+
+export class PostgresConnection {
+  private readonly options: PostgresConnectionOptions;
+  private ready?: Promise<Pool>;
+  private pool?: Promise<Pool>;
+
+  constructor(options: PostgresConnectionOptions) {
+    this.options = options;
+  }
+
+  /**
+   * The migrated pool. The migration runs once for all callers, bounded by the timeouts; each
+   * caller waits for it only as long as its own signal allows.
+   */
+  connect(signal: AbortSignal | undefined): Promise<Pool> {
+    signal?.throwIfAborted();
+    this.ready ??= (async () => {
+      const pool = await this.openPool();
+      await migrate({
+        pool,
+        schema: this.options.schema,
+        queryTimeoutMs: this.options.queryTimeoutMs,
+        connectionTimeoutMs: this.options.connectionTimeoutMs,
+      });
+      return pool;
+    })().catch((error: unknown) => {
+      this.ready = undefined; // let the next call retry (the database may come back)
+      throw error;
+    });
+    return raceSignal(this.ready, signal);
+  }
+
+  /**
+   * Ends the pool it created (after the operations in flight); a pool the caller passed is
+   * left open and its 'error' listener removed. The next operation opens a new pool.
+   */
+  async close(): Promise<void> {
+    const pending = this.pool;
+    this.pool = undefined;
+    this.ready = undefined;
+    const pool = await pending?.catch(() => undefined);
+    if (!pool) return;
+    if (pool === this.options.service.pool) {
+      pool.removeListener('error', this.onPoolError);
+      return;
+    }
+    // The listener stays: ending idle clients may still report errors.
+    await pool.end();
+  }
+
+  /** One statement, auto-committed, its rows. */
+  async query<Row extends object>(
+    key: SessionKey,
+    signal: AbortSignal | undefined,
+    text: string,
+    values: unknown[],
+    options: { operation?: string } = {},
+  ): Promise<Row[]> {
+    return this.withConnection(
+      key,
+      signal,
+      async (client) => (await client.query<Row>(text, values)).rows,
+      options.operation ?? 'query',
+    );
+  }
+
+  /** `work` on one guarded connection, auto-committed; errors as in `transaction`. */
+  async withConnection<T>(
+    key: SessionKey,
+    signal: AbortSignal | undefined,
+    work: (client: PoolClient) => Promise<T>,
+    operation: string,
+  ): Promise<T> {
+    try {
+      return await withClient(await this.checkout(signal), work);
+    } catch (error) {
+      throw toStoreError({ error, operation, key, secrets: this.secrets() });
+    }
+  }
+
+  /**
+   * `work` in one transaction on one guarded connection: a lost connection, a timeout or an
+   * abort ends it with the connection discarded; driver errors become `SessionStoreError`s
+   * naming `operation` (retryable when the connection was lost).
+   */
+  async transaction<T>(
+    key: SessionKey,
+    signal: AbortSignal | undefined,
+    work: (client: PoolClient) => Promise<T>,
+    operation = 'transaction',
+  ): Promise<T> {
+    const commitMode = this.options.synchronousCommit;
+    try {
+      return await withTransaction(await this.checkout(signal), async (client) => {
+        if (commitMode) await client.query(this.options.setCommitModeSql, [commitMode]);
+        return work(client);
+      });
+    } catch (error) {
+      throw toStoreError({ error, operation, key, secrets: this.secrets() });
+    }
+  }
+
+  /**
+   * A connection dropped while idle in the pool (server restart, `pg_terminate_backend`, a
+   * proxy timeout) is reported here, never as an unhandled 'error' event; the pool has
+   * discarded it and the next operation opens a new one.
+   */
+  private readonly onPoolError = (error: Error) => {
+    this.options.service.logger?.warn(
+      { error: redactSecrets(error.message, this.secrets()) },
+      'PostgreSQL idle connection lost',
+    );
+  };
+
+  private secrets(): string[] {
+    const service = this.options.service;
+    return passwordsOf(service.connectionString).concat(
+      service.pool ? poolSecrets(service.pool) : [],
+    );
+  }
+
+  /** The pool, created once; a passed pool gets the 'error' listener too. */
+  private openPool(): Promise<Pool> {
+    const service = this.options.service;
+    this.pool ??= (async () => {
+      if (service.pool) {
+        service.pool.on('error', this.onPoolError);
+        return service.pool;
+      }
+      const { default: pg } = await importOptional({
+        packageName: 'pg',
+        load: () => import('pg'),
+        toError: ({ missing, cause }) =>
+          new SessionStoreError({
+            message: missing
+              ? "PostgresSessionService needs the optional dependency 'pg': npm install pg"
+              : `PostgresSessionService could not load 'pg': ${errorMessage(cause)}`,
+            cause,
+          }),
+      });
+      const pool = new pg.Pool({
+        connectionString: service.connectionString,
+        connectionTimeoutMillis: this.options.connectionTimeoutMs,
+        // Finds a peer that vanished without closing the socket (no RST) on idle connections.
+        keepAlive: true,
+      });
+      pool.on('error', this.onPoolError);
+      return pool;
+    })().catch((error: unknown) => {
+      this.pool = undefined;
+      throw error;
+    });
+    return this.pool;
+  }
+
+  private async checkout(signal: AbortSignal | undefined): Promise<CheckoutOptions> {
+    return {
+      pool: await this.connect(signal),
+      signal,
+      queryTimeoutMs: this.options.queryTimeoutMs,
+      connectionTimeoutMs: this.options.connectionTimeoutMs,
+    };
+  }
+}

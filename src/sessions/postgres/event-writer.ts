@@ -1,0 +1,71 @@
+/**
+ * The PostgreSQL store's append path: one statement allocates the seq and inserts the event,
+ * then the app and user state are merged (docs/architecture.md, Storage).
+ */
+import type { PoolClient } from 'pg';
+import type { Event, SessionKey } from '../../events/types.js';
+import { SessionNotFoundError } from '../errors.js';
+import type { splitState } from '../store-helpers.js';
+import { keyParams } from './key-and-errors.js';
+import type { Queries } from './queries.js';
+import type { PreparedEventRow } from './rows.js';
+import type { SynchronousCommit } from './synchronous-commit.js';
+
+export interface InsertPostgresEventOptions {
+  client: PoolClient;
+  queries: Queries;
+  key: SessionKey;
+  row: PreparedEventRow;
+  /** Set when the statement is its own transaction: it sets the commit mode itself. */
+  commitMode?: SynchronousCommit;
+}
+
+/** Inserts the event with the next seq; `SessionNotFoundError` when the session is missing. */
+export async function insertPostgresEvent(options: InsertPostgresEventOptions): Promise<Event> {
+  const { client, queries, key, commitMode } = options;
+  const { values, scoped } = options.row;
+  const stored = values.stored;
+  const now = Date.now() / 1000;
+  const text = commitMode ? queries.appendEventWithCommitMode : queries.appendEvent;
+  const inserted = await client.query<{ seq: string }>(text, [
+    ...keyParams(key),
+    now,
+    JSON.stringify(scoped.session),
+    stored.id,
+    stored.invocationId,
+    stored.author,
+    stored.timestamp,
+    values.isCompaction,
+    values.compactionStartSeq,
+    values.compactionEndSeq,
+    values.json,
+    ...(commitMode ? [commitMode] : []),
+  ]);
+  const insertedRow = inserted.rows[0];
+  if (!insertedRow) throw new SessionNotFoundError(key);
+  // Session row first, then app, then user: one lock order for every writer (no deadlock).
+  await upsertScopedState({ client, queries, key, scoped, now });
+  return { ...stored, seq: Number(insertedRow.seq) } as Event;
+}
+
+/** Merges the `app:` and `user:` parts of a state delta into their rows. */
+export async function upsertScopedState(options: {
+  client: PoolClient;
+  queries: Queries;
+  key: SessionKey;
+  scoped: ReturnType<typeof splitState>;
+  now: number;
+}): Promise<void> {
+  const { client, queries, key, scoped, now } = options;
+  if (Object.keys(scoped.app).length > 0) {
+    await client.query(queries.upsertAppState, [key.appName, JSON.stringify(scoped.app), now]);
+  }
+  if (Object.keys(scoped.user).length > 0) {
+    await client.query(queries.upsertUserState, [
+      key.appName,
+      key.userId,
+      JSON.stringify(scoped.user),
+      now,
+    ]);
+  }
+}

@@ -1,0 +1,62 @@
+/** The PostgreSQL store's options, and how its timeouts are checked. */
+import type { Pool } from 'pg';
+import { InvalidArgumentError } from '../../events/errors.js';
+import type { SessionStoreError } from '../errors.js';
+import { defaultConnectionTimeoutMs, defaultQueryTimeoutMs } from './pg-checkout.js';
+import type { SynchronousCommit } from './synchronous-commit.js';
+
+export interface PostgresSessionServiceOptions {
+  /** A pool you own (not ended by `close()`). */
+  pool?: Pool;
+  /** Used to create a pool when `pool` is not given (libpq `PG*` variables otherwise). */
+  connectionString?: string;
+  /** Schema holding orrery's tables; default `public`. Created and migrated at first use. */
+  schema?: string;
+  /**
+   * What reads do with a stored event that cannot be read. `throw` (default): the
+   * `SessionStoreError` naming session and seq. `skip`: leave it out and `logger.warn`. A
+   * function: called with the error, the event is left out. A corrupt checkpoint is skipped
+   * for the previous one.
+   */
+  onCorruptEvent?: 'throw' | 'skip' | ((error: SessionStoreError) => void);
+  logger?: PostgresSessionLogger;
+  /**
+   * Deadline of each statement in ms (default 30000; 0 disables). Past it the connection is
+   * closed (the server rolls the transaction back) and the operation fails with a retryable
+   * `SessionStoreError`. Migrations at first use get the same deadline per statement.
+   */
+  queryTimeoutMs?: number;
+  /** Deadline for getting a connection from the pool in ms (default 10000; 0 disables). */
+  connectionTimeoutMs?: number;
+  /**
+   * PostgreSQL's `synchronous_commit` for orrery's own writes (appends, compactions, session
+   * creation and import), set per transaction; unset (default) keeps the server's setting.
+   * `'off'` acknowledges a write before its WAL reaches the disk: much faster appends, but a
+   * server crash (not a client crash) can lose the last ~0.6 s of acknowledged writes. The
+   * database stays consistent and `seq` gapless either way.
+   */
+  synchronousCommit?: SynchronousCommit;
+}
+
+/** pino-compatible: `logger.warn({ ...fields }, message)`. */
+export interface PostgresSessionLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** A timeout option: a finite number of ms >= 0 (0 disables), or the default. */
+export function timeoutOption(
+  name: 'queryTimeoutMs' | 'connectionTimeoutMs',
+  value: number | undefined,
+) {
+  if (value === undefined) {
+    return name === 'queryTimeoutMs' ? defaultQueryTimeoutMs : defaultConnectionTimeoutMs;
+  }
+  if (!Number.isFinite(value) || value < 0) {
+    throw new InvalidArgumentError({
+      argument: name,
+      message: `must be a number of milliseconds >= 0 (0 disables the deadline), got ${String(value)}`,
+      value,
+    });
+  }
+  return value;
+}
