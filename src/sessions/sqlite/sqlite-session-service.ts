@@ -15,11 +15,8 @@
  * one session waiting for another process never freezes the others; driver errors leave as typed
  * errors (sqlite-errors.ts).
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { InvalidEventError } from '../../events/errors.js';
-import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../../events/types.js';
+import type { CompactionEvent, Event, Session, SessionKey } from '../../events/types.js';
 import {
   CompactionConflictError,
   SessionAlreadyExistsError,
@@ -54,57 +51,27 @@ import {
   assertValidNewEvent,
   assertValidSessionKey,
   assertValidState,
-  mergeState,
   resolvePageSize,
   resolveSeqBounds,
   splitState,
-  toStoredEvent,
 } from '../store-helpers.js';
 import { runWhileBusy } from './busy-wait.js';
 import { importSqliteSession } from './import-session.js';
 import { acquireSqliteLease } from './lease.js';
 import { listAllSqliteSessions } from './list-all-sessions.js';
-import { loadSqliteDriver } from './load-driver.js';
-import { migrateSqlite } from './migrations.js';
+import { openSqliteDatabase, type SqliteConnection } from './open-database.js';
+import { DEFAULT_BUSY_WAIT_MS, type SqliteSessionServiceOptions } from './options.js';
 import { type RowReadOptions, readCheckpoint, readRows, readSqliteView } from './read-rows.js';
 import { flushSqliteSearch, hasPendingSearchRows, searchSqliteEvents } from './search.js';
-import { prepareStatements, type SessionRow, type SqliteStatements } from './statements.js';
+import { insertSqliteEvent, toSqliteSession, writeSharedState } from './session-rows.js';
+import type { SessionRow, SqliteStatements } from './statements.js';
 
-/** pino-compatible: `logger.warn({ ...fields }, message)`. */
-export interface SqliteSessionLogger {
-  warn(fields: Record<string, unknown>, message: string): void;
-}
-
-export interface SqliteSessionServiceOptions {
-  /** Database file; default `./.orrery/orrery.db` (the directory is created). */
-  path?: string;
-  /** An open better-sqlite3 database to use instead of `path`; `close()` leaves it open. */
-  database?: BetterSqlite3.Database;
-  /**
-   * How long an operation keeps trying while another connection holds the lock, in ms; default
-   * 5000. The wait never blocks the event loop (timers, other sessions run on); past it the
-   * operation throws `SessionStoreError` with `retryable: true`; the caller's signal ends it at once.
-   */
-  busyTimeoutMs?: number;
-  /**
-   * `normal` (default): WAL with `synchronous=NORMAL`, durable across process crashes; a power
-   * loss may drop the last commits but never corrupts. `full`: fsync on every commit.
-   */
-  synchronous?: 'normal' | 'full';
-  /** What reads do with an event row whose JSON is corrupted (see the file comment). */
-  onCorruptEvent?: 'throw' | 'skip';
-  logger?: SqliteSessionLogger;
-}
-
-interface Connection {
-  database: BetterSqlite3.Database;
-  statements: SqliteStatements;
-}
-
-export const DEFAULT_SQLITE_PATH = './.orrery/orrery.db';
-
-/** Default `busyTimeoutMs`. */
-export const DEFAULT_BUSY_WAIT_MS = 5000;
+export {
+  DEFAULT_BUSY_WAIT_MS,
+  DEFAULT_SQLITE_PATH,
+  type SqliteSessionLogger,
+  type SqliteSessionServiceOptions,
+} from './options.js';
 
 function now(): number {
   return Date.now() / 1000;
@@ -112,7 +79,7 @@ function now(): number {
 
 export class SqliteSessionService implements SessionService {
   private readonly options: SqliteSessionServiceOptions;
-  private connection?: Promise<Connection>;
+  private connection?: Promise<SqliteConnection>;
   private closed = false;
   /** Waiters of this process queue here in order before polling the lease row. */
   private readonly leases = new InMemoryLeases();
@@ -141,9 +108,9 @@ export class SqliteSessionService implements SessionService {
         time,
         time,
       );
-      this.writeShared(statements, key, parts.app, parts.user, time);
+      writeSharedState(statements, key, parts.app, parts.user, time);
       const row = statements.selectSession.get(key.appName, key.userId, sessionId)!;
-      return this.toSession(statements, row, []);
+      return toSqliteSession(statements, row, []);
     });
     return this.run(() => create.immediate(), {
       operation: 'createSession',
@@ -176,7 +143,7 @@ export class SqliteSessionService implements SessionService {
         const view = readSqliteView(statements, row.last_seq, this.rowOptions(options));
         events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
       }
-      return this.toSession(statements, row, events);
+      return toSqliteSession(statements, row, events);
     });
     return this.run(() => work.deferred(), {
       operation: 'getSession',
@@ -235,7 +202,7 @@ export class SqliteSessionService implements SessionService {
     const { database, statements } = await this.open(options.signal);
     const work = database.transaction(() => {
       const row = this.requireSession(statements, options);
-      return this.insert(statements, options, row, options.event);
+      return insertSqliteEvent(statements, options, row, options.event);
     });
     return this.run(() => work.immediate(), {
       operation: 'appendEvent',
@@ -262,7 +229,7 @@ export class SqliteSessionService implements SessionService {
           actualCheckpointSeq: actual,
         });
       }
-      return this.insert(statements, options, row, options.event) as CompactionEvent;
+      return insertSqliteEvent(statements, options, row, options.event) as CompactionEvent;
     });
     return this.run(() => work.immediate(), {
       operation: 'appendCompaction',
@@ -374,88 +341,16 @@ export class SqliteSessionService implements SessionService {
     return (await this.open(options.signal)).database;
   }
 
-  private async open(signal: AbortSignal | undefined): Promise<Connection> {
+  private async open(signal: AbortSignal | undefined): Promise<SqliteConnection> {
     signal?.throwIfAborted();
     if (this.closed) throw new SessionStoreError({ message: 'SqliteSessionService is closed' });
-    this.connection ??= this.connect();
+    this.connection ??= openSqliteDatabase(this.options).catch((error: unknown) => {
+      this.connection = undefined; // the next call tries again
+      throw error;
+    });
     const connection = await this.connection;
     signal?.throwIfAborted();
     return connection;
-  }
-
-  private async connect(): Promise<Connection> {
-    let database = this.options.database;
-    if (!database) {
-      const Driver = await loadSqliteDriver();
-      const path = this.options.path ?? DEFAULT_SQLITE_PATH;
-      if (path !== ':memory:' && !path.startsWith('file:'))
-        mkdirSync(dirname(path), { recursive: true });
-      database = new Driver(path);
-    }
-    try {
-      // No synchronous busy wait: it would block the event loop (see busy-wait.ts). Switching
-      // to WAL and migrating need the write lock, so they wait here the asynchronous way.
-      database.pragma('busy_timeout = 0');
-      const opened = database;
-      const wait = { key: {}, waitMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS };
-      await runWhileBusy(() => opened.pragma('journal_mode = WAL'), { ...wait, operation: 'open' });
-      database.pragma(`synchronous = ${this.options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-      await runWhileBusy(() => migrateSqlite(opened), { ...wait, operation: 'migrate' });
-      return { database, statements: prepareStatements(database) };
-    } catch (error) {
-      if (!this.options.database) database.close();
-      this.connection = undefined;
-      if (SessionStoreError.isInstance(error)) throw error;
-      throw new SessionStoreError({
-        message: `Could not open SQLite session store '${database.name}': ${(error as Error).message}`,
-        cause: error,
-      });
-    }
-  }
-
-  private insert(
-    statements: SqliteStatements,
-    key: SessionKey,
-    row: SessionRow,
-    input: NewEvent,
-  ): Event {
-    const seq = row.last_seq + 1;
-    const event = toStoredEvent(input, seq);
-    const { seq: _seq, ...body } = event;
-    const compaction = event.actions.compaction;
-    let json: string;
-    try {
-      json = JSON.stringify(body);
-    } catch (error) {
-      throw new InvalidEventError({
-        path: 'event',
-        message: `is not JSON-serializable: ${(error as Error).message}`,
-        cause: error,
-      });
-    }
-    statements.insertEvent.run(
-      key.appName,
-      key.userId,
-      key.sessionId,
-      seq,
-      event.id,
-      event.invocationId,
-      event.author,
-      event.timestamp,
-      compaction ? 1 : 0,
-      compaction?.startSeq ?? null,
-      compaction?.endSeq ?? null,
-      json,
-    );
-    const parts = splitState(event.actions.stateDelta);
-    let state = row.state;
-    if (Object.keys(parts.session).length > 0) {
-      state = JSON.stringify({ ...this.parseState(row.state, key.sessionId), ...parts.session });
-    }
-    const time = Math.max(now(), row.updated_at);
-    statements.updateSession.run(state, seq, time, key.appName, key.userId, key.sessionId);
-    this.writeShared(statements, key, parts.app, parts.user, time);
-    return event;
   }
 
   private rowOptions(key: SessionKey): RowReadOptions {
@@ -487,65 +382,9 @@ export class SqliteSessionService implements SessionService {
     });
   }
 
-  private parseState(text: string, sessionId: string, scope = 'session'): Record<string, unknown> {
-    try {
-      const parsed = JSON.parse(text) as unknown;
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-        return parsed as Record<string, unknown>;
-      }
-    } catch (error) {
-      throw new SessionStoreError({
-        message: `Corrupted ${scope} state of session '${sessionId}': ${(error as Error).message}`,
-        sessionId,
-        cause: error,
-      });
-    }
-    throw new SessionStoreError({
-      message: `Corrupted ${scope} state of session '${sessionId}': not a JSON object`,
-      sessionId,
-    });
-  }
-
   private requireSession(statements: SqliteStatements, key: SessionKey): SessionRow {
     const row = statements.selectSession.get(key.appName, key.userId, key.sessionId);
     if (!row) throw new SessionNotFoundError(key);
     return row;
-  }
-
-  private writeShared(
-    statements: SqliteStatements,
-    key: SessionKey,
-    app: Record<string, unknown>,
-    user: Record<string, unknown>,
-    time: number,
-  ): void {
-    if (Object.keys(app).length > 0) {
-      const current = statements.selectAppState.get(key.appName)?.state ?? '{}';
-      const merged = { ...this.parseState(current, key.sessionId, 'app'), ...app };
-      statements.upsertAppState.run(key.appName, JSON.stringify(merged), time);
-    }
-    if (Object.keys(user).length > 0) {
-      const current = statements.selectUserState.get(key.appName, key.userId)?.state ?? '{}';
-      const merged = { ...this.parseState(current, key.sessionId, 'user'), ...user };
-      statements.upsertUserState.run(key.appName, key.userId, JSON.stringify(merged), time);
-    }
-  }
-
-  private toSession(statements: SqliteStatements, row: SessionRow, events: Event[]): Session {
-    const appState = statements.selectAppState.get(row.app_name)?.state ?? '{}';
-    const userState = statements.selectUserState.get(row.app_name, row.user_id)?.state ?? '{}';
-    const state = mergeState({
-      session: this.parseState(row.state, row.id),
-      user: this.parseState(userState, row.id, 'user'),
-      app: this.parseState(appState, row.id, 'app'),
-    });
-    return {
-      appName: row.app_name,
-      userId: row.user_id,
-      sessionId: row.id,
-      state,
-      lastUpdateTime: row.updated_at,
-      events,
-    };
   }
 }

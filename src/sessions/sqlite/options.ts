@@ -1,0 +1,33 @@
+/** The SQLite store's options and defaults. */
+import type BetterSqlite3 from 'better-sqlite3';
+
+/** pino-compatible: `logger.warn({ ...fields }, message)`. */
+export interface SqliteSessionLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface SqliteSessionServiceOptions {
+  /** Database file; default `./.orrery/orrery.db` (the directory is created). */
+  path?: string;
+  /** An open better-sqlite3 database to use instead of `path`; `close()` leaves it open. */
+  database?: BetterSqlite3.Database;
+  /**
+   * How long an operation keeps trying while another connection holds the lock, in ms; default
+   * 5000. The wait never blocks the event loop (timers, other sessions run on); past it the
+   * operation throws `SessionStoreError` with `retryable: true`; the caller's signal ends it at once.
+   */
+  busyTimeoutMs?: number;
+  /**
+   * `normal` (default): WAL with `synchronous=NORMAL`, durable across process crashes; a power
+   * loss may drop the last commits but never corrupts. `full`: fsync on every commit.
+   */
+  synchronous?: 'normal' | 'full';
+  /** What reads do with an event row whose JSON is corrupted (see the file comment). */
+  onCorruptEvent?: 'throw' | 'skip';
+  logger?: SqliteSessionLogger;
+}
+
+export const DEFAULT_SQLITE_PATH = './.orrery/orrery.db';
+
+/** Default `busyTimeoutMs`. */
+export const DEFAULT_BUSY_WAIT_MS = 5000;

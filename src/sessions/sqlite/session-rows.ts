@@ -1,0 +1,127 @@
+/**
+ * The SQLite store's session rows: an event appended (seq, session state, shared state in one
+ * transaction), the state columns read back, a row as a `Session` (docs/architecture.md,
+ * Storage). Every function runs inside the caller's transaction.
+ */
+import { InvalidEventError } from '../../events/errors.js';
+import type { Event, NewEvent, Session, SessionKey } from '../../events/types.js';
+import { SessionStoreError } from '../errors.js';
+import { mergeState, splitState, toStoredEvent } from '../store-helpers.js';
+import type { SessionRow, SqliteStatements } from './statements.js';
+
+function now(): number {
+  return Date.now() / 1000;
+}
+
+/** Stores `input` with the next seq and applies its state delta. */
+export function insertSqliteEvent(
+  statements: SqliteStatements,
+  key: SessionKey,
+  row: SessionRow,
+  input: NewEvent,
+): Event {
+  const seq = row.last_seq + 1;
+  const event = toStoredEvent(input, seq);
+  const { seq: _seq, ...body } = event;
+  const compaction = event.actions.compaction;
+  let json: string;
+  try {
+    json = JSON.stringify(body);
+  } catch (error) {
+    throw new InvalidEventError({
+      path: 'event',
+      message: `is not JSON-serializable: ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+  statements.insertEvent.run(
+    key.appName,
+    key.userId,
+    key.sessionId,
+    seq,
+    event.id,
+    event.invocationId,
+    event.author,
+    event.timestamp,
+    compaction ? 1 : 0,
+    compaction?.startSeq ?? null,
+    compaction?.endSeq ?? null,
+    json,
+  );
+  const parts = splitState(event.actions.stateDelta);
+  let state = row.state;
+  if (Object.keys(parts.session).length > 0) {
+    state = JSON.stringify({ ...parseStoredState(row.state, key.sessionId), ...parts.session });
+  }
+  const time = Math.max(now(), row.updated_at);
+  statements.updateSession.run(state, seq, time, key.appName, key.userId, key.sessionId);
+  writeSharedState(statements, key, parts.app, parts.user, time);
+  return event;
+}
+
+/** A stored state column as an object; a corrupt one is a `SessionStoreError`. */
+export function parseStoredState(
+  text: string,
+  sessionId: string,
+  scope = 'session',
+): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      return parsed as Record<string, unknown>;
+    }
+  } catch (error) {
+    throw new SessionStoreError({
+      message: `Corrupted ${scope} state of session '${sessionId}': ${(error as Error).message}`,
+      sessionId,
+      cause: error,
+    });
+  }
+  throw new SessionStoreError({
+    message: `Corrupted ${scope} state of session '${sessionId}': not a JSON object`,
+    sessionId,
+  });
+}
+
+/** Merges the `app:` and `user:` parts of a state delta into their rows. */
+export function writeSharedState(
+  statements: SqliteStatements,
+  key: SessionKey,
+  app: Record<string, unknown>,
+  user: Record<string, unknown>,
+  time: number,
+): void {
+  if (Object.keys(app).length > 0) {
+    const current = statements.selectAppState.get(key.appName)?.state ?? '{}';
+    const merged = { ...parseStoredState(current, key.sessionId, 'app'), ...app };
+    statements.upsertAppState.run(key.appName, JSON.stringify(merged), time);
+  }
+  if (Object.keys(user).length > 0) {
+    const current = statements.selectUserState.get(key.appName, key.userId)?.state ?? '{}';
+    const merged = { ...parseStoredState(current, key.sessionId, 'user'), ...user };
+    statements.upsertUserState.run(key.appName, key.userId, JSON.stringify(merged), time);
+  }
+}
+
+/** A session row, its shared state and `events` as a `Session`. */
+export function toSqliteSession(
+  statements: SqliteStatements,
+  row: SessionRow,
+  events: Event[],
+): Session {
+  const appState = statements.selectAppState.get(row.app_name)?.state ?? '{}';
+  const userState = statements.selectUserState.get(row.app_name, row.user_id)?.state ?? '{}';
+  const state = mergeState({
+    session: parseStoredState(row.state, row.id),
+    user: parseStoredState(userState, row.id, 'user'),
+    app: parseStoredState(appState, row.id, 'app'),
+  });
+  return {
+    appName: row.app_name,
+    userId: row.user_id,
+    sessionId: row.id,
+    state,
+    lastUpdateTime: row.updated_at,
+    events,
+  };
+}
