@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { inspectorReplay } from '../../src/cli/inspector-replay.js';
 import type { CompactionEvent, NewEvent, SessionKey } from '../../src/events/types.js';
 import { Compactor } from '../../src/runtime/compactor.js';
+import type { Runner } from '../../src/runtime/runner.js';
 import {
   APP,
   startTestServer,
@@ -57,7 +58,11 @@ export interface InspectorFixture {
 }
 
 export async function startInspectorFixture(
-  options: { seed?: (service: SqliteSessionService) => Promise<void> } = {},
+  options: {
+    seed?: (service: SqliteSessionService) => Promise<void>;
+    /** The served Runner (default: the test server's, compaction off, an empty script). */
+    runner?: (service: SqliteSessionService) => Runner;
+  } = {},
 ): Promise<InspectorFixture> {
   const directory = mkdtempSync(join(tmpdir(), 'orrery-inspector-store-'));
   const service = new SqliteSessionService({ path: join(directory, 'inspector.db') });
@@ -144,7 +149,11 @@ export async function startInspectorFixture(
   const server = await startTestServer({
     service,
     tokens: true,
-    serverOptions: { logger: false, inspector: { replay: inspectorReplay, streamPollMs: 100 } },
+    serverOptions: {
+      logger: false,
+      inspector: { replay: inspectorReplay, streamPollMs: 100 },
+      ...(options.runner && { runner: options.runner(service) }),
+    },
   });
   return {
     server,
