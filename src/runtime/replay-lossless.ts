@@ -1,4 +1,5 @@
 /** Replay's losslessness check: the stored history holds every replayed event, unchanged. */
+import { isElisionEvent } from '../compaction/elision.js';
 import { isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, NewEvent, SessionKey } from '../events/types.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -22,7 +23,8 @@ export async function isLossless(options: {
     if (page.nextCursor === undefined || page.events.length === 0) break;
     afterSeq = page.nextCursor;
   }
-  const raw = stored.filter((event) => !isCompactionEvent(event));
+  // Summaries and elision rules are compaction's own records, not replayed events.
+  const raw = stored.filter((event) => !isCompactionEvent(event) && !isElisionEvent(event));
   if (raw.length !== options.replayed.length) return false;
   return raw.every(({ seq: _seq, ...event }, index) => {
     const replayed = options.replayed[index];
