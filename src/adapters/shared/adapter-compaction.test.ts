@@ -5,7 +5,7 @@ import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import { adapterSummarizers, afterTurnTriggers, attemptCompaction } from './adapter-compaction.js';
 import { checkCompactionGiven, checkName, checkSessionService } from './adapter-options.js';
 
-const own: EventsSummarizer = { summarize: async () => null };
+const own: EventsSummarizer = { name: 'own', summarize: async () => null };
 
 describe('adapter compaction setup', () => {
   it('defaults to a DigestSummarizer with no fallback, else falls back to one', () => {
