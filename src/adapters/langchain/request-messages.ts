@@ -6,7 +6,7 @@
  * gets an error result, so no request holds an orphan.
  */
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import { type ActiveView, MISSING_RESULT_RESPONSE, SUMMARY_PREFIX } from '../../compaction/view.js';
+import { type ActiveView, MISSING_RESULT_RESPONSE, summaryContent } from '../../compaction/view.js';
 import { getText } from '../../events/event-helpers.js';
 import { AI_SDK_METADATA_KEY } from '../shared/conversation-log.js';
 import { contentToMessage, toolCallId } from './message-content.js';
@@ -32,8 +32,7 @@ export function viewMessages(options: {
   const { view, messages, chains } = options;
   const result: BaseMessage[] = [];
   if (view.checkpoint) {
-    const summary = getText(view.checkpoint.actions.compaction.compactedContent);
-    result.push(new HumanMessage(SUMMARY_PREFIX + summary));
+    result.push(new HumanMessage(getText(summaryContent(view.checkpoint))));
   }
   for (const event of view.events) {
     if (!event.content || event.partial) continue;

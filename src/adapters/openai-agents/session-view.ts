@@ -6,7 +6,7 @@
  * after what it hides, so whenever a hidden event is in the tail its tombstone is too.
  */
 import { EXPANDED_SUMMARY_KEY } from '../../compaction/expanded-view.js';
-import { SUMMARY_PREFIX } from '../../compaction/view.js';
+import { summaryContent } from '../../compaction/view.js';
 import { getText } from '../../events/event-helpers.js';
 import type { CompactionEvent, Event, NewEvent } from '../../events/types.js';
 import type { StoredView } from '../../sessions/session-service.js';
@@ -65,9 +65,9 @@ export function tombstoneEvent(options: {
   };
 }
 
-/** The summary as the model reads it: the first user message. */
-export function summaryItem(text: string): ItemRecord {
-  return { type: 'message', role: 'user', content: SUMMARY_PREFIX + text };
+/** The summary as the model reads it (`summaryContent`): the first user message. */
+function summaryItem(checkpoint: CompactionEvent): ItemRecord {
+  return { type: 'message', role: 'user', content: getText(summaryContent(checkpoint)) };
 }
 
 /** One item of the view and what a pop of it hides. */
@@ -126,8 +126,7 @@ export function buildSessionView(stored: StoredView): SessionView {
 
   const entries: ViewEntry[] = [];
   if (checkpoint) {
-    const text = getText(checkpoint.actions.compaction.compactedContent);
-    entries.push({ item: summaryItem(text), seq: checkpoint.seq });
+    entries.push({ item: summaryItem(checkpoint), seq: checkpoint.seq });
   }
   const calls = new Set<string>();
   let lastInvocationId: string | undefined;
