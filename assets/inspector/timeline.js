@@ -8,35 +8,19 @@
  * over the rows they summarize.
  */
 import { api } from './api.js';
+import { gutterWidth, spanButtons } from './compaction-spans.js';
 import { h } from './dom.js';
+import { kindLabel, previewText } from './event-text.js';
 import { formatNumber, formatTime, isoTime } from './format.js';
+import { rowAfterKey } from './timeline-keys.js';
 import { createViewPages } from './view-pages.js';
 
 export const PAGE_SIZE = 200;
 const ROW_HEIGHT = 34;
 const EXPANDED_HEIGHT = 320;
 const OVERSCAN = 12;
-const LANE_WIDTH = 10;
-const MAX_LANES = 12;
 const FETCH_DELAY_MS = 60;
-const LARGE_CHARS = 600;
 const FIRST_ROW_MARK = 'inspector:first-timeline-row';
-
-const KIND_LABELS = {
-  user: 'user',
-  model: 'model',
-  'tool-call': 'tool call',
-  'tool-result': 'tool result',
-  compaction: 'compaction',
-  other: 'other',
-};
-
-function compactionText(span) {
-  const range = `#${span.startSeq}–#${span.endSeq}`;
-  const tokens = `${formatNumber(span.tokensBefore)} → ${formatNumber(span.tokensAfter)} tokens`;
-  const fallback = span.fallback ? ` (fallback from ${span.fallback.from})` : '';
-  return `summarizes ${range} · ${span.trigger} · ${tokens} · ${span.summarizer}${fallback}`;
-}
 
 export function createTimeline({ key, firstPage, signal, onError, onViewSummary }) {
   const state = {
@@ -94,10 +78,17 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
       tabindex: 0,
       role: 'region',
       'aria-label': 'Session timeline',
+      'aria-describedby': 'timeline-keys',
     },
     canvas,
   );
-  const element = h('div', { className: 'timeline' }, scroller);
+  const keysHint = 'Arrow keys, Page Up, Page Down, Home and End move between events.';
+  const element = h(
+    'div',
+    { className: 'timeline' },
+    h('p', { id: 'timeline-keys', className: 'visually-hidden' }, keysHint),
+    scroller,
+  );
 
   for (const event of firstPage.events) state.bySeq.set(event.seq, event);
   mergeCompactions(firstPage.compactions ?? []);
@@ -229,22 +220,6 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     );
   }
 
-  function previewOf(event) {
-    if (event.kind === 'compaction') {
-      const span = spanOf(event.seq);
-      if (!span) return event.preview;
-      return state.mode === 'view'
-        ? `Summary of #${span.startSeq}–#${span.endSeq}: ${span.summary}`
-        : `Compaction ${compactionText(span)}`;
-    }
-    const collapsed =
-      event.kind === 'tool-call' || event.kind === 'tool-result' || event.chars > LARGE_CHARS;
-    if (!collapsed) return event.preview;
-    const size = `${formatNumber(event.chars)} chars`;
-    const head = event.preview.length > 80 ? `${event.preview.slice(0, 80)}…` : event.preview;
-    return `▸ ${head} (${size})`;
-  }
-
   function renderRow(index, event, top) {
     const base = {
       role: 'listitem',
@@ -258,7 +233,8 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
       const text = pageLoaded(page) ? empty : 'loading…';
       return h(
         'div',
-        { ...base, className: 'row row-placeholder' },
+        // Focusable from the keyboard (arrow keys) although it has no button yet.
+        { ...base, className: 'row row-placeholder', tabindex: -1 },
         h('span', { className: 'seq' }, `#${index + 1}`),
         h('span', { className: 'preview muted' }, text),
       );
@@ -267,7 +243,8 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     const classes = ['row', `kind-${event.kind}`];
     if (expanded) classes.push('expanded');
     if (event.seq === state.highlightSeq) classes.push('highlight');
-    const preview = previewOf(event);
+    const span = event.kind === 'compaction' ? spanOf(event.seq) : undefined;
+    const preview = previewText({ event, span, mode: state.mode });
     return h(
       'div',
       {
@@ -286,11 +263,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
           formatTime(event.timestamp),
         ),
         h('span', { className: 'author', title: event.author }, event.author),
-        h(
-          'span',
-          { className: `badge badge-${event.kind}` },
-          KIND_LABELS[event.kind] ?? event.kind,
-        ),
+        h('span', { className: `badge badge-${event.kind}` }, kindLabel(event.kind)),
         h('span', { className: 'preview', title: preview }, preview),
         h(
           'span',
@@ -347,22 +320,9 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     const spansKey = [state.mode, totalHeight(), spans.map((span) => span.seq).join(',')].join('|');
     if (spansKey === state.spansKey) return;
     state.spansKey = spansKey;
-    const lanes = Math.min(MAX_LANES, spans.length);
-    canvas.style.setProperty('--gutter', `${lanes * LANE_WIDTH + 6}px`);
+    canvas.style.setProperty('--gutter', `${gutterWidth(spans.length)}px`);
     spanLayer.replaceChildren(
-      ...spans.map((span, order) => {
-        const top = topOf(span.startSeq - 1);
-        const bottom = topOf(span.endSeq);
-        return h('button', {
-          type: 'button',
-          className: 'span',
-          style: `top:${top}px;height:${Math.max(ROW_HEIGHT, bottom - top)}px;left:${(order % MAX_LANES) * LANE_WIDTH}px`,
-          dataset: { seq: span.seq, startSeq: span.startSeq, endSeq: span.endSeq },
-          title: `Compaction #${span.seq} ${compactionText(span)}`,
-          'aria-label': `Compaction #${span.seq} ${compactionText(span)}: go to it`,
-          onclick: () => scrollToSeq(span.seq),
-        });
-      }),
+      ...spanButtons({ spans, topOf, minHeight: ROW_HEIGHT, onSelect: scrollToSeq }),
     );
   }
 
@@ -376,8 +336,10 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     renderSpans();
     const count = rowCount();
     const { first, last } = count === 0 ? { first: 0, last: -1 } : visibleRange();
+    // The focused row stays, even out of sight: removing it would drop the keyboard's place.
+    const focused = focusedRowIndex();
     for (const [index, row] of rows) {
-      if (index < first || index > last) {
+      if ((index < first || index > last) && index !== focused) {
         row.element.remove();
         rows.delete(index);
       }
@@ -401,10 +363,52 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
       state.firstRowMarked = true;
       performance.mark(FIRST_ROW_MARK);
     }
+    // A focused row drawn again (its page arrived) takes the focus back.
+    if (
+      focusAfterRender === null &&
+      focused !== null &&
+      !rowLayer.contains(document.activeElement)
+    ) {
+      focusAfterRender = focused;
+    }
     if (focusAfterRender !== null) {
-      rows.get(focusAfterRender)?.element.querySelector('button.expand')?.focus();
+      const element = rows.get(focusAfterRender)?.element;
+      (element?.querySelector('button.expand') ?? element)?.focus({ preventScroll: true });
       focusAfterRender = null;
     }
+  }
+
+  function focusedRowIndex() {
+    for (const [index, row] of rows) {
+      if (row.element.contains(document.activeElement)) return index;
+    }
+    return null;
+  }
+
+  /** Brings row `index` into sight and focuses it (its Show button, when it has one). */
+  function focusRow(index) {
+    const top = topOf(index);
+    if (top < scroller.scrollTop) scroller.scrollTop = top;
+    else if (top + ROW_HEIGHT > scroller.scrollTop + scroller.clientHeight) {
+      scroller.scrollTop = top + ROW_HEIGHT - scroller.clientHeight;
+    }
+    focusAfterRender = index;
+    render();
+  }
+
+  function onRowKey(event) {
+    const rowElement = event.target.closest('.row');
+    const onRow = event.target === rowElement || event.target.matches('button.expand');
+    if (!rowElement || !onRow || event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = rowAfterKey({
+      key: event.key,
+      index: Number(rowElement.getAttribute('aria-posinset')) - 1,
+      rowCount: rowCount(),
+      rowsPerScreen: Math.floor(scroller.clientHeight / ROW_HEIGHT),
+    });
+    if (target === null) return;
+    event.preventDefault();
+    focusRow(target);
   }
 
   function scheduleRender() {
@@ -415,10 +419,12 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     if (state.mode !== 'history') return;
     state.highlightSeq = seq;
     scroller.scrollTop = Math.max(0, topOf(seq - 1) - scroller.clientHeight / 3);
+    focusAfterRender = seq - 1;
     render();
   }
 
   scroller.addEventListener('scroll', scheduleRender, { passive: true });
+  rowLayer.addEventListener('keydown', onRowKey);
   const resizeObserver = new ResizeObserver(scheduleRender);
   resizeObserver.observe(scroller);
   signal.addEventListener('abort', () => {

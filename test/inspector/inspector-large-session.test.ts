@@ -16,8 +16,13 @@ import {
 } from './inspector-fixture.js';
 
 /** The browser's globals used in `page.evaluate` (this project's types have no DOM lib). */
+interface DomElement {
+  closest(selector: string): DomElement | null;
+  getAttribute(name: string): string | null;
+}
 declare const document: {
   querySelector(selector: string): { scrollTop: number; scrollHeight: number } | null;
+  activeElement: DomElement | null;
 };
 declare function requestAnimationFrame(callback: () => void): number;
 
@@ -177,6 +182,38 @@ describe.skipIf(skipBrowser)('the inspector page on a 10,000-event session', () 
           `(${viewRequests.map((url) => url.search).join(' ')}), ${bytes} bytes in all; ` +
           `the whole view in one answer: ${wholeBytes} bytes`,
       );
+      expect(browser.errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
+
+  it('moves the keyboard focus to rows not fetched yet (End, Home)', async () => {
+    const browser = await openBrowser({ token: TOKEN_ALICE });
+    try {
+      const { page } = browser;
+      await page.goto(sessionUrl(fixture.url));
+      await page.locator('.row[data-seq="1"] button.expand').focus({ timeout: 60_000 });
+      await page.keyboard.press('End');
+      // The last row's page arrives after the key: the focus moves to its Show button then.
+      const last = page.locator(`.row[data-seq="${EVENTS}"] button.expand`);
+      await expect
+        .poll(() => last.evaluate((button) => button === document.activeElement), {
+          timeout: 60_000,
+        })
+        .toBe(true);
+      await page.keyboard.press('ArrowUp');
+      expect(
+        await page.evaluate(() =>
+          document.activeElement?.closest('.row')?.getAttribute('data-seq'),
+        ),
+      ).toBe(String(EVENTS - 1));
+      await page.keyboard.press('Home');
+      expect(
+        await page.evaluate(() =>
+          document.activeElement?.closest('.row')?.getAttribute('data-seq'),
+        ),
+      ).toBe('1');
       expect(browser.errors).toEqual([]);
     } finally {
       await browser.close();

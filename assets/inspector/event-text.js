@@ -1,0 +1,44 @@
+/** The words a timeline row shows for an event and for a compaction span. */
+import { formatNumber } from './format.js';
+
+/** Longer than this, an event's preview is collapsed (the whole event is one click away). */
+const LARGE_CHARS = 600;
+
+const KIND_LABELS = {
+  user: 'user',
+  model: 'model',
+  'tool-call': 'tool call',
+  'tool-result': 'tool result',
+  compaction: 'compaction',
+  other: 'other',
+};
+
+export function kindLabel(kind) {
+  return KIND_LABELS[kind] ?? kind;
+}
+
+export function compactionText(span) {
+  const range = `#${span.startSeq}–#${span.endSeq}`;
+  const tokens = `${formatNumber(span.tokensBefore)} → ${formatNumber(span.tokensAfter)} tokens`;
+  const fallback = span.fallback ? ` (fallback from ${span.fallback.from})` : '';
+  return `summarizes ${range} · ${span.trigger} · ${tokens} · ${span.summarizer}${fallback}`;
+}
+
+/**
+ * A row's preview: a compaction names what it summarizes (in the view, its summary); tool calls,
+ * tool results and large events are collapsed to their head and size.
+ */
+export function previewText({ event, span, mode }) {
+  if (event.kind === 'compaction') {
+    if (!span) return event.preview;
+    return mode === 'view'
+      ? `Summary of #${span.startSeq}–#${span.endSeq}: ${span.summary}`
+      : `Compaction ${compactionText(span)}`;
+  }
+  const collapsed =
+    event.kind === 'tool-call' || event.kind === 'tool-result' || event.chars > LARGE_CHARS;
+  if (!collapsed) return event.preview;
+  const size = `${formatNumber(event.chars)} chars`;
+  const head = event.preview.length > 80 ? `${event.preview.slice(0, 80)}…` : event.preview;
+  return `▸ ${head} (${size})`;
+}
