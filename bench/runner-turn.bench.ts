@@ -80,6 +80,20 @@ export async function turnTimes(service: SessionService, sessionId: string): Pro
   return median(samples);
 }
 
+/**
+ * `turnTimes` beside the CPU the turns used (user + system, per turn): on a loaded machine the
+ * wall-clock median also counts the time the process waited for a core, CPU time does not.
+ */
+async function turnCosts(
+  service: SessionService,
+  sessionId: string,
+): Promise<{ median: number; cpu: number }> {
+  const started = process.cpuUsage();
+  const median = await turnTimes(service, sessionId);
+  const used = process.cpuUsage(started);
+  return { median, cpu: (used.user + used.system) / 1000 / turns };
+}
+
 async function appendTime(service: SessionService, sessionId: string): Promise<number> {
   const samples: number[] = [];
   for (let index = 0; index < 200; index++) {
@@ -127,6 +141,7 @@ export async function run(options: BenchOptions = {}): Promise<void> {
   try {
     for (const backend of ['memory', 'sqlite'] as const) {
       const turnRow: number[] = [];
+      const cpuRow: number[] = [];
       const appendRow: number[] = [];
       for (const size of sizes) {
         const service: SessionService =
@@ -135,11 +150,14 @@ export async function run(options: BenchOptions = {}): Promise<void> {
             : new SqliteSessionService({ path: join(directory, `turn-${size}.db`) });
         const sessionId = `session-${size}`;
         await seed(service, sessionId, size);
-        turnRow.push(await turnTimes(service, sessionId));
+        const costs = await turnCosts(service, sessionId);
+        turnRow.push(costs.median);
+        cpuRow.push(costs.cpu);
         appendRow.push(await appendTime(service, sessionId));
         await service.close?.();
       }
       results.set(`${backend} turn`, turnRow);
+      results.set(`${backend} turn, CPU`, cpuRow);
       results.set(`${backend} append`, appendRow);
     }
     if (options.postgresUrl) await postgresRows(options.postgresUrl, results);
@@ -149,6 +167,8 @@ export async function run(options: BenchOptions = {}): Promise<void> {
   const peers: Record<string, string> = {
     'memory turn': '27 / 288 / 3,578',
     'sqlite turn': '142 / 995 / 8,208',
+    'memory turn, CPU': '-',
+    'sqlite turn, CPU': '-',
     'memory append': '0.04 / 5.7 / 60',
     'sqlite append': '15.8 / 14.7 / 30.3',
     'postgres turn': '-',
@@ -166,7 +186,7 @@ export async function run(options: BenchOptions = {}): Promise<void> {
   }
   console.log(rows.join('\n'));
   console.log(
-    `\nA turn: user append, view load, estimate, stub model call, answer append, after-invocation triggers (${turns} turns, median).`,
+    `\nA turn: user append, view load, estimate, stub model call, answer append, after-invocation triggers (${turns} turns, median; "CPU": user + system CPU ms per turn, the mean over the ${turns} turns, which waiting for a core on a busy machine does not inflate).`,
   );
   if (!options.postgresUrl) {
     console.log('PostgreSQL rows skipped: set ORRERY_TEST_PG_URL (or ORRERY_BENCH_PG_URL).');
