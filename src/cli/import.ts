@@ -84,27 +84,29 @@ record, not the file; a record over 64 MiB (--max-record-mb) is refused naming i
       resolveDb({ db: flags.db, io });
       const format = flags.format;
       const fileName = await checkTranscriptFile(file);
-      // The first pass: every record checked, meta, repairs and counts learned, nothing held.
-      const results = await importTranscriptFile({
-        path: file,
-        fileName,
-        format,
-        run: flags.run,
-        agentName: flags.agent,
-        maxRecordBytes:
-          flags.maxRecordMb === undefined ? undefined : flags.maxRecordMb * 1024 * 1024,
-      });
-      requireEvents(results, fileName);
-      const base = flags.session ?? crypto.randomUUID();
-      const ids = results.map((result) =>
-        results.length > 1 ? `${base}-run-${result.meta.run ?? 0}` : base,
-      );
+      // From the first read on: a signal stops the reading too, and nothing is stored.
       const interrupt = abortOnInterrupt(
         io,
         (signal) =>
           `${signal} received: the import of ${fileName} was stopped and rolled back; no session of it was stored`,
       );
       try {
+        // The first pass: every record checked, meta, repairs and counts learned, nothing held.
+        const results = await importTranscriptFile({
+          path: file,
+          fileName,
+          format,
+          run: flags.run,
+          agentName: flags.agent,
+          maxRecordBytes:
+            flags.maxRecordMb === undefined ? undefined : flags.maxRecordMb * 1024 * 1024,
+          signal: interrupt.signal,
+        });
+        requireEvents(results, fileName);
+        const base = flags.session ?? crypto.randomUUID();
+        const ids = results.map((result) =>
+          results.length > 1 ? `${base}-run-${result.meta.run ?? 0}` : base,
+        );
         const summaries = await withStore(io, flags, (service) =>
           storeAll({ service, flags, io, file, fileName, results, ids, signal: interrupt.signal }),
         );

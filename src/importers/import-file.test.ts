@@ -294,6 +294,20 @@ describe('importTranscriptFile: refusals', () => {
     );
   });
 
+  it('an aborted signal stops the reading with its reason (streamed and whole)', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('stopped by SIGINT'));
+    // Streamed (Claude Code), and read whole (SWE-agent: no sniffing read first).
+    for (const [name, content, format] of [
+      ['s.jsonl', claudeCode.join('\n'), 'claude-code'],
+      ['t.traj', JSON.stringify({ history: [] }), 'swe-agent'],
+    ] as const) {
+      await expect(
+        importTranscriptFile({ path: file(name, content), format, signal: controller.signal }),
+      ).rejects.toThrow('stopped by SIGINT');
+    }
+  });
+
   it('an empty file and a missing one', async () => {
     await expect(
       importTranscriptFile({ path: file('e.jsonl', '\n \n'), fileName: 'e.jsonl' }),

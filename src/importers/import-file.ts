@@ -73,6 +73,8 @@ async function wholeFile(
   try {
     text = await readFile(options.path, { signal: options.signal });
   } catch (error) {
+    // Stopped by the caller: its reason, not a read error.
+    if (options.signal?.aborted) throw options.signal.reason;
     if ((error as NodeJS.ErrnoException).code === undefined) throw error;
     throw fileReadError(options.path, error);
   }
