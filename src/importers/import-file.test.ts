@@ -308,6 +308,17 @@ describe('importTranscriptFile: refusals', () => {
     }
   });
 
+  it('JSON lines of no known format: the same refusal as the whole-text sniffer', async () => {
+    const text = `${line({ messages: chat })}\n${line({ messages: chat })}\n`;
+    const path = file('ft.jsonl', text);
+    expect(() => importTranscripts({ text, fileName: 'ft.jsonl' })).toThrow(
+      'cannot tell the format of ft.jsonl: it is neither JSON nor JSON lines; pass --format',
+    );
+    await expect(importTranscriptFile({ path, fileName: 'ft.jsonl' })).rejects.toThrow(
+      'cannot tell the format of ft.jsonl: it is neither JSON nor JSON lines; pass --format',
+    );
+  });
+
   it('an empty file and a missing one', async () => {
     await expect(
       importTranscriptFile({ path: file('e.jsonl', '\n \n'), fileName: 'e.jsonl' }),

@@ -5,6 +5,7 @@
  * only the whole document can tell (it is then read whole).
  */
 
+import { ImportError } from './errors.js';
 import { readFileChunks, readFileHead } from './file-source.js';
 import { splitJsonObject } from './json-object-splitter.js';
 import { readLines } from './line-reader.js';
@@ -35,6 +36,12 @@ export async function sniffFile(options: SniffFileOptions): Promise<ImportFormat
       // A JSONL file whose first line is broken still reads as Claude Code (and fails there).
       if (lower.endsWith('.jsonl')) return 'claude-code';
     }
+  }
+  if (looksLikeJsonLines(lines)) {
+    // JSON lines of no format orrery reads (the whole-text sniffer says the same).
+    throw new ImportError({
+      message: `cannot tell the format of ${options.fileName}: it is neither JSON nor JSON lines; pass --format`,
+    });
   }
   if (first === '[') return (await sniffArrayFile(options)) ?? 'auto';
   if (first === '{') return sniffObjectFile(options);
