@@ -317,6 +317,12 @@ describe('importTranscriptFile: refusals', () => {
     await expect(importTranscriptFile({ path, fileName: 'ft.jsonl' })).rejects.toThrow(
       'cannot tell the format of ft.jsonl: it is neither JSON nor JSON lines; pass --format',
     );
+    // One document written an object a line (an export) is still one document.
+    const lines = JSON.stringify({ id: 's', events: [] }).replace(
+      '[]',
+      '[\n{"id":"e1","invocationId":"i","author":"user","timestamp":1},\n{"id":"e2","invocationId":"i","author":"user","timestamp":2}]',
+    );
+    await expectSame(file('lines.json', lines), { source: 'file' });
   });
 
   it('an empty file and a missing one', async () => {

@@ -10,7 +10,7 @@ import { readFileChunks, readFileHead } from './file-source.js';
 import { splitJsonObject } from './json-object-splitter.js';
 import { readLines } from './line-reader.js';
 import { sniffArrayFile } from './openai-chat-stream.js';
-import { RecordTooLargeError } from './stream-errors.js';
+import { JsonStreamError, RecordTooLargeError } from './stream-errors.js';
 import type { ImportFormat } from './types.js';
 
 /** Bytes read to tell a JSON document from JSON lines. */
@@ -37,14 +37,19 @@ export async function sniffFile(options: SniffFileOptions): Promise<ImportFormat
       if (lower.endsWith('.jsonl')) return 'claude-code';
     }
   }
-  if (looksLikeJsonLines(lines)) {
-    // JSON lines of no format orrery reads (the whole-text sniffer says the same).
-    throw new ImportError({
-      message: `cannot tell the format of ${options.fileName}: it is neither JSON nor JSON lines; pass --format`,
-    });
-  }
   if (first === '[') return (await sniffArrayFile(options)) ?? 'auto';
-  if (first === '{') return sniffObjectFile(options);
+  if (first === '{') {
+    try {
+      return await sniffObjectFile(options);
+    } catch (error) {
+      // Lines of objects that are not one document: JSON lines of no format orrery reads (the
+      // whole-text sniffer refuses them in the same words).
+      if (!looksLikeJsonLines(lines) || !JsonStreamError.isInstance(error)) throw error;
+      throw new ImportError({
+        message: `cannot tell the format of ${options.fileName}: it is neither JSON nor JSON lines; pass --format`,
+      });
+    }
+  }
   return 'auto';
 }
 
