@@ -114,6 +114,33 @@ async function populate(service: SessionService, sessionId: string) {
   return { key, seconds: (performance.now() - start) / 1000 };
 }
 
+const LISTED_SESSIONS = 1_000;
+const LIST_CALLS = 100;
+
+/** `listAllSessions` over `LISTED_SESSIONS` sessions of 10 users: every app, and 2 users. */
+async function listAllLatency(service: SessionService) {
+  const appName = 'bench-list';
+  for (let index = 0; index < LISTED_SESSIONS; index++) {
+    await service.createSession({ appName, userId: `user-${index % 10}`, sessionId: `s${index}` });
+  }
+  const measure = async (
+    options: Parameters<NonNullable<SessionService['listAllSessions']>>[0],
+  ) => {
+    const times: number[] = [];
+    for (let index = 0; index < LIST_CALLS; index++) {
+      const start = performance.now();
+      await service.listAllSessions!(options);
+      times.push(performance.now() - start);
+    }
+    return `${percentile(times, 0.5).toFixed(2)} | ${percentile(times, 0.95).toFixed(2)}`;
+  };
+  const everything = await measure({ limit: 50 });
+  const someUsers = await measure({ appName, userIds: ['user-1', 'user-2'], limit: 50 });
+  return `${everything} | ${someUsers}`;
+}
+
+const listRows: string[] = [];
+
 function line(
   store: string,
   latency: Awaited<ReturnType<typeof searchLatency>>,
@@ -127,6 +154,15 @@ function line(
   );
 }
 
+function printListRows(): void {
+  console.log(
+    `\nlistAllSessions: ${LISTED_SESSIONS.toLocaleString('en')} sessions of 10 users next to the search data, ${LIST_CALLS} calls, limit 50\n`,
+  );
+  console.log('| store | every app p50 ms | p95 ms | one app, 2 users p50 ms | p95 ms |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const row of listRows) console.log(row);
+}
+
 export async function run(options: { postgresUrl?: string }): Promise<void> {
   console.log(
     `${EVENTS.toLocaleString('en')} events in one session, ${QUERIES} queries, ${APPENDS} appends each\n`,
@@ -138,6 +174,7 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
 
   const memory = new InMemorySessionService();
   const memoryLoad = await populate(memory, 'big');
+  listRows.push(`| in-memory | ${await listAllLatency(memory)} |`);
   line(
     'in-memory (BM25, lazy)',
     await searchLatency(memory, memoryLoad.key),
@@ -160,6 +197,7 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
     // The same events, so both appends write to tables of the same size.
     await populate(plain, 'big');
     line('SQLite (FTS5)', latency, withIndex, await appendMs(plain, 'appends'), sqliteLoad.seconds);
+    listRows.push(`| SQLite | ${await listAllLatency(sqlite)} |`);
     await sqlite.close();
     await plain.close();
   } finally {
@@ -168,6 +206,7 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
 
   if (!options.postgresUrl) {
     console.log('\nPostgreSQL skipped: set ORRERY_TEST_PG_URL');
+    printListRows();
     return;
   }
   const { default: pg } = await import('pg');
@@ -193,6 +232,8 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
       await appendMs(plain, 'appends'),
       postgresLoad.seconds,
     );
+    listRows.push(`| PostgreSQL | ${await listAllLatency(postgres)} |`);
+    printListRows();
   } finally {
     for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await pool.end();
