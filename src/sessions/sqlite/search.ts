@@ -38,10 +38,15 @@ function unindex(row: string): string {
     DELETE FROM events_search_pending WHERE event_rowid = ${row}.rowid;`;
 }
 
-/** Indexes the pending events (the view gives their text) and empties the list. */
+/**
+ * Indexes the pending events and empties the list. `LIMIT -1` keeps SQLite from flattening the
+ * subquery, which would compute each text twice (for `IS NOT NULL` and for the insert).
+ */
 const flushSql = `INSERT INTO events_search (rowid, body)
-      SELECT event_rowid, body FROM events_search_source
-      WHERE event_rowid IN (SELECT event_rowid FROM events_search_pending);
+      SELECT event_rowid, text FROM (
+        SELECT rowid AS event_rowid, ${body('events')} AS text FROM events
+        WHERE rowid IN (SELECT event_rowid FROM events_search_pending) LIMIT -1)
+      WHERE text IS NOT NULL;
     DELETE FROM events_search_pending`;
 
 /**
