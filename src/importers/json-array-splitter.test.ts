@@ -1,31 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { JsonArraySplitter, splitJsonArray } from './json-array-splitter.js';
 import { JsonStreamError, RecordTooLargeError } from './stream-errors.js';
+import { caught, feedText } from './test-helpers/json-splitter.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** Every element's text, the input fed `size` bytes at a time. */
 function split(text: string, size = 1, maxRecordBytes?: number): string[] {
-  const bytes = encoder.encode(text);
   const splitter = new JsonArraySplitter({ maxRecordBytes });
-  const out: string[] = [];
-  for (let start = 0; start < bytes.length; start += size) {
-    for (const element of splitter.push(bytes.slice(start, start + size))) {
-      out.push(decoder.decode(element.bytes));
-    }
-  }
-  splitter.end();
-  return out;
-}
-
-function caught(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
+  return feedText({ text, size, splitter }).map((element) => decoder.decode(element.bytes));
 }
 
 describe('JsonArraySplitter', () => {

@@ -2,23 +2,21 @@
  * A top-level JSON array read from a byte stream one element at a time: a byte scanner (strings
  * and escapes skipped, object and array depth counted) finds where each element ends, so only
  * the element being read is held (up to `maxRecordBytes`), never the document. The elements'
- * own syntax is left to `JSON.parse`. Works on bytes: every byte the scanner looks for is ASCII,
- * and UTF-8 never uses an ASCII byte inside a multi-byte character. See
- * docs/architecture.md#edge (importers).
+ * own syntax is left to `JSON.parse`. The scanner is shared with the object splitter
+ * (`json-byte-scanner.ts`). See docs/architecture.md#edge (importers).
  */
-import { DEFAULT_MAX_RECORD_BYTES, JsonStreamError, RecordTooLargeError } from './stream-errors.js';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-
-function isWhitespace(byte: number): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  HeldBytes,
+  isWhitespace,
+  JsonValueScanner,
+  OPEN_BRACKET,
+  splitChunks,
+  unexpectedByte,
+} from './json-byte-scanner.js';
+import { DEFAULT_MAX_RECORD_BYTES, JsonStreamError } from './stream-errors.js';
 
 export interface ArrayElement {
   /** 0-based index in the array. */
@@ -64,18 +62,13 @@ export interface JsonArraySplitterOptions {
  * array. A byte that cannot be where it is (outside an element) is a `JsonStreamError` too.
  */
 export class JsonArraySplitter {
-  private readonly maxRecordBytes: number;
   private readonly fileName?: string;
   private readonly format?: string;
+  private readonly scanner = new JsonValueScanner({ closer: CLOSE_BRACKET });
+  private readonly element: HeldBytes;
   private phase: Phase = 'start';
   private position = 0;
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
   private elementIndex = 0;
-  private elementStart = 0;
-  private pieces: Uint8Array[] = [];
-  private held = 0;
   /** Bytes of a leading UTF-8 byte-order mark still to skip. */
   private bomBytes = 0;
   private readonly nested: boolean;
@@ -83,7 +76,11 @@ export class JsonArraySplitter {
   endIndex?: number;
 
   constructor(options: JsonArraySplitterOptions = {}) {
-    this.maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+    this.element = new HeldBytes({
+      maxRecordBytes: options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
+      fileName: options.fileName,
+      format: options.format,
+    });
     this.nested = options.nested === true;
     this.position = options.startOffset ?? 0;
     this.fileName = options.fileName;
@@ -94,34 +91,16 @@ export class JsonArraySplitter {
     const elements: ArrayElement[] = [];
     let pieceStart = this.phase === 'element' ? 0 : -1;
     for (let index = 0; index < chunk.length; index++) {
+      if (this.phase === 'element') {
+        index = this.scanner.findEnd(chunk, index);
+        if (index === chunk.length) break;
+        elements.push(this.completeElement(chunk.subarray(pieceStart, index)));
+        pieceStart = -1;
+        // The byte that ended the element is read below, as a separator.
+        this.phase = 'separator';
+      }
       const byte = chunk[index] as number;
       const offset = this.position + index;
-      if (this.phase === 'element') {
-        if (this.inString) {
-          if (this.escaped) this.escaped = false;
-          else if (byte === BACKSLASH) this.escaped = true;
-          else if (byte === QUOTE) this.inString = false;
-          continue;
-        }
-        if (byte === QUOTE) this.inString = true;
-        else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) this.depth++;
-        else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && this.depth > 0) this.depth--;
-        else if (
-          this.depth === 0 &&
-          (byte === COMMA || byte === CLOSE_BRACKET || isWhitespace(byte))
-        ) {
-          elements.push(this.completeElement(chunk.subarray(pieceStart, index)));
-          pieceStart = -1;
-          this.phase = 'separator';
-          this.separator(byte, offset);
-          // `separator` may have moved the phase on (TypeScript keeps the narrowed one).
-          if (this.nested && (this.phase as Phase) === 'done') {
-            this.endIndex = index + 1;
-            break;
-          }
-        }
-        continue;
-      }
       if (!this.nested && this.skipBom(byte, offset)) continue;
       if (isWhitespace(byte)) continue;
       switch (this.phase) {
@@ -154,7 +133,7 @@ export class JsonArraySplitter {
     }
     if (this.phase === 'element' && pieceStart >= 0) {
       // Copied: a stream may reuse its chunk's memory for the next one.
-      this.hold(chunk.slice(pieceStart));
+      this.element.add(chunk.slice(pieceStart));
     }
     this.position += chunk.length;
     return elements;
@@ -166,7 +145,7 @@ export class JsonArraySplitter {
     const expected =
       this.phase === 'start'
         ? 'a `[` (a JSON array)'
-        : this.phase === 'element' && this.inString
+        : this.phase === 'element' && this.scanner.inString
           ? 'the end of a string'
           : 'the rest of the array (it was never closed with `]`)';
     throw new JsonStreamError({
@@ -191,12 +170,8 @@ export class JsonArraySplitter {
 
   private startElement(byte: number, offset: number): void {
     this.phase = 'element';
-    this.elementStart = offset;
-    this.depth = byte === OPEN_BRACE || byte === OPEN_BRACKET ? 1 : 0;
-    this.inString = byte === QUOTE;
-    this.escaped = false;
-    this.pieces = [];
-    this.held = 0;
+    this.scanner.begin(byte);
+    this.element.begin({ offset, element: this.elementIndex });
   }
 
   private separator(byte: number, offset: number): void {
@@ -206,47 +181,14 @@ export class JsonArraySplitter {
     else throw this.unexpected(byte, offset, 'a `,` or the closing `]`');
   }
 
-  private hold(piece: Uint8Array): void {
-    this.held += piece.length;
-    if (this.held > this.maxRecordBytes) {
-      throw new RecordTooLargeError({
-        offset: this.elementStart,
-        maxRecordBytes: this.maxRecordBytes,
-        element: this.elementIndex,
-        file: this.fileName,
-        format: this.format,
-      });
-    }
-    this.pieces.push(piece);
-  }
-
   private completeElement(last: Uint8Array): ArrayElement {
-    this.hold(last);
-    let bytes: Uint8Array;
-    if (this.pieces.length === 1) bytes = this.pieces[0] as Uint8Array;
-    else {
-      bytes = new Uint8Array(this.held);
-      let offset = 0;
-      for (const piece of this.pieces) {
-        bytes.set(piece, offset);
-        offset += piece.length;
-      }
-    }
-    const element = { index: this.elementIndex++, offset: this.elementStart, bytes };
-    this.pieces = [];
-    this.held = 0;
-    return element;
+    this.element.add(last);
+    const offset = this.element.offset;
+    return { index: this.elementIndex++, offset, bytes: this.element.take() };
   }
 
   private unexpected(byte: number, offset: number, expected: string): JsonStreamError {
-    const shown =
-      byte >= 0x20 && byte < 0x7f ? `'${String.fromCharCode(byte)}'` : `0x${byte.toString(16)}`;
-    return new JsonStreamError({
-      message: `expected ${expected}, found ${shown}`,
-      offset,
-      file: this.fileName,
-      format: this.format,
-    });
+    return unexpectedByte({ byte, offset, expected, fileName: this.fileName, format: this.format });
   }
 }
 
@@ -254,10 +196,5 @@ export class JsonArraySplitter {
 export async function* splitJsonArray(
   options: JsonArraySplitterOptions & { source: AsyncIterable<Uint8Array>; signal?: AbortSignal },
 ): AsyncGenerator<ArrayElement> {
-  const splitter = new JsonArraySplitter(options);
-  for await (const chunk of options.source) {
-    options.signal?.throwIfAborted();
-    yield* splitter.push(chunk);
-  }
-  splitter.end();
+  yield* splitChunks({ ...options, splitter: new JsonArraySplitter(options) });
 }

@@ -1,35 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { JsonObjectSplitter, type ObjectPart } from './json-object-splitter.js';
+import { JsonObjectSplitter } from './json-object-splitter.js';
 import { JsonStreamError, RecordTooLargeError } from './stream-errors.js';
+import { caught, feedText } from './test-helpers/json-splitter.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** Each member and element as [kind, key, JSON text], the input fed `size` bytes at a time. */
 function split(text: string, size = 1, maxRecordBytes?: number): Array<[string, string, string]> {
-  const bytes = encoder.encode(text);
   const splitter = new JsonObjectSplitter({ streamKeys: ['events'], maxRecordBytes });
-  const out: Array<[string, string, string]> = [];
-  const add = (part: ObjectPart) =>
-    part.kind !== 'array' &&
-    out.push(
-      part.kind === 'member'
-        ? ['member', part.key, decoder.decode(part.value)]
-        : [`element ${part.index}`, part.key, decoder.decode(part.bytes)],
-    );
-  for (let start = 0; start < bytes.length; start += size) {
-    for (const part of splitter.push(bytes.slice(start, start + size))) add(part);
-  }
-  splitter.end();
-  return out;
-}
-
-function caught(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
+  return feedText({ text, size, splitter }).flatMap((part): Array<[string, string, string]> => {
+    if (part.kind === 'array') return [];
+    return part.kind === 'member'
+      ? [['member', part.key, decoder.decode(part.value)]]
+      : [[`element ${part.index}`, part.key, decoder.decode(part.bytes)]];
+  });
 }
 
 describe('JsonObjectSplitter', () => {

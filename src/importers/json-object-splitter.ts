@@ -3,23 +3,24 @@
  * held whole (up to `maxRecordBytes`), except the arrays under `streamKeys` (an ADK session's
  * `events`), whose elements come one at a time from a nested `JsonArraySplitter`. So an exported
  * session is read holding one event, never the document. Same byte scanner and errors as the
- * array splitter. See docs/architecture.md#edge (importers).
+ * array splitter (`json-byte-scanner.ts`). See docs/architecture.md#edge (importers).
  */
 import { type ArrayElement, JsonArraySplitter } from './json-array-splitter.js';
-import { DEFAULT_MAX_RECORD_BYTES, JsonStreamError, RecordTooLargeError } from './stream-errors.js';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-
-function isWhitespace(byte: number): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  HeldBytes,
+  isWhitespace,
+  JsonValueScanner,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  splitChunks,
+  unexpectedByte,
+} from './json-byte-scanner.js';
+import { DEFAULT_MAX_RECORD_BYTES, JsonStreamError } from './stream-errors.js';
 
 /**
  * A member held whole (`value`: its JSON bytes); the start of a streamed array member (`array`,
@@ -54,20 +55,22 @@ export interface JsonObjectSplitterOptions {
 export class JsonObjectSplitter {
   private readonly options: JsonObjectSplitterOptions;
   private readonly maxRecordBytes: number;
+  private readonly scanner = new JsonValueScanner({ closer: CLOSE_BRACE });
+  /** The member name or value being read. */
+  private readonly value: HeldBytes;
   private phase: Phase = 'start';
   private position = 0;
   private key = '';
-  private pieces: Uint8Array[] = [];
-  private held = 0;
-  private valueStart = 0;
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
   private array?: JsonArraySplitter;
 
   constructor(options: JsonObjectSplitterOptions) {
     this.options = options;
     this.maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+    this.value = new HeldBytes({
+      maxRecordBytes: this.maxRecordBytes,
+      fileName: options.fileName,
+      format: options.format,
+    });
   }
 
   push(chunk: Uint8Array): ObjectPart[] {
@@ -76,43 +79,28 @@ export class JsonObjectSplitter {
     let pieceStart = this.phase === 'key' || this.phase === 'value' ? 0 : -1;
     if (this.phase === 'array') index = this.feedArray(chunk, 0, parts);
     for (; index < chunk.length; index++) {
-      const byte = chunk[index] as number;
-      const offset = this.position + index;
-      if (this.phase === 'key' || this.phase === 'value') {
-        if (this.inString) {
-          if (this.escaped) this.escaped = false;
-          else if (byte === BACKSLASH) this.escaped = true;
-          else if (byte === QUOTE) {
-            this.inString = false;
-            if (this.phase === 'key') {
-              this.hold(chunk.subarray(pieceStart, index));
-              pieceStart = -1;
-              this.key = this.readKey(offset);
-              this.phase = 'colon';
-            }
-          }
-          continue;
-        }
-        if (byte === QUOTE) this.inString = true;
-        else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) this.depth++;
-        else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && this.depth > 0) this.depth--;
-        else if (
-          this.depth === 0 &&
-          (byte === COMMA || byte === CLOSE_BRACE || isWhitespace(byte))
-        ) {
-          this.hold(chunk.subarray(pieceStart, index));
-          pieceStart = -1;
-          parts.push({
-            kind: 'member',
-            key: this.key,
-            offset: this.valueStart,
-            value: this.take(),
-          });
-          this.phase = 'after-value';
-          this.afterValue(byte, offset);
-        }
+      if (this.phase === 'key') {
+        index = this.scanner.findStringEnd(chunk, index);
+        if (index === chunk.length) break;
+        this.value.add(chunk.subarray(pieceStart, index));
+        pieceStart = -1;
+        this.key = this.readKey(this.position + index);
+        this.phase = 'colon';
         continue;
       }
+      if (this.phase === 'value') {
+        index = this.scanner.findEnd(chunk, index);
+        if (index === chunk.length) break;
+        this.value.add(chunk.subarray(pieceStart, index));
+        pieceStart = -1;
+        const valueOffset = this.value.offset;
+        const value = this.value.take();
+        parts.push({ kind: 'member', key: this.key, offset: valueOffset, value });
+        // The byte that ended the value is read below, as what follows it.
+        this.phase = 'after-value';
+      }
+      const byte = chunk[index] as number;
+      const offset = this.position + index;
       if (
         offset < 3 &&
         this.phase === 'start' &&
@@ -134,9 +122,8 @@ export class JsonObjectSplitter {
           }
           if (byte !== QUOTE) throw this.unexpected(byte, offset, 'a member name (a string)');
           this.phase = 'key';
-          this.inString = true;
-          this.escaped = false;
-          this.startHolding(offset + 1);
+          this.scanner.beginString();
+          this.value.begin({ offset: offset + 1 });
           pieceStart = index + 1;
           break;
         case 'colon':
@@ -161,10 +148,8 @@ export class JsonObjectSplitter {
             throw this.unexpected(byte, offset, 'a value');
           }
           this.phase = 'value';
-          this.depth = byte === OPEN_BRACE || byte === OPEN_BRACKET ? 1 : 0;
-          this.inString = byte === QUOTE;
-          this.escaped = false;
-          this.startHolding(offset);
+          this.scanner.begin(byte);
+          this.value.begin({ offset });
           pieceStart = index;
           break;
         case 'after-value':
@@ -176,7 +161,7 @@ export class JsonObjectSplitter {
     }
     if ((this.phase === 'key' || this.phase === 'value') && pieceStart >= 0) {
       // Copied: a stream may reuse its chunk's memory for the next one.
-      this.hold(chunk.slice(pieceStart));
+      this.value.add(chunk.slice(pieceStart));
     }
     this.position += chunk.length;
     return parts;
@@ -209,7 +194,7 @@ export class JsonObjectSplitter {
   }
 
   private readKey(offset: number): string {
-    const raw = new TextDecoder().decode(this.take());
+    const raw = new TextDecoder().decode(this.value.take());
     try {
       return JSON.parse(`"${raw}"`) as string;
     } catch {
@@ -229,44 +214,9 @@ export class JsonObjectSplitter {
     else throw this.unexpected(byte, offset, 'a `,` or the closing `}`');
   }
 
-  private startHolding(offset: number): void {
-    this.valueStart = offset;
-    this.pieces = [];
-    this.held = 0;
-  }
-
-  private hold(piece: Uint8Array): void {
-    this.held += piece.length;
-    if (this.held > this.maxRecordBytes) {
-      throw new RecordTooLargeError({
-        offset: this.valueStart,
-        maxRecordBytes: this.maxRecordBytes,
-        file: this.options.fileName,
-        format: this.options.format,
-      });
-    }
-    this.pieces.push(piece);
-  }
-
-  private take(): Uint8Array {
-    const bytes =
-      this.pieces.length === 1
-        ? (this.pieces[0] as Uint8Array)
-        : Buffer.concat(this.pieces, this.held);
-    this.pieces = [];
-    this.held = 0;
-    return bytes;
-  }
-
   private unexpected(byte: number, offset: number, expected: string): JsonStreamError {
-    const shown =
-      byte >= 0x20 && byte < 0x7f ? `'${String.fromCharCode(byte)}'` : `0x${byte.toString(16)}`;
-    return new JsonStreamError({
-      message: `expected ${expected}, found ${shown}`,
-      offset,
-      file: this.options.fileName,
-      format: this.options.format,
-    });
+    const { fileName, format } = this.options;
+    return unexpectedByte({ byte, offset, expected, fileName, format });
   }
 }
 
@@ -274,10 +224,5 @@ export class JsonObjectSplitter {
 export async function* splitJsonObject(
   options: JsonObjectSplitterOptions & { source: AsyncIterable<Uint8Array>; signal?: AbortSignal },
 ): AsyncGenerator<ObjectPart> {
-  const splitter = new JsonObjectSplitter(options);
-  for await (const chunk of options.source) {
-    options.signal?.throwIfAborted();
-    yield* splitter.push(chunk);
-  }
-  splitter.end();
+  yield* splitChunks({ ...options, splitter: new JsonObjectSplitter(options) });
 }
