@@ -13,7 +13,7 @@ import { readLines } from './line-reader.js';
 import { StatsCounter, type StreamedImport } from './streamed-import.js';
 import { assertNestingDepth } from './text-input.js';
 import type { TimestampPlan } from './timestamp-plan.js';
-import type { BuilderStream } from './transcript-builder.js';
+import { finishFirstPass, secondPassEvents } from './two-pass-import.js';
 import type { ImportOptions, Repair } from './types.js';
 
 const FORMAT = 'claude-code';
@@ -52,35 +52,23 @@ export async function streamClaudeCodeFile(options: StreamFileOptions): Promise<
       message: `${options.fileName ?? options.path} is empty: there is no transcript to import`,
     });
   }
-  const result = reader.finish();
-  const plan = reader.timestampPlan() as TimestampPlan;
-  return {
-    meta: result.meta,
-    repairs: [...repairs, ...result.repairs],
-    stats: counter.stats,
-    source: 'file',
-    events: (eventOptions = {}) =>
-      secondPass({ ...options, signal: eventOptions.signal ?? options.signal }, plan),
-  };
+  return finishFirstPass({
+    reader,
+    repairs,
+    counter,
+    signal: options.signal,
+    secondPass: ({ plan, signal }) => secondPass({ ...options, signal }, plan),
+  });
 }
 
-async function* secondPass(
-  options: StreamFileOptions,
-  plan: TimestampPlan,
-): AsyncGenerator<NewEvent> {
-  let ready: NewEvent[] = [];
-  const stream: BuilderStream = { sink: (event) => ready.push(event), plan };
-  const reader = new ClaudeCodeImport({ ...options, stream });
-  for await (const line of lines(options)) {
-    reader.addLine(line.text, line.line);
-    if (ready.length > 0) {
-      const batch = ready;
-      ready = [];
-      yield* batch;
-    }
-  }
-  reader.finish();
-  yield* ready;
+function secondPass(options: StreamFileOptions, plan: TimestampPlan): AsyncGenerator<NewEvent> {
+  return secondPassEvents({
+    records: lines(options),
+    start: (sink) => {
+      const reader = new ClaudeCodeImport({ ...options, stream: { sink, plan } });
+      return { add: (line) => reader.addLine(line.text, line.line), finish: () => reader.finish() };
+    },
+  });
 }
 
 function lines(options: StreamFileOptions) {

@@ -16,6 +16,7 @@ import { isAiSdkMessages } from './sniff.js';
 import { StatsCounter, type StreamedImport } from './streamed-import.js';
 import { assertNestingDepth, MAX_INPUT_DEPTH } from './text-input.js';
 import type { TimestampPlan } from './timestamp-plan.js';
+import { finishFirstPass, secondPassEvents } from './two-pass-import.js';
 import type { ImportFormat, MultiRunImportOptions, Repair } from './types.js';
 
 const FORMAT = 'openai-chat';
@@ -142,37 +143,32 @@ async function messagesFile(options: ArrayFileOptions): Promise<StreamedImport> 
     if (element.invalidUtf8) repairs.push(utf8Repair(element.index));
     reader.addMessage(element.value, element.index, false);
   }
-  const result = reader.finish();
-  const plan = reader.timestampPlan() as TimestampPlan;
-  return {
-    meta: result.meta,
-    repairs: [...repairs, ...result.repairs],
-    stats: counter.stats,
-    source: 'file',
-    events: (eventOptions = {}) =>
-      messagesSecondPass({ ...options, signal: eventOptions.signal ?? options.signal }, plan),
-  };
+  return finishFirstPass({
+    reader,
+    repairs,
+    counter,
+    signal: options.signal,
+    secondPass: ({ plan, signal }) => messagesSecondPass({ ...options, signal }, plan),
+  });
 }
 
-async function* messagesSecondPass(
+function messagesSecondPass(
   options: ArrayFileOptions,
   plan: TimestampPlan,
 ): AsyncGenerator<NewEvent> {
-  let ready: NewEvent[] = [];
-  const reader = new OpenAiChatImport({
-    run: { path: '', meta: {} },
-    options: { ...options, stream: { sink: (event) => ready.push(event), plan } },
+  return secondPassEvents({
+    records: elements(options, FORMAT),
+    start: (sink) => {
+      const reader = new OpenAiChatImport({
+        run: { path: '', meta: {} },
+        options: { ...options, stream: { sink, plan } },
+      });
+      return {
+        add: (element) => reader.addMessage(element.value, element.index, false),
+        finish: () => reader.finish(),
+      };
+    },
   });
-  for await (const element of elements(options, FORMAT)) {
-    reader.addMessage(element.value, element.index, false);
-    if (ready.length > 0) {
-      const batch = ready;
-      ready = [];
-      yield* batch;
-    }
-  }
-  reader.finish();
-  yield* ready;
 }
 
 /**
