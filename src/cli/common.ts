@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { type Command, Option } from 'commander';
 import { ImportError } from '../importers/errors.js';
 import { fileReadError } from '../importers/file-source.js';
-import { parseImportFormat } from '../importers/import-transcript.js';
+import { parseImportFormat } from '../importers/transcript-dispatch.js';
 import type { ImportFormat, ImportMeta } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { CliUsageError } from './errors.js';

@@ -1,6 +1,5 @@
 /** Writes an imported transcript into a store: a new session holding every event in order. */
 import type { Event, NewEvent, SessionKey } from '../events/types.js';
-import { heldImport } from '../importers/import-file.js';
 import type { StreamedImport } from '../importers/streamed-import.js';
 import type { ImportResult, Repair } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -106,6 +105,9 @@ export async function storeImported(options: {
   onProgress?: ImportProgress;
 }): Promise<void> {
   const { result, ...rest } = options;
+  // Imported here, not at the top: `replay` needs `importedState` alone, and import-file.ts
+  // brings every streaming reader and the ADK codec (zod) with it.
+  const { heldImport } = await import('../importers/import-file.js');
   await storeStreamed({ ...rest, imported: heldImport(result) });
 }
 

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { COMPACTION_ENV, createEventsCompactionConfig } from '../compaction/config.js';
 import type { EventsCompactionConfig } from '../compaction/types.js';
-import { importTranscripts } from '../importers/import-transcript.js';
+import { importTranscriptsAsync } from '../importers/import-transcripts-async.js';
 import type { ImportFormat } from '../importers/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -137,7 +137,12 @@ async function readTranscripts(options: {
   const transcripts: ReplayTranscript[] = [];
   for (const file of options.files) {
     const { text, fileName } = await readTranscriptFile(file);
-    const results = importTranscripts({ text, fileName, format: options.format, run: options.run });
+    const results = await importTranscriptsAsync({
+      text,
+      fileName,
+      format: options.format,
+      run: options.run,
+    });
     requireEvents(results, fileName);
     for (const result of results) {
       const label = result.meta.run === undefined ? fileName : `${fileName} run ${result.meta.run}`;

@@ -9,6 +9,7 @@ export {
   importTranscripts,
   parseImportFormat,
 } from './import-transcript.js';
+export { importTranscriptsAsync } from './import-transcripts-async.js';
 export { importOpenAiChat, type OpenAiChatRun, openAiChatRuns } from './openai-chat.js';
 export { sniffDocument, sniffFormat } from './sniff.js';
 export { JsonStreamError, RecordTooLargeError } from './stream-errors.js';
