@@ -88,7 +88,9 @@ export function renderReport(header: ReportHeader, result: ReplayReport): string
 
   if (result.compactions.length === 0) {
     lines.push(
-      `Compactions: none (no request reached the threshold${header.maxRequestBytes === undefined ? '' : ' or the byte ceiling'})`,
+      header.threshold
+        ? `Compactions: none (no request reached the threshold${header.maxRequestBytes === undefined ? '' : ' or the byte ceiling'})`
+        : 'Compactions: none (token trigger off)',
     );
   } else {
     lines.push(`Compactions (${result.compactions.length})`);

@@ -14,6 +14,7 @@ import {
   requireEvents,
   transcriptFormat,
 } from './common.js';
+import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { replayImportedTranscript } from './replay-engine.js';
 import { printReplayOutputs, type ReplayOutput, type ReplayTranscript } from './replay-output.js';
@@ -153,7 +154,10 @@ async function readTranscripts(options: {
 }
 
 interface ReplaySettings {
+  /** As reported: `null` when compaction is off (`--threshold 0` and no interval). */
   config: EventsCompactionConfig | null;
+  /** As replayed: `config`, or with compaction off a token trigger no request reaches. */
+  replayConfig: EventsCompactionConfig;
   choice: SummarizerChoice;
 }
 
@@ -174,7 +178,28 @@ async function replaySettings(options: { flags: ReplayFlags; io: CliIo }): Promi
     maxRequestBytes: flags.maxRequestBytes,
     summarizer: choice.summarizer,
   });
-  return { config, choice };
+  if (config === null && flags.maxRequestBytes !== undefined) {
+    // The byte ceiling is a compaction; with compaction off it would be silently dropped.
+    const off =
+      flags.threshold === undefined
+        ? `${COMPACTION_ENV.tokenThreshold}=${io.env[COMPACTION_ENV.tokenThreshold]}`
+        : `--threshold ${flags.threshold}`;
+    throw new CliUsageError({
+      field: '--max-request-bytes',
+      message: `--max-request-bytes ${flags.maxRequestBytes} needs compaction, which ${off} turns off: pass a threshold above 0 or an --interval`,
+    });
+  }
+  // `replayTranscript` needs a trigger: with compaction off, one that never fires.
+  const replayConfig =
+    config ??
+    (createEventsCompactionConfig({
+      env: {},
+      enabled: true,
+      tokenThreshold: Number.MAX_SAFE_INTEGER,
+      compactionInterval: 0,
+      summarizer: choice.summarizer,
+    }) as EventsCompactionConfig);
+  return { config, replayConfig, choice };
 }
 
 /** Replays each transcript into its own session of one store (`--db`, else in memory). */
@@ -212,7 +237,7 @@ async function replayTranscripts(options: {
         file: transcript.file,
         service,
         key: { appName: flags.app, userId: flags.user, sessionId },
-        config: options.settings.config ?? {},
+        config: options.settings.replayConfig,
         summarizer,
         fallbackSummarizer,
         onProgress: progress.onProgress,

@@ -69,3 +69,56 @@ describe('orrery replay --progress', () => {
     expect(lines[9]).toMatch(/\(100%\)$/);
   }, 60_000);
 });
+
+describe('orrery replay --threshold 0', () => {
+  const chat = () => {
+    const file = join(tempDir(), 'chat.json');
+    const turns = Array.from({ length: 30 }, (_, index) => [
+      { role: 'user', content: `question ${index}: ${'why is checkout slow? '.repeat(20)}` },
+      { role: 'assistant', content: `answer ${index}: ${'the cache is cold. '.repeat(20)}` },
+    ]).flat();
+    writeFileSync(file, JSON.stringify(turns));
+    return file;
+  };
+
+  it('replays with compaction off: every request whole, the header says so', async () => {
+    const file = chat();
+    const compacted = JSON.parse(
+      (await cli(['replay', file, '--threshold', '500', '--json'])).stdout,
+    );
+    expect(compacted.compactions.length).toBeGreaterThan(0);
+
+    const off = await cli(['replay', file, '--threshold', '0', '--json']);
+    expect(off).toMatchObject({ code: 0, stderr: '' });
+    const report = JSON.parse(off.stdout);
+    expect(report.compactions).toEqual([]);
+    expect(report.tokens.withCompaction).toBe(report.tokens.withoutCompaction);
+    expect(report.modelCalls).toBe(30);
+
+    const text = await cli(['replay', file, '--threshold', '0']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('token trigger off');
+    expect(text.stdout).toContain('Compactions: none (token trigger off)');
+  });
+
+  it('keeps the sliding window when --interval is given', async () => {
+    const report = JSON.parse(
+      (await cli(['replay', chat(), '--threshold', '0', '--interval', '5', '--json'])).stdout,
+    );
+    expect(report.compactions.length).toBeGreaterThan(0);
+    expect(
+      report.compactions.every(
+        (compaction: { trigger: string }) => compaction.trigger === 'sliding_window',
+      ),
+    ).toBe(true);
+  });
+
+  it('refuses a byte ceiling with compaction off: a usage error naming both flags', async () => {
+    const result = await cli(['replay', chat(), '--threshold', '0', '--max-request-bytes', '2000']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('CliUsageError');
+    expect(result.stderr).toContain('--max-request-bytes 2000');
+    expect(result.stderr).toContain('--threshold 0');
+  });
+});
