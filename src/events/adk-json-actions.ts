@@ -35,6 +35,10 @@ const ACTION_KEYS = [
   'requestedAuthConfigs',
 ];
 
+/**
+ * orrery's compaction fields, beside ADK's three: read inline or from `customMetadata.orrery`,
+ * written under `customMetadata.orrery` (`adk-json-export.ts`).
+ */
 export const COMPACTION_FIELDS = [
   'startSeq',
   'endSeq',
@@ -46,12 +50,15 @@ export const COMPACTION_FIELDS = [
   'rolling',
 ] as const;
 
-export function convertActions(
-  raw: unknown,
-  eventId: string,
-  openCalls: OpenCalls,
-  timestamps: Record<string, unknown>,
-): unknown {
+/** What converting one event's parts needs: its id, the calls open so far, its timestamps. */
+export interface EventConversion {
+  eventId: string;
+  openCalls: OpenCalls;
+  /** Timestamps as ADK wrote them, where that was not float seconds (filled in). */
+  timestamps: Record<string, unknown>;
+}
+
+export function convertActions(raw: unknown, conversion: EventConversion): unknown {
   if (!isPlainObject(raw)) return raw;
   const actions: Record<string, unknown> = structuredClone(
     extraFields(raw, new Set([...ACTION_KEYS, 'compaction'])),
@@ -72,7 +79,7 @@ export function convertActions(
   }
   const compaction = readField(raw, 'compaction');
   if (compaction !== undefined) {
-    actions.compaction = convertCompaction(compaction, eventId, openCalls, timestamps);
+    actions.compaction = convertCompaction(compaction, conversion);
   }
   return actions;
 }
@@ -94,11 +101,10 @@ export const JS_COMPACTION_KEYS = new Set(
  */
 export function convertJsCompaction(
   raw: Record<string, unknown>,
-  eventId: string,
-  openCalls: OpenCalls,
-  timestamps: Record<string, unknown>,
+  conversion: EventConversion,
 ): Record<string, unknown> | undefined {
   if (readField(raw, 'isCompacted') !== true) return undefined;
+  const { eventId, openCalls, timestamps } = conversion;
   const text = readField(raw, 'compactedContent');
   const content = typeof text === 'string' ? { role: 'model', parts: [{ text }] } : text;
   return {
@@ -109,13 +115,9 @@ export function convertJsCompaction(
   };
 }
 
-function convertCompaction(
-  raw: unknown,
-  eventId: string,
-  openCalls: OpenCalls,
-  timestamps: Record<string, unknown>,
-): unknown {
+function convertCompaction(raw: unknown, conversion: EventConversion): unknown {
   if (!isPlainObject(raw)) return raw;
+  const { eventId, openCalls, timestamps } = conversion;
   // Fields ADK adds that orrery does not model (ADK Go's `excludedEvents`) pass through.
   const compaction: Record<string, unknown> = structuredClone(
     extraFields(

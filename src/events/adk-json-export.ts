@@ -4,31 +4,18 @@
  * go under `customMetadata.orrery`, where `fromAdkSessionJson` finds them again.
  */
 import { type AdkCasing, casedKey, isPlainObject, setDefined } from './adk-casing.js';
+import { COMPACTION_FIELDS } from './adk-json-actions.js';
+import { USAGE_DETAIL_KEYS } from './adk-json-parts.js';
 import { parseEvent, parseNewEvent } from './schema.js';
 import type { Content, Event, NewEvent, Part, Session } from './types.js';
+import { EVENT_PART_KINDS } from './validate-event.js';
 
 const ORRERY_METADATA_KEY = 'orrery';
 const ADK_FIELDS_KEY = 'adkFields';
 const ADK_TIMESTAMPS_KEY = 'adkTimestamps';
-/** orrery's compaction fields: written under `customMetadata.orrery`, never in ADK's object. */
-const ORRERY_COMPACTION_FIELDS = [
-  'startSeq',
-  'endSeq',
-  'trigger',
-  'tokensBefore',
-  'tokensAfter',
-  'summarizer',
-  'fallback',
-  'rolling',
-] as const;
 const ADK_COMPACTION_FIELDS = new Set(['startTimestamp', 'endTimestamp', 'compactedContent']);
 /** Usage fields that hold lists of genai `ModalityTokenCount`. */
-const USAGE_DETAIL_KEYS = new Set([
-  'promptTokensDetails',
-  'candidatesTokensDetails',
-  'cacheTokensDetails',
-  'toolUsePromptTokensDetails',
-]);
+const USAGE_DETAILS = new Set(USAGE_DETAIL_KEYS);
 
 export interface ToAdkSessionJsonOptions {
   /** The session's key, state and time; `events` is used when `options.events` is absent. */
@@ -148,7 +135,7 @@ export function toAdkEventJson(
   if (event.usageMetadata) {
     const usage: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(event.usageMetadata)) {
-      setDefined(usage, key(name), USAGE_DETAIL_KEYS.has(name) ? casedList(value, casing) : value);
+      setDefined(usage, key(name), USAGE_DETAILS.has(name) ? casedList(value, casing) : value);
     }
     output[key('usageMetadata')] = usage;
   }
@@ -183,7 +170,8 @@ export function toAdkEventJson(
   const compaction = event.actions.compaction;
   if (compaction) {
     const fields: Record<string, unknown> = {};
-    for (const field of ORRERY_COMPACTION_FIELDS) {
+    // orrery's compaction fields: here, never in ADK's object.
+    for (const field of COMPACTION_FIELDS) {
       setDefined(fields, field, structuredClone(compaction[field]));
     }
     orrery.compaction = fields;
@@ -285,14 +273,8 @@ function partToAdk(part: Part, casing: AdkCasing): Record<string, unknown> {
   return output;
 }
 
-const PART_OBJECTS = new Set([
-  'functionCall',
-  'functionResponse',
-  'inlineData',
-  'fileData',
-  'executableCode',
-  'codeExecutionResult',
-]);
+/** Every part kind but `text` holds an object. */
+const PART_OBJECTS = new Set<string>(EVENT_PART_KINDS.filter((kind) => kind !== 'text'));
 
 function partObjectToAdk(
   value: Record<string, unknown>,
@@ -338,7 +320,7 @@ function actionsToAdk(
       for (const [field, item] of Object.entries(compaction)) {
         const known =
           ADK_COMPACTION_FIELDS.has(field) ||
-          (ORRERY_COMPACTION_FIELDS as readonly string[]).includes(field);
+          (COMPACTION_FIELDS as readonly string[]).includes(field);
         if (!known && item !== undefined) adk[casedKey(field, casing)] = structuredClone(item);
       }
       output.compaction = adk;

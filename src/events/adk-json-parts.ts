@@ -4,30 +4,13 @@
  * docs/architecture.md#the-event-model.
  */
 import { extraFields, isPlainObject, readField, setDefined, toCamelKey } from './adk-casing.js';
+import { EVENT_PART_KINDS, USAGE_FIELDS } from './validate-event.js';
 
-const PART_KEYS = new Set([
-  'text',
-  'thought',
-  'thoughtSignature',
-  'functionCall',
-  'functionResponse',
-  'inlineData',
-  'fileData',
-  'executableCode',
-  'codeExecutionResult',
-]);
+const PART_KEYS = new Set<string>([...EVENT_PART_KINDS, 'thought', 'thoughtSignature']);
 
-const USAGE_KEYS = [
-  'promptTokenCount',
-  'candidatesTokenCount',
-  'totalTokenCount',
-  'cachedContentTokenCount',
-  'thoughtsTokenCount',
-  'toolUsePromptTokenCount',
-  'trafficType',
-];
+const USAGE_KEYS = [...USAGE_FIELDS, 'trafficType'];
 /** Usage breakdowns: lists of genai `ModalityTokenCount` (`modality`, `token_count`). */
-const USAGE_DETAIL_KEYS = [
+export const USAGE_DETAIL_KEYS = [
   'promptTokensDetails',
   'candidatesTokensDetails',
   'cacheTokensDetails',

@@ -235,10 +235,10 @@ function convertEvent(raw: unknown, path: string, openCalls: OpenCalls): unknown
   const usage = readField(raw, 'usageMetadata');
   if (usage !== undefined) event.usageMetadata = convertUsage(usage);
   const actions = readField(raw, 'actions');
-  event.actions =
-    actions === undefined ? {} : convertActions(actions, eventId, openCalls, timestamps);
+  const conversion = { eventId, openCalls, timestamps };
+  event.actions = actions === undefined ? {} : convertActions(actions, conversion);
 
-  const jsCompaction = convertJsCompaction(raw, eventId, openCalls, timestamps);
+  const jsCompaction = convertJsCompaction(raw, conversion);
   if (jsCompaction && isPlainObject(event.actions)) {
     const actions = event.actions as Record<string, unknown>;
     actions.compaction ??= jsCompaction;

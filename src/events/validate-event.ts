@@ -30,7 +30,7 @@ export const COMPACTION_TRIGGERS = [
   'manual',
 ] as const;
 
-const USAGE_FIELDS = [
+export const USAGE_FIELDS = [
   'promptTokenCount',
   'candidatesTokenCount',
   'totalTokenCount',
