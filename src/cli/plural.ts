@@ -1,6 +1,7 @@
 /** Counts in CLI output read as English: "1 event", "2 events", "1,204 events". */
+import { groupDigits } from './group-digits.js';
 
 /** `count` and the noun, singular for exactly one; `plural` for irregular nouns. */
 export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? singular : pluralForm}`;
+  return `${groupDigits(count)} ${count === 1 ? singular : pluralForm}`;
 }

@@ -6,6 +6,7 @@ import type { EventsCompactionConfig } from '../compaction/types.js';
 import type { ImportResult } from '../importers/types.js';
 import type { ReplayReport } from '../runtime/replay.js';
 import { writeJson } from './common.js';
+import { groupDigits } from './group-digits.js';
 import { summarizeRepairs } from './import-session.js';
 import type { CliIo } from './io.js';
 import { plural } from './plural.js';
@@ -107,7 +108,7 @@ function printTable(options: ReplayOutputOptions): void {
     outputs.every((output) => output.result.lossless) ? 'yes' : 'NO',
   ]);
   io.stdout(
-    `orrery replay · ${outputs.length} transcripts · threshold ${config?.tokenThreshold ?? 'off'}${config?.maxRequestBytes === undefined ? '' : ` · byte ceiling ${config.maxRequestBytes.toLocaleString('en-US')}`} · summarizer ${options.summarizerLabel}\n\n`,
+    `orrery replay · ${outputs.length} transcripts · threshold ${config?.tokenThreshold ?? 'off'}${config?.maxRequestBytes === undefined ? '' : ` · byte ceiling ${groupDigits(config.maxRequestBytes)}`} · summarizer ${options.summarizerLabel}\n\n`,
   );
   io.stdout(
     `${table(['transcript', 'events', 'calls', 'compactions', 'max view', 'tokens w/o', 'tokens with', 'orphans', 'lossless'], rows).join('\n')}\n`,

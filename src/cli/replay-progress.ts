@@ -5,6 +5,7 @@
  * prints the same lines).
  */
 import type { ReplayProgress } from '../runtime/replay.js';
+import { groupDigits } from './group-digits.js';
 import type { CliIo } from './io.js';
 import { plural } from './plural.js';
 
@@ -33,7 +34,7 @@ export function transcriptProgress(
   const { io, label } = options;
   const prefix = options.count > 1 ? `[${options.position}/${options.count}] ` : '';
   const describe = ({ index, total, compactions }: ReplayProgress) =>
-    `${prefix}replaying ${label}: ${index.toLocaleString('en-US')}/${plural(total, 'event')}, ${plural(compactions, 'compaction')}`;
+    `${prefix}replaying ${label}: ${groupDigits(index)}/${plural(total, 'event')}, ${plural(compactions, 'compaction')}`;
   if (options.lines) {
     let printed = 0;
     return {

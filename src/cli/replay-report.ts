@@ -1,5 +1,6 @@
 /** Human output of `orrery replay`: a report a person can read in ten seconds. */
 import type { ReplayCompaction, ReplayReport } from '../runtime/replay.js';
+import { groupDigits } from './group-digits.js';
 import { plural } from './plural.js';
 
 export interface ReportHeader {
@@ -16,7 +17,7 @@ export interface ReportHeader {
 
 const BLOCKS = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
-const number = (value: number) => value.toLocaleString('en-US');
+const number = groupDigits;
 
 /** 12345 -> "12.3k", 1234567 -> "1.23M". */
 export function compact(value: number): string {
