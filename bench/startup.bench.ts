@@ -1,7 +1,8 @@
 /**
  * Start-up: CPU time (user + system, measured inside the process at exit) of the built CLI,
- * `node bin/orrery.js`, for `--help` and for the replay of a two-message transcript, median of
- * seven runs, beside a bare `node` start. Run `npm run build` first: `bin/orrery.js` runs `dist/`.
+ * `node bin/orrery.js`, for `--help`, the replay of a two-message transcript and of the incident
+ * example (start-up plus a real replay), median of seven runs, beside a bare `node` start. Run
+ * `npm run build` first: `bin/orrery.js` runs `dist/`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,6 +41,10 @@ export async function run(): Promise<void> {
       ['node -e 0 (floor)', ['-e', '0']],
       ['orrery --help', ['bin/orrery.js', '--help']],
       ['orrery replay (2 messages) --json', ['bin/orrery.js', 'replay', transcript, '--json']],
+      [
+        'orrery replay examples/incident-session.jsonl (308 events)',
+        ['bin/orrery.js', 'replay', 'examples/incident-session.jsonl'],
+      ],
     ];
     const rows = ['| command | median CPU ms (7 runs) |', '|---|---:|'];
     for (const [label, args] of cases) {
