@@ -22,6 +22,8 @@ export default defineConfig({
       include: ['src/**/*.ts'],
       exclude: ['src/**/*.test.ts', 'src/**/test-helpers/**', 'src/**/fixtures/**'],
       reporter: ['text-summary', 'json-summary'],
+      // The figure is wanted most when something failed.
+      reportOnFailure: true,
     },
     projects: [
       { test: { ...shared, name: 'unit', include: ['src/**/*.test.ts'], exclude: integration } },
