@@ -1,7 +1,8 @@
 /**
- * ADK session JSON in (SPEC §1): ADK for Python's snake_case dumps, its camelCase API form, or
- * orrery's own export. orrery's fields ride in `customMetadata.orrery`; ADK fields orrery has no
- * place for ride in `customMetadata.adkFields`, so an ADK session survives a trip through orrery.
+ * ADK session JSON in (docs/architecture.md#the-event-model): ADK for Python's snake_case dumps,
+ * its camelCase API form, or orrery's own export. orrery's fields ride in `customMetadata.orrery`;
+ * ADK fields orrery has no place for ride in `customMetadata.adkFields`, so an ADK session survives
+ * a trip through orrery.
  */
 import { z } from 'zod';
 import { extraFields, isPlainObject, readField, setDefined } from './adk-casing.js';

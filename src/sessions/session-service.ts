@@ -1,8 +1,8 @@
 /**
- * The storage contract (SPEC §9). Small on purpose: every store (memory, SQLite, PostgreSQL, a
- * user's own) implements these methods and passes `runSessionServiceConformance` from
- * `orrery/testing`. Every method is scoped by app and user: no session is reachable from
- * another user.
+ * The storage contract (docs/architecture.md#storage). Small on purpose: every store (memory,
+ * SQLite, PostgreSQL, a user's own) implements these methods and passes
+ * `runSessionServiceConformance` from `orrery/testing`. Every method is scoped by app and user: no
+ * session is reachable from another user.
  */
 import type { ViewWarning } from '../compaction/view.js';
 import type { CompactionEvent, Event, NewEvent, Session, SessionKey } from '../events/types.js';
@@ -25,7 +25,9 @@ export interface GetSessionOptions extends SessionKey {
   signal?: AbortSignal;
 }
 
-/** The active view's raw material, loaded straight from the store (SPEC §2). */
+/**
+ * The active view's raw material, loaded straight from the store (docs/architecture.md#the-view).
+ */
 export interface StoredView {
   /** The valid compaction event with the largest `endSeq` (ties: the later `seq`). */
   checkpoint?: CompactionEvent;

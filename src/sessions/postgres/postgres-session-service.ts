@@ -1,8 +1,8 @@
 /**
- * PostgreSQL `SessionService` (SPEC §9): many runner processes, one database. `seq` is assigned
- * by a row-locking `UPDATE ... RETURNING` in the insert statement, compactions are conditional
- * under `SELECT ... FOR UPDATE`, and the active view is read as checkpoint + tail in one
- * statement whose cost does not grow with the history. `pg` is loaded lazily.
+ * PostgreSQL `SessionService` (docs/architecture.md#storage): many runner processes, one database.
+ * `seq` is assigned by a row-locking `UPDATE ... RETURNING` in the insert statement, compactions
+ * are conditional under `SELECT ... FOR UPDATE`, and the active view is read as checkpoint + tail
+ * in one statement whose cost does not grow with the history. `pg` is loaded lazily.
  */
 import type { ViewWarning } from '../../compaction/view.js';
 import type { CompactionEvent, Event, Session, SessionKey } from '../../events/types.js';
