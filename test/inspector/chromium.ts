@@ -1,7 +1,8 @@
 /**
- * Headless Debian Chromium for the inspector page tests (never a downloaded browser): the tests
- * fail under CI=true when it is missing and are skipped otherwise. Screenshots go to
- * `test-results/inspector/` (gitignored).
+ * Headless Debian Chromium for the browser tests, the inspector pages' and ADK's web UI's
+ * (`test/server/dev-ui.test.ts`), never a downloaded browser: the tests fail under CI=true when
+ * it is missing and are skipped otherwise. Screenshots go to `test-results/inspector/`
+ * (gitignored).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,9 +29,7 @@ export const chromiumAvailable = existsSync(CHROMIUM);
 /** Skip (with a note) only outside CI. */
 export const skipBrowser = !chromiumAvailable && process.env.CI !== 'true';
 if (skipBrowser) {
-  console.warn(
-    `[orrery] skipping the inspector page tests: no ${CHROMIUM} (apt-get install -y chromium)`,
-  );
+  console.warn(`[orrery] skipping the browser tests: no ${CHROMIUM} (apt-get install -y chromium)`);
 }
 
 export interface Browser {
