@@ -5,7 +5,6 @@
  */
 import type { Context } from 'hono';
 import type { SessionKey } from '../../events/types.js';
-import { badRequest } from '../problem.js';
 import type { RouteDeps, ServerEnv } from '../server-env.js';
 import { checkUser } from '../session-access.js';
 import type { ReplayRequest, ReplayResponse } from './api-types.js';
@@ -39,28 +38,6 @@ export interface InspectorDeps extends RouteDeps {
   /** Aborts when the server starts shutting down: streams end then. */
   shutdownSignal: AbortSignal;
   compactions: CompactionIndex;
-}
-
-/** An integer query parameter within bounds, or `undefined` when absent; else a 400. */
-export function integerQuery(options: {
-  value: string | undefined;
-  name: string;
-  minimum: number;
-  maximum?: number;
-}): number | undefined {
-  const { value, name, minimum, maximum } = options;
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (
-    value.trim() === '' ||
-    !Number.isInteger(number) ||
-    number < minimum ||
-    (maximum !== undefined && number > maximum)
-  ) {
-    const range = maximum === undefined ? `>= ${minimum}` : `from ${minimum} to ${maximum}`;
-    throw badRequest(`${name} must be an integer ${range}, got ${JSON.stringify(value)}`, name);
-  }
-  return number;
 }
 
 /** The key of `.../apps/:app/users/:user/sessions/:session/...`; another user's is a 404. */

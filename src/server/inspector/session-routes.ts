@@ -4,6 +4,7 @@
  * whole-history reads (compactions, chart) happen here, page by page.
  */
 import type { Hono } from 'hono';
+import { integerQuery } from '../integer-query.js';
 import { notFound } from '../problem.js';
 import type { ServerEnv } from '../server-env.js';
 import {
@@ -14,12 +15,7 @@ import {
   type TimelineResponse,
   type ViewResponse,
 } from './api-types.js';
-import {
-  type InspectorDeps,
-  inspectorKeyOf,
-  integerQuery,
-  requireSession,
-} from './inspector-deps.js';
+import { type InspectorDeps, inspectorKeyOf, requireSession } from './inspector-deps.js';
 import { agentOverheadTokens, loadNextRequestView } from './next-request-view.js';
 import { RequestChart } from './request-chart.js';
 import { readHistory } from './session-history.js';

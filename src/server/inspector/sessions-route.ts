@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import { SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionSummary } from '../../sessions/session-service.js';
 import { mayActAs, type Principal } from '../auth.js';
+import { integerQuery } from '../integer-query.js';
 import type { ServerEnv } from '../server-env.js';
 import {
   DEFAULT_SESSIONS_LIMIT,
@@ -15,7 +16,7 @@ import {
   type SessionRow,
   type SessionsResponse,
 } from './api-types.js';
-import { type InspectorDeps, integerQuery } from './inspector-deps.js';
+import type { InspectorDeps } from './inspector-deps.js';
 import { loadNextRequestView } from './next-request-view.js';
 
 /** The most rows read to fill the app and user filters. */

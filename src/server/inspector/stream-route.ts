@@ -10,14 +10,11 @@ import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { isCompactionEvent } from '../../events/event-helpers.js';
 import type { SessionKey } from '../../events/types.js';
+import { integerQuery } from '../integer-query.js';
 import type { ServerEnv } from '../server-env.js';
+import { closeStream, sseResponse } from '../sse.js';
 import type { StreamMessage } from './api-types.js';
-import {
-  type InspectorDeps,
-  inspectorKeyOf,
-  integerQuery,
-  requireSession,
-} from './inspector-deps.js';
+import { type InspectorDeps, inspectorKeyOf, requireSession } from './inspector-deps.js';
 import { HISTORY_PAGE_SIZE } from './session-history.js';
 import { INSPECTOR_SESSION_PATH } from './session-routes.js';
 import { toCompactionSpan, toTimelineEvent } from './timeline-event.js';
@@ -121,25 +118,13 @@ export function registerStreamRoute(app: Hono<ServerEnv>, deps: InspectorDeps): 
             write: (text) => controller.enqueue(encoder.encode(text)),
           });
         } finally {
-          try {
-            controller.close();
-          } catch {
-            // The client went away: the stream is already cancelled.
-          }
+          closeStream(controller);
         }
       },
       cancel() {
         ended.abort();
       },
     });
-    return new Response(body, {
-      status: 200,
-      headers: {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        'x-accel-buffering': 'no',
-        'x-request-id': context.get('requestId'),
-      },
-    });
+    return sseResponse({ body, requestId: context.get('requestId') });
   });
 }

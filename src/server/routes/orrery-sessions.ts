@@ -6,8 +6,9 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { createEventsCompactionConfig } from '../../compaction/config.js';
 import { Compactor } from '../../runtime/compactor.js';
+import { integerQuery } from '../integer-query.js';
 import { describeNextRequest } from '../next-request.js';
-import { badRequest, notFound } from '../problem.js';
+import { notFound } from '../problem.js';
 import { parseBody, readJsonBody } from '../request-body.js';
 import type { RouteDeps, ServerEnv } from '../server-env.js';
 import { sessionKeyOf } from '../session-access.js';
@@ -19,28 +20,6 @@ const CompactRequestSchema = z
     retention: z.int('must be an integer').min(0, 'must be >= 0').optional(),
   })
   .optional();
-
-function integerQuery(
-  value: string | undefined,
-  name: string,
-  minimum: number,
-  maximum?: number,
-): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (
-    value.trim() === '' ||
-    !Number.isInteger(number) ||
-    number < minimum ||
-    (maximum !== undefined && number > maximum)
-  ) {
-    throw badRequest(
-      `${name} must be an integer ${maximum === undefined ? `>= ${minimum}` : `from ${minimum} to ${maximum}`}, got ${JSON.stringify(value)}`,
-      name,
-    );
-  }
-  return number;
-}
 
 export function registerOrrerySessionRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
   const { sessionService } = deps;
@@ -63,8 +42,18 @@ export function registerOrrerySessionRoutes(app: Hono<ServerEnv>, deps: RouteDep
 
   app.get(`${base}/events`, async (context) => {
     const key = sessionKeyOf(context, deps);
-    const afterSeq = integerQuery(context.req.query('afterSeq'), 'afterSeq', 0);
-    const limit = integerQuery(context.req.query('limit'), 'limit', 1, MAX_EVENTS_PAGE) ?? 100;
+    const afterSeq = integerQuery({
+      value: context.req.query('afterSeq'),
+      name: 'afterSeq',
+      minimum: 0,
+    });
+    const limit =
+      integerQuery({
+        value: context.req.query('limit'),
+        name: 'limit',
+        minimum: 1,
+        maximum: MAX_EVENTS_PAGE,
+      }) ?? 100;
     const signal = context.req.raw.signal;
     await requireSession(key, signal);
     const page = await sessionService.listEvents({ ...key, afterSeq, limit, signal });

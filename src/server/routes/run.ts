@@ -20,16 +20,10 @@ import {
 import { runOptionsFor } from '../run-options.js';
 import type { RouteDeps, ServerEnv } from '../server-env.js';
 import { checkApp, checkUser } from '../session-access.js';
-
-const encoder = new TextEncoder();
+import { closeStream, sseMessage, sseResponse } from '../sse.js';
 
 /** A stored event, or a partial one (no `seq`) when the run streams. */
 type RunEvent = NewEvent & { seq?: number };
-
-/** One SSE message: `data: <json>` and the blank line that ends it. */
-export function sseMessage(value: unknown): Uint8Array {
-  return encoder.encode(`data: ${JSON.stringify(value)}\n\n`);
-}
 
 async function readRunRequest(context: Context<ServerEnv>, deps: RouteDeps): Promise<RunRequest> {
   const request = parseBody(RunRequestSchema, await readJsonBody(context));
@@ -115,26 +109,14 @@ export function registerRunRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
           }
         } finally {
           tracked.finish();
-          try {
-            controller.close();
-          } catch {
-            // The client went away: the stream is already cancelled.
-          }
+          closeStream(controller);
         }
       },
       cancel() {
         // The reader stopped (client disconnect): the run's signal aborts through the request's.
       },
     });
-    return new Response(body, {
-      status: 200,
-      headers: {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        'x-accel-buffering': 'no',
-        'x-request-id': context.get('requestId'),
-      },
-    });
+    return sseResponse({ body, requestId: context.get('requestId') });
   });
 }
 

@@ -18,6 +18,16 @@ export const APP = 'demo';
 export const TOKEN_ALICE = 'alice-token-0123456789abcdef';
 export const TOKEN_BOB = 'bob-token-0123456789abcdef00';
 
+/** The tests' tokens: alice's acts as alice, bob's as bob and carol. */
+export function testAuth(): CreateServerOptions['auth'] {
+  return {
+    grants: [
+      { token: TOKEN_ALICE, userIds: ['alice'] },
+      { token: TOKEN_BOB, userIds: ['bob', 'carol'] },
+    ],
+  };
+}
+
 export interface TestServer {
   url: string;
   model: ScriptedModel;
@@ -78,14 +88,7 @@ export async function startTestServer(
     sessionService: service,
     logger,
     maxBodyBytes: options.maxBodyBytes,
-    auth: options.tokens
-      ? {
-          grants: [
-            { token: TOKEN_ALICE, userIds: ['alice'] },
-            { token: TOKEN_BOB, userIds: ['bob', 'carol'] },
-          ],
-        }
-      : undefined,
+    auth: options.tokens ? testAuth() : undefined,
     ...options.serverOptions,
   });
   const listening = await server.listen({ port: 0, host: '127.0.0.1' });

@@ -12,11 +12,10 @@ import type { SessionService } from '../../../sessions/session-service.js';
 import { DigestSummarizer } from '../../../summarizers/digest-summarizer.js';
 import { ScriptedModel } from '../../../testing/scripted-model.js';
 import { createServer, type OrreryServer } from '../../create-server.js';
+import { APP, testAuth } from '../../test-helpers/test-server.js';
 import type { InspectorOptions } from '../inspector-deps.js';
 
-export const APP = 'demo';
-export const TOKEN_ALICE = 'alice-token-0123456789abcdef';
-export const TOKEN_BOB = 'bob-token-0123456789abcdef00';
+export { APP, TOKEN_ALICE, TOKEN_BOB } from '../../test-helpers/test-server.js';
 
 export interface InspectorFixture {
   server: OrreryServer;
@@ -53,14 +52,7 @@ export function inspectorFixture(
     logger: false,
     maxBodyBytes: options.maxBodyBytes,
     inspector: options.inspector,
-    auth: options.tokens
-      ? {
-          grants: [
-            { token: TOKEN_ALICE, userIds: ['alice'] },
-            { token: TOKEN_BOB, userIds: ['bob', 'carol'] },
-          ],
-        }
-      : undefined,
+    auth: options.tokens ? testAuth() : undefined,
   });
   return {
     server,
