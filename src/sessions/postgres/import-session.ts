@@ -11,6 +11,7 @@ import { SessionAlreadyExistsError } from '../errors.js';
 import { storedEventBatches } from '../import-events.js';
 import type { ImportSessionOptions, ImportSessionResult } from '../session-service.js';
 import { mergeState, type StateDeltaParts, splitState } from '../store-helpers.js';
+import { upsertScopedState } from './event-writer.js';
 import { assertJsonbStorable } from './jsonb-state.js';
 import { keyParams } from './key-and-errors.js';
 import { quoteIdentifier } from './migrations.js';
@@ -115,17 +116,7 @@ export async function importPostgresSession(
     time,
   ]);
   // Session row first, then app, then user: the lock order of every writer (no deadlock).
-  if (Object.keys(state.app).length > 0) {
-    await client.query(queries.upsertAppState, [key.appName, JSON.stringify(state.app), time]);
-  }
-  if (Object.keys(state.user).length > 0) {
-    await client.query(queries.upsertUserState, [
-      key.appName,
-      key.userId,
-      JSON.stringify(state.user),
-      time,
-    ]);
-  }
+  await upsertScopedState({ client, queries, key, scoped: state, now: time });
   const header = (await client.query<{ event: Header }>(queries.header, keyParams(key))).rows[0]
     ?.event as Header;
   const session: Session = {

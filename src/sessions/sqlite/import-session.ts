@@ -19,6 +19,7 @@ import type { ImportSessionOptions, ImportSessionResult } from '../session-servi
 import { mergeState, type StateDeltaParts } from '../store-helpers.js';
 import { runWhileBusy } from './busy-wait.js';
 import type { SqliteDriver } from './load-driver.js';
+import { insertEventRow } from './session-rows.js';
 import { toSqliteStoreError } from './sqlite-errors.js';
 import { prepareStatements, type SqliteStatements } from './statements.js';
 
@@ -142,22 +143,8 @@ function begin(writer: Writer, key: SessionKey): void {
 
 function insertBatch(writer: Writer, key: SessionKey, batch: Event[]): void {
   for (const event of batch) {
-    const { seq, ...body } = event;
-    const compaction = event.actions.compaction;
-    writer.statements.insertEvent.run(
-      key.appName,
-      key.userId,
-      key.sessionId,
-      seq,
-      event.id,
-      event.invocationId,
-      event.author,
-      event.timestamp,
-      compaction ? 1 : 0,
-      compaction?.startSeq ?? null,
-      compaction?.endSeq ?? null,
-      JSON.stringify(body),
-    );
+    const { seq: _seq, ...body } = event;
+    insertEventRow({ statements: writer.statements, key, event, json: JSON.stringify(body) });
   }
 }
 

@@ -13,6 +13,34 @@ function now(): number {
   return Date.now() / 1000;
 }
 
+/**
+ * The event's row: its columns, and `json`, its body without `seq` (the column holds it). Shared
+ * by appends and imports.
+ */
+export function insertEventRow(options: {
+  statements: SqliteStatements;
+  key: SessionKey;
+  event: Event;
+  json: string;
+}): void {
+  const { key, event } = options;
+  const compaction = event.actions.compaction;
+  options.statements.insertEvent.run(
+    key.appName,
+    key.userId,
+    key.sessionId,
+    event.seq,
+    event.id,
+    event.invocationId,
+    event.author,
+    event.timestamp,
+    compaction ? 1 : 0,
+    compaction?.startSeq ?? null,
+    compaction?.endSeq ?? null,
+    options.json,
+  );
+}
+
 /** Stores `input` with the next seq and applies its state delta. */
 export function insertSqliteEvent(
   statements: SqliteStatements,
@@ -23,7 +51,6 @@ export function insertSqliteEvent(
   const seq = row.last_seq + 1;
   const event = toStoredEvent(input, seq);
   const { seq: _seq, ...body } = event;
-  const compaction = event.actions.compaction;
   let json: string;
   try {
     json = JSON.stringify(body);
@@ -34,20 +61,7 @@ export function insertSqliteEvent(
       cause: error,
     });
   }
-  statements.insertEvent.run(
-    key.appName,
-    key.userId,
-    key.sessionId,
-    seq,
-    event.id,
-    event.invocationId,
-    event.author,
-    event.timestamp,
-    compaction ? 1 : 0,
-    compaction?.startSeq ?? null,
-    compaction?.endSeq ?? null,
-    json,
-  );
+  insertEventRow({ statements, key, event, json });
   const parts = splitState(event.actions.stateDelta);
   let state = row.state;
   if (Object.keys(parts.session).length > 0) {
