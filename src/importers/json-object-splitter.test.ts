@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JsonObjectSplitter } from './json-object-splitter.js';
-import { JsonStreamError, RecordTooLargeError } from './stream-errors.js';
-import { caught, feedText } from './test-helpers/json-splitter.js';
+import { RecordTooLargeError } from './stream-errors.js';
+import { caught, feedText, streamErrorAt } from './test-helpers/json-splitter.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -75,9 +75,7 @@ describe('JsonObjectSplitter', () => {
     ['{"id', 4],
     ['', 0],
   ])('refuses truncated input %j naming the byte offset %i', (text, offset) => {
-    const error = caught(() => split(text));
-    expect(JsonStreamError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ offset });
+    streamErrorAt(() => split(text), offset);
   });
 
   it.each([
@@ -87,9 +85,7 @@ describe('JsonObjectSplitter', () => {
     ['{"a":1} x', 8],
     ['{a:1}', 1],
   ])('refuses %j naming the byte offset %i', (text, offset) => {
-    const error = caught(() => split(text));
-    expect(JsonStreamError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ offset });
+    streamErrorAt(() => split(text), offset);
   });
 
   it('refuses an event or a member over maxRecordBytes', () => {

@@ -1,4 +1,7 @@
 /** What the splitter tests share: feeding a text in small chunks, and catching the error. */
+import { expect } from 'vitest';
+import { JsonStreamError } from '../stream-errors.js';
+
 const encoder = new TextEncoder();
 
 /** What `splitter.push` returned for `text` fed `size` bytes at a time, then `end` called. */
@@ -25,4 +28,12 @@ export function caught(run: () => unknown): unknown {
     return error;
   }
   throw new Error('expected an error');
+}
+
+/** The `JsonStreamError` `run` throws, checked to name byte `offset`. */
+export function streamErrorAt(run: () => unknown, offset: number): JsonStreamError {
+  const error = caught(run);
+  expect(JsonStreamError.isInstance(error)).toBe(true);
+  expect(error).toMatchObject({ offset });
+  return error as JsonStreamError;
 }
