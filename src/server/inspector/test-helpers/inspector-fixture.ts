@@ -4,7 +4,7 @@
  */
 import type { EventsCompactionConfig } from '../../../compaction/types.js';
 import { createEvent } from '../../../events/event-helpers.js';
-import type { Event, NewEvent, SessionKey } from '../../../events/types.js';
+import type { Content, Event, NewEvent, SessionKey } from '../../../events/types.js';
 import { LlmAgent } from '../../../runtime/agents/llm-agent.js';
 import { Runner } from '../../../runtime/runner.js';
 import { InMemorySessionService } from '../../../sessions/in-memory-session-service.js';
@@ -79,51 +79,22 @@ export type Step =
 
 function eventOf(step: Step, invocationId: string): NewEvent {
   const timestamp = clock++;
-  if ('user' in step) {
-    return createEvent({
-      author: 'user',
-      invocationId,
-      timestamp,
-      content: { role: 'user', parts: [{ text: step.user }] },
-    });
-  }
-  if ('model' in step) {
-    return createEvent({
-      author: 'assistant',
-      invocationId,
-      timestamp,
-      content: { role: 'model', parts: [{ text: step.model }] },
-    });
-  }
+  const event = (author: string, content: Content, partial?: true) =>
+    createEvent({ author, invocationId, timestamp, ...(partial ? { partial } : {}), content });
+  if ('user' in step) return event('user', { role: 'user', parts: [{ text: step.user }] });
+  if ('model' in step) return event('assistant', { role: 'model', parts: [{ text: step.model }] });
   if ('partial' in step) {
-    return createEvent({
-      author: 'assistant',
-      invocationId,
-      timestamp,
-      partial: true,
-      content: { role: 'model', parts: [{ text: step.partial }] },
-    });
+    return event('assistant', { role: 'model', parts: [{ text: step.partial }] }, true);
   }
   if ('call' in step) {
-    return createEvent({
-      author: 'assistant',
-      invocationId,
-      timestamp,
-      content: {
-        role: 'model',
-        parts: [
-          { functionCall: { id: step.call.id, name: step.call.name, args: step.call.args ?? {} } },
-        ],
-      },
+    const { id, name, args } = step.call;
+    return event('assistant', {
+      role: 'model',
+      parts: [{ functionCall: { id, name, args: args ?? {} } }],
     });
   }
   if ('result' in step) {
-    return createEvent({
-      author: 'assistant',
-      invocationId,
-      timestamp,
-      content: { role: 'user', parts: [{ functionResponse: { ...step.result } }] },
-    });
+    return event('assistant', { role: 'user', parts: [{ functionResponse: { ...step.result } }] });
   }
   const { startSeq, endSeq, summary, tokensBefore } = step.compaction;
   return createEvent({
