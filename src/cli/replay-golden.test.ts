@@ -2,8 +2,8 @@
  * Replay's reports are pinned: on the incident example and two generated transcripts the same
  * compactions, token figures and bytes, request by request, as recorded in
  * `fixtures/replay-goldens.json` before replay was made linear (and, with `ORRERY_DATASETS`, the
- * same per-transcript digests on every public dataset). Ids are fixed before replaying: see
- * `withFixedIds` in `test-helpers/replay-goldens.ts` for why a random one moves a token.
+ * same per-transcript digests on every public dataset). Events keep the random ids import gives
+ * them: no id enters what replay measures (`test/cli/replay.test.ts` checks that).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

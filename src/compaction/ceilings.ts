@@ -74,16 +74,20 @@ export function truncateMiddle(text: string, keep: number, marker: string): stri
   return `${text.slice(0, head)}\n…[${omitted} characters omitted; ${marker}]…\n${text.slice(text.length - tail)}`;
 }
 
+/**
+ * The marker names the event by `seq` only (what `recall` reads by): an event's random id would
+ * enter the measured request and move its token estimate from run to run.
+ */
 function whereStored(slot: Pick<CutSlot, 'kind' | 'event'>): string {
   const event = slot.event;
   if (slot.kind === 'summary') {
     return event
-      ? `the whole summary is stored in compaction event ${event.id} (seq ${event.seq})`
+      ? `the whole summary is stored in compaction event at seq ${event.seq}`
       : 'the whole summary is stored in the session';
   }
   const what = slot.kind === 'response' ? 'output' : 'text';
   return event
-    ? `the full ${what} is stored in event ${event.id} (seq ${event.seq})`
+    ? `the full ${what} is stored in event at seq ${event.seq}`
     : `the full ${what} is stored in the session`;
 }
 

@@ -1,7 +1,7 @@
 /** `orrery replay --json`: each object says which transcript (file, run, stored session) it is. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cli, tempDir } from './in-process.js';
 
 const run = (task: number, question: string) => ({
@@ -121,4 +121,43 @@ describe('orrery replay --threshold 0', () => {
     expect(result.stderr).toContain('--max-request-bytes 2000');
     expect(result.stderr).toContain('--threshold 0');
   });
+});
+
+describe('orrery replay is deterministic', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** Ids drawn from `letter`-only or digit-only UUIDs: the two ends of a random id's mix. */
+  const ids = (hex: string) => {
+    let count = 0;
+    return () => {
+      count++;
+      const tail = `${hex.repeat(12)}${count}`.slice(-12);
+      return `${hex.repeat(8)}-${hex.repeat(4)}-4${hex.repeat(3)}-8${hex.repeat(3)}-${tail}` as const;
+    };
+  };
+
+  it('gives the same report for the same transcript and flags, whatever ids are drawn', async () => {
+    // Random ids (imported events, compaction events) must not reach what replay measures: the
+    // byte ceiling truncates outputs and summaries here, and their marker once named the id.
+    const args = [
+      'replay',
+      'examples/incident-session.jsonl',
+      '--threshold',
+      '1000000',
+      '--max-request-bytes',
+      '20000',
+      '--json',
+    ];
+    vi.spyOn(crypto, 'randomUUID').mockImplementation(ids('0'));
+    const first = await cli(args);
+    vi.spyOn(crypto, 'randomUUID').mockImplementation(ids('a'));
+    const second = await cli(args);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(second.stdout).toBe(first.stdout);
+    const report = JSON.parse(first.stdout);
+    expect(report.compactions.length).toBeGreaterThan(0);
+    expect(report.maxViewBytes).toBeLessThanOrEqual(20_000);
+  }, 120_000);
 });

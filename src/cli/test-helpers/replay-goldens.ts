@@ -10,12 +10,10 @@ import { basename, join } from 'node:path';
 import { createEventsCompactionConfig } from '../../compaction/config.js';
 import type { EventsSummarizer, SummarizeOptions, Summary } from '../../compaction/types.js';
 import { getText } from '../../events/event-helpers.js';
-import type { CompactionEvent } from '../../events/types.js';
 import { importTranscripts } from '../../importers/import-transcript.js';
 import type { ImportResult } from '../../importers/types.js';
 import type { ReplayReport } from '../../runtime/replay.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
-import type { AppendCompactionOptions } from '../../sessions/session-service.js';
 import { longTranscript } from '../../testing/long-transcript.js';
 import { replayImportedTranscript } from '../replay-engine.js';
 
@@ -74,32 +72,6 @@ export const GOLDEN_CASES: GoldenCase[] = [
 ];
 
 /**
- * Ids are random: importers give events fresh ones and the Compactor gives each compaction one.
- * A tool output or summary truncated in a request names its event's id, and a random id does not
- * always draw the same mix of digits and letters, so that request's token estimate moves by a
- * token or so from run to run (its bytes do not). Fixed ids, numbered in order, make every
- * figure repeatable; nothing else about the events changes.
- */
-const fixedId = (kind: number, index: number) =>
-  `00000000-0000-4000-${kind}000-${String(index).padStart(12, '0')}`;
-
-function withFixedIds(result: ImportResult): ImportResult {
-  const events = result.events.map((event, index) => ({ ...event, id: fixedId(8, index + 1) }));
-  return { ...result, events };
-}
-
-/** An in-memory store that numbers compaction events instead of keeping their random ids. */
-class FixedIdSessionService extends InMemorySessionService {
-  private compactions = 0;
-
-  override appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
-    this.compactions++;
-    const event = { ...options.event, id: fixedId(9, this.compactions) };
-    return super.appendCompaction({ ...options, event });
-  }
-}
-
-/**
  * The goldens' summarizer: deterministic and frozen here, so the goldens pin replay's own
  * decisions and figures, not the digest's wording (which may be improved at any time). It keeps
  * the previous summary's head and a line per event, like a small digest.
@@ -123,15 +95,14 @@ export class GoldenSummarizer implements EventsSummarizer {
 
 /** Replays through the CLI's path (`replay-engine`) and normalizes the report. */
 async function replayResult(imported: ImportResult, file: string, settings: GoldenSettings) {
-  const result = withFixedIds(imported);
   const summarizer = new GoldenSummarizer();
   const config = createEventsCompactionConfig({ env: {}, enabled: true, ...settings, summarizer });
   if (!config) throw new Error('expected a compaction config');
   return normalizeReport(
     await replayImportedTranscript({
-      result,
+      result: imported,
       file,
-      service: new FixedIdSessionService(),
+      service: new InMemorySessionService(),
       key: { appName: 'golden', userId: 'test', sessionId: 'golden' },
       config,
       summarizer,
