@@ -4,7 +4,6 @@
  * same import, settings, engine and JSON), into a fresh in-memory store that is dropped after.
  * The environment's `ORRERY_COMPACTION_*` settings are not read: the request says everything.
  */
-import { createEventsCompactionConfig } from '../compaction/config.js';
 import type { EventsSummarizer } from '../compaction/types.js';
 import { ImportError } from '../importers/errors.js';
 import { importTranscripts } from '../importers/import-transcript.js';
@@ -14,12 +13,24 @@ import { badRequest } from '../server/problem.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import { requireEvents } from './common.js';
-import { REPLAY_DEFAULT_THRESHOLD } from './replay.js';
+import { CliUsageError } from './errors.js';
 import { replayImportedTranscript } from './replay-engine.js';
 import { replayJson } from './replay-report.js';
+import {
+  type ReplayCompactionSettings,
+  type ReplaySettingNames,
+  replayCompactionSettings,
+} from './replay-settings.js';
 
 /** `summarizer: 'none'`: every window skipped, so the replay shows the uncompacted requests. */
 const NO_SUMMARY: EventsSummarizer = { name: 'none', summarize: async () => null };
+
+/** The request's fields, as errors name them. */
+const REQUEST_NAMES: ReplaySettingNames = {
+  threshold: 'threshold',
+  interval: 'interval',
+  maxRequestBytes: 'maxRequestBytes',
+};
 
 /** The file name a transcript without one is reported under. */
 export const DEFAULT_TRANSCRIPT_NAME = 'transcript';
@@ -37,6 +48,31 @@ function importRequest(request: ReplayRequest, fileName: string) {
   }
 }
 
+/** The request's settings as `orrery replay` takes its flags (`replay-settings.ts`). */
+function inspectorSettings(
+  settings: Omit<ReplayRequest, 'transcript'>,
+  summarizer: EventsSummarizer,
+): ReplayCompactionSettings {
+  try {
+    return replayCompactionSettings({
+      env: {},
+      summarizer,
+      threshold: settings.threshold,
+      retention: settings.retention,
+      interval: settings.interval,
+      overlap: settings.overlap,
+      maxRequestBytes: settings.maxRequestBytes,
+      names: REQUEST_NAMES,
+    });
+  } catch (error) {
+    if (CliUsageError.isInstance(error)) {
+      const field = error.field ?? REQUEST_NAMES.maxRequestBytes;
+      throw badRequest(error.message, field, error);
+    }
+    throw error;
+  }
+}
+
 /** Replays one request's transcript; every run of a multi-run file, as the CLI does. */
 export async function replayForInspector(options: {
   request: ReplayRequest;
@@ -46,21 +82,11 @@ export async function replayForInspector(options: {
   const fileName = request.fileName ?? DEFAULT_TRANSCRIPT_NAME;
   const results = importRequest(request, fileName);
   const summarizer = request.summarizer === 'none' ? NO_SUMMARY : new DigestSummarizer();
-  const config = createEventsCompactionConfig({
-    env: {},
-    enabled: true,
-    ...(request.summarizer === 'none'
-      ? // Nothing is summarized: no trigger fires, and one that did would write nothing.
-        { tokenThreshold: Number.MAX_SAFE_INTEGER, compactionInterval: 0 }
-      : {
-          tokenThreshold: request.threshold ?? REPLAY_DEFAULT_THRESHOLD,
-          eventRetentionSize: request.retention,
-          compactionInterval: request.interval,
-          overlapSize: request.overlap,
-          maxRequestBytes: request.maxRequestBytes,
-        }),
+  // Nothing is summarized with `none`: compaction off, as a 0 threshold without an interval is.
+  const { replayConfig } = inspectorSettings(
+    request.summarizer === 'none' ? { threshold: 0 } : request,
     summarizer,
-  });
+  );
   const objects: Array<Record<string, unknown>> = [];
   for (const result of results) {
     const service = new InMemorySessionService();
@@ -69,7 +95,7 @@ export async function replayForInspector(options: {
       file: fileName,
       service,
       key: { appName: 'orrery', userId: 'local', sessionId: `replay-${crypto.randomUUID()}` },
-      config: config ?? {},
+      config: replayConfig,
       summarizer,
       signal,
     });

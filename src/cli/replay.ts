@@ -1,8 +1,7 @@
 /** `orrery replay FILE...`: re-run recorded transcripts through compaction, offline by default. */
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { COMPACTION_ENV, createEventsCompactionConfig } from '../compaction/config.js';
-import type { EventsCompactionConfig } from '../compaction/types.js';
+import { COMPACTION_ENV } from '../compaction/config.js';
 import { importTranscriptsAsync } from '../importers/import-transcripts-async.js';
 import type { ImportFormat } from '../importers/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
@@ -14,16 +13,17 @@ import {
   requireEvents,
   transcriptFormat,
 } from './common.js';
-import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { replayImportedTranscript } from './replay-engine.js';
 import { printReplayOutputs, type ReplayOutput, type ReplayTranscript } from './replay-output.js';
 import { transcriptProgress } from './replay-progress.js';
+import {
+  REPLAY_DEFAULT_THRESHOLD,
+  type ReplayCompactionSettings,
+  replayCompactionSettings,
+} from './replay-settings.js';
 import { openStore, resolveDb } from './store.js';
 import { createSummarizer, type SummarizerChoice } from './summarizer-option.js';
-
-/** Replay's own default: small enough that real transcripts show compaction at work. */
-export const REPLAY_DEFAULT_THRESHOLD = 20_000;
 
 interface ReplayFlags {
   format: string;
@@ -153,53 +153,24 @@ async function readTranscripts(options: {
   return transcripts;
 }
 
-interface ReplaySettings {
-  /** As reported: `null` when compaction is off (`--threshold 0` and no interval). */
-  config: EventsCompactionConfig | null;
-  /** As replayed: `config`, or with compaction off a token trigger no request reaches. */
-  replayConfig: EventsCompactionConfig;
+interface ReplaySettings extends ReplayCompactionSettings {
   choice: SummarizerChoice;
 }
 
 /** The flags and the environment as a compaction config and a summarizer. */
 async function replaySettings(options: { flags: ReplayFlags; io: CliIo }): Promise<ReplaySettings> {
   const { flags, io } = options;
-  const tokenThreshold =
-    flags.threshold ??
-    (io.env[COMPACTION_ENV.tokenThreshold] === undefined ? REPLAY_DEFAULT_THRESHOLD : undefined);
   const choice = await createSummarizer({ value: flags.summarizer, env: io.env });
-  const config = createEventsCompactionConfig({
+  const settings = replayCompactionSettings({
     env: io.env,
-    enabled: true,
-    tokenThreshold,
-    eventRetentionSize: flags.retention,
-    compactionInterval: flags.interval,
-    overlapSize: flags.overlap,
-    maxRequestBytes: flags.maxRequestBytes,
     summarizer: choice.summarizer,
+    threshold: flags.threshold,
+    retention: flags.retention,
+    interval: flags.interval,
+    overlap: flags.overlap,
+    maxRequestBytes: flags.maxRequestBytes,
   });
-  if (config === null && flags.maxRequestBytes !== undefined) {
-    // The byte ceiling is a compaction; with compaction off it would be silently dropped.
-    const off =
-      flags.threshold === undefined
-        ? `${COMPACTION_ENV.tokenThreshold}=${io.env[COMPACTION_ENV.tokenThreshold]}`
-        : `--threshold ${flags.threshold}`;
-    throw new CliUsageError({
-      field: '--max-request-bytes',
-      message: `--max-request-bytes ${flags.maxRequestBytes} needs compaction, which ${off} turns off: pass a threshold above 0 or an --interval`,
-    });
-  }
-  // `replayTranscript` needs a trigger: with compaction off, one that never fires.
-  const replayConfig =
-    config ??
-    (createEventsCompactionConfig({
-      env: {},
-      enabled: true,
-      tokenThreshold: Number.MAX_SAFE_INTEGER,
-      compactionInterval: 0,
-      summarizer: choice.summarizer,
-    }) as EventsCompactionConfig);
-  return { config, replayConfig, choice };
+  return { ...settings, choice };
 }
 
 /** Replays each transcript into its own session of one store (`--db`, else in memory). */

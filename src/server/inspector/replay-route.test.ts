@@ -130,3 +130,45 @@ describe('POST /inspector/api/replay', () => {
     expect((await post(guarded, { transcript: '' }, TOKEN_ALICE)).status).toBe(400);
   });
 });
+
+describe('POST /inspector/api/replay with threshold 0', () => {
+  type Report = {
+    compactions: Array<{ trigger: string }>;
+    tokens: { withCompaction: number; withoutCompaction: number };
+  };
+
+  it('replays with compaction off, as orrery replay --threshold 0 --json does', async () => {
+    const fixture = inspectorFixture({ inspector: { replay: inspectorReplay } });
+    const response = await post(fixture, { transcript, fileName: FILE, threshold: 0 });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const body = (await response.json()) as Report;
+    expect(body).toEqual(await cliJson(['--threshold', '0']));
+    expect(body.compactions).toEqual([]);
+    expect(body.tokens.withCompaction).toBe(body.tokens.withoutCompaction);
+  }, 120_000);
+
+  it('keeps the sliding window with an interval, as the CLI does', async () => {
+    const fixture = inspectorFixture({ inspector: { replay: inspectorReplay } });
+    const response = await post(fixture, { transcript, fileName: FILE, threshold: 0, interval: 3 });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const body = (await response.json()) as Report;
+    expect(body).toEqual(await cliJson(['--threshold', '0', '--interval', '3']));
+    expect(body.compactions.length).toBeGreaterThan(0);
+    expect(body.compactions.every((compaction) => compaction.trigger === 'sliding_window')).toBe(
+      true,
+    );
+  }, 120_000);
+
+  it('refuses a byte ceiling with compaction off, as the CLI does: 400 naming both', async () => {
+    const fixture = inspectorFixture({ inspector: { replay: inspectorReplay } });
+    const response = await post(fixture, { transcript, threshold: 0, maxRequestBytes: 20_000 });
+    expect(response.status).toBe(400);
+    const problem = (await response.json()) as { field: string; detail: string };
+    expect(problem.field).toBe('maxRequestBytes');
+    expect(problem.detail).toContain('maxRequestBytes 20000');
+    expect(problem.detail).toContain('threshold 0');
+    const result = await cli(['replay', FILE, '--threshold', '0', '--max-request-bytes', '20000']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--max-request-bytes 20000');
+  }, 120_000);
+});
