@@ -139,6 +139,15 @@ describePostgres('PostgreSQL connection loss', (url) => {
     }
   }
 
+  /**
+   * A store call whose failure the test awaits later: handled from the start, so a rejection that
+   * lands while the test still awaits the kill is no 'unhandledRejection' fault.
+   */
+  function pending<T>(promise: Promise<T>): Promise<T> {
+    promise.catch(() => undefined);
+    return promise;
+  }
+
   async function expectRetryable(promise: Promise<unknown>, operation: string, sessionId?: string) {
     const error = await promise.then(
       () => {
@@ -187,7 +196,7 @@ describePostgres('PostgreSQL connection loss', (url) => {
     });
     const { key, acknowledged } = await seededSession(service, 3);
     const lock = await lockSession(key);
-    const append = service.appendEvent({ ...key, event: userTextEvent({ text: 'cut' }) });
+    const append = pending(service.appendEvent({ ...key, event: userTextEvent({ text: 'cut' }) }));
     await waitUntilBlocked(name);
     proxy.refuse();
     expect(proxy.cutAll()).toBeGreaterThan(0);
@@ -208,11 +217,13 @@ describePostgres('PostgreSQL connection loss', (url) => {
     });
     const { key, acknowledged } = await seededSession(service, 4);
     const lock = await lockSession(key);
-    const compaction = service.appendCompaction({
-      ...key,
-      event: compactionEvent({ startSeq: 1, endSeq: 3, text: 'summary' }),
-      expectedCheckpointSeq: null,
-    });
+    const compaction = pending(
+      service.appendCompaction({
+        ...key,
+        event: compactionEvent({ startSeq: 1, endSeq: 3, text: 'summary' }),
+        expectedCheckpointSeq: null,
+      }),
+    );
     await waitUntilBlocked(name);
     proxy.refuse();
     proxy.cutAll();
@@ -281,7 +292,9 @@ describePostgres('PostgreSQL connection loss', (url) => {
     await Promise.all(kills);
     // And once for certain mid-transaction: the backend waits on a row lock when it is killed.
     const lock = await lockSession(key);
-    const append = service.appendEvent({ ...key, event: userTextEvent({ text: 'killed' }) });
+    const append = pending(
+      service.appendEvent({ ...key, event: userTextEvent({ text: 'killed' }) }),
+    );
     await waitUntilBlocked(name);
     await terminate();
     const error = await expectRetryable(append, 'appendEvent', key.sessionId);
