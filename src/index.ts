@@ -18,10 +18,7 @@ export {
 export {
   applyElision,
   ELISION_DEFAULTS,
-  ELISION_PLACEHOLDER_PREFIX,
   type ElisionEvent,
-  elideEvent,
-  elisionPlaceholder,
   isValidElision,
   latestElision,
 } from './compaction/elision.js';
@@ -250,17 +247,11 @@ export type {
   PutVectorsOptions,
 } from './runtime/embeddings/embedding-index.js';
 export {
-  DEFAULT_EMBEDDING_TIMEOUT_MS,
-  DEFAULT_MAX_EMBEDDED_TEXT_CHARS,
-  DEFAULT_MAX_EMBEDDINGS_PER_CALL,
-  DEFAULT_MAX_EVENTS_TO_INDEX_PER_SEARCH,
   type EmbeddingSearchOptions,
   withEmbeddingSearch,
 } from './runtime/embeddings/embedding-search.js';
 export { EmbeddingError, type EmbeddingFailureReason } from './runtime/embeddings/errors.js';
 export {
-  DEFAULT_MAX_INDEXED_SESSIONS,
-  DEFAULT_MAX_INDEXED_VECTORS,
   InMemoryEmbeddingIndex,
   type InMemoryEmbeddingIndexOptions,
 } from './runtime/embeddings/in-memory-embedding-index.js';
