@@ -27,16 +27,22 @@ export function isAdkCompactedEvent(event: AdkEvent): boolean {
 
 /**
  * The view as ADK-JS events: the summary as a `CompactedEvent` first, then the tail. ADK-JS
- * sends a summary and only the events after its `endTime` (`getActiveEvents`), so `endTime` is
- * kept below the first tail event's time: events in the same millisecond stay in the request.
+ * sends a summary and only the events strictly after its `endTime` (`getActiveEvents`), while
+ * orrery's tail is decided by `seq`; so `endTime` is kept below every tail event's time. A tail
+ * event in the summary's last millisecond (fast tools and models write several per ms), or one
+ * written with an earlier clock, would otherwise vanish from the request, and a call dropped
+ * with its result kept makes ADK-JS's Runner throw "No function call event found".
  */
 export function viewToAdkEvents(view: StoredView): AdkEvent[] {
   const tail = view.tail.map((event) => toAdkEventJson(event, ADK_JS_FORM));
   if (!view.checkpoint) return tail as unknown as AdkEvent[];
   const summary = toAdkEventJson(view.checkpoint, ADK_JS_FORM);
-  const firstTail = tail[0]?.timestamp;
-  if (typeof firstTail === 'number' && typeof summary.endTime === 'number') {
-    summary.endTime = Math.min(summary.endTime, firstTail - 1);
+  let earliest = Number.POSITIVE_INFINITY;
+  for (const { timestamp } of tail) {
+    if (typeof timestamp === 'number') earliest = Math.min(earliest, timestamp);
+  }
+  if (earliest !== Number.POSITIVE_INFINITY && typeof summary.endTime === 'number') {
+    summary.endTime = Math.min(summary.endTime, earliest - 1);
   }
   return [summary, ...tail] as unknown as AdkEvent[];
 }

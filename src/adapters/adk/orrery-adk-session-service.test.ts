@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FunctionTool, LlmAgent, Runner } from '@google/adk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { Event } from '../../events/types.js';
 import type { CompactionReport } from '../../runtime/compactor.js';
@@ -113,6 +113,30 @@ describe('OrreryAdkSessionService through ADK-JS Runner', () => {
       await store.close?.();
     },
   );
+
+  it('keeps the whole tail when every event shares one millisecond (ADK-JS drops ties)', async () => {
+    // ADK-JS's view keeps only events after the summary's `endTime`; fast tools and models
+    // write many events in one millisecond, so the summary must end before the tail's first.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.UTC(2026, 0, 1));
+      const { sessionService, model, runner, reports } = setup();
+      await sessionService.createSession({ ...key });
+      for (let index = 0; index < 8; index++) await turn(runner, `question ${index}`);
+      expect(reports.filter((report) => report.outcome === 'compacted').length).toBeGreaterThan(0);
+      expect(model.requests.length).toBe(16);
+      for (const contents of model.requests) expect(findOrphans(contents)).toEqual([]);
+      const last = model.requests.at(-1)!;
+      expect(last[0]?.parts?.[0]?.text).toMatch(/^\[Previous Context Summary\]:/);
+      expect(JSON.stringify(last)).toContain('question 7');
+      const session = await sessionService.getSession({ ...key });
+      const [summary, ...tail] = session!.events as Array<{ endTime?: number; timestamp: number }>;
+      expect(tail.length).toBeGreaterThan(0);
+      for (const event of tail) expect(event.timestamp).toBeGreaterThan(summary!.endTime!);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it('getSession returns the view: the summary as a CompactedEvent, then the tail', async () => {
     const { store, sessionService, runner } = setup();

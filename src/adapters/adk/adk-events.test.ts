@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import type { CompactionEvent, Event } from '../../events/types.js';
+import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
+import { viewToAdkEvents } from './adk-events.js';
+
+/** An event as a store holds it (`seq` given). */
+function stored<T extends object>(event: T, seq: number): T & { seq: number } {
+  return { ...event, seq };
+}
+
+describe('viewToAdkEvents', () => {
+  it('ends the summary before every tail event, even one written with an earlier clock', () => {
+    // The summary covers seq 1..2, last written at 10.000 s; the tail (seq 3, 4) shares that
+    // millisecond, and seq 4 carries an earlier time (another writer's clock).
+    const checkpoint = stored(
+      compactionEvent({ startSeq: 1, endSeq: 2, startTimestamp: 9, endTimestamp: 10 }),
+      5,
+    ) as CompactionEvent;
+    const tail: Event[] = [
+      stored(userTextEvent({ text: 'same millisecond', timestamp: 10 }), 3),
+      stored(userTextEvent({ text: 'earlier clock', timestamp: 9.5 }), 4),
+    ];
+    const [summary, ...events] = viewToAdkEvents({ checkpoint, tail, lastSeq: 5 }) as Array<{
+      endTime?: number;
+      timestamp: number;
+    }>;
+    expect(events.map((event) => event.timestamp)).toEqual([10_000, 9_500]);
+    // ADK-JS's getActiveEvents keeps only events strictly after endTime: all of the tail.
+    expect(summary?.endTime).toBe(9_499);
+    expect(events.every((event) => event.timestamp > summary!.endTime!)).toBe(true);
+  });
+
+  it('keeps the summary end when the tail is later, and the tail alone without a summary', () => {
+    const checkpoint = stored(
+      compactionEvent({ startSeq: 1, endSeq: 1, startTimestamp: 1, endTimestamp: 2 }),
+      3,
+    ) as CompactionEvent;
+    const tail: Event[] = [stored(userTextEvent({ text: 'later', timestamp: 3 }), 2)];
+    const [summary] = viewToAdkEvents({ checkpoint, tail, lastSeq: 3 }) as Array<{
+      endTime?: number;
+    }>;
+    expect(summary?.endTime).toBe(2_000);
+    expect(viewToAdkEvents({ tail, lastSeq: 2 })).toHaveLength(1);
+  });
+});
