@@ -16,7 +16,8 @@ import {
   type ViewResponse,
 } from './api-types.js';
 import { type InspectorDeps, inspectorKeyOf, requireSession } from './inspector-deps.js';
-import { agentOverheadTokens, loadNextRequestView } from './next-request-view.js';
+import { agentOverheadTokens } from './next-request-view.js';
+import { NextRequestViews } from './next-request-views.js';
 import { RequestChart } from './request-chart.js';
 import { readHistory } from './session-history.js';
 import { toTimelineEvent } from './timeline-event.js';
@@ -31,6 +32,7 @@ export function thresholdOf(deps: InspectorDeps): number | null {
 export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps): void {
   const { sessionService } = deps;
   const base = INSPECTOR_SESSION_PATH;
+  const views = new NextRequestViews({ sessionService, agent: deps.runner.agent });
 
   app.get(`${base}/timeline`, async (context) => {
     const key = inspectorKeyOf(context);
@@ -80,14 +82,8 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps)
       minimum: 1,
       maximum: MAX_TIMELINE_LIMIT,
     });
-    const signal = context.req.raw.signal;
-    await requireSession(deps, key, signal);
-    const view = await loadNextRequestView({
-      sessionService,
-      agent: deps.runner.agent,
-      key,
-      signal,
-    });
+    // Remembered per session: a page costs one event read and the page's own events.
+    const view = await views.read({ key, signal: context.req.raw.signal });
     const body: ViewResponse = {
       events: view.events
         .slice(offset, limit === undefined ? undefined : offset + limit)
