@@ -23,14 +23,19 @@ export function fileReadError(file: string, error: unknown): ImportError {
   });
 }
 
-/** The file's bytes, `CHUNK_BYTES` at a time; `end`: stop after that many bytes. */
+/**
+ * The file's bytes, `CHUNK_BYTES` at a time; `start`: from that byte offset (default 0); `end`:
+ * stop before that byte offset.
+ */
 export async function* readFileChunks(options: {
   path: string;
+  start?: number;
   end?: number;
   signal?: AbortSignal;
 }): AsyncGenerator<Uint8Array> {
   const stream = createReadStream(options.path, {
     highWaterMark: CHUNK_BYTES,
+    start: options.start,
     end: options.end === undefined ? undefined : options.end - 1,
   });
   try {
@@ -57,6 +62,30 @@ export async function readFileHead(options: {
   const pieces: Uint8Array[] = [];
   let length = 0;
   for await (const chunk of readFileChunks({ ...options, end: options.bytes })) {
+    pieces.push(chunk);
+    length += chunk.length;
+  }
+  return Buffer.concat(pieces, length);
+}
+
+/**
+ * The `length` bytes of the file from byte `start` (a record whose place an earlier pass
+ * found); fewer when the file is now shorter, which the caller checks.
+ */
+export async function readFileRange(options: {
+  path: string;
+  start: number;
+  length: number;
+  signal?: AbortSignal;
+}): Promise<Uint8Array> {
+  const pieces: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of readFileChunks({
+    path: options.path,
+    start: options.start,
+    end: options.start + options.length,
+    signal: options.signal,
+  })) {
     pieces.push(chunk);
     length += chunk.length;
   }

@@ -5,9 +5,10 @@
  * run is one element, so memory holds the largest run (its messages, its events), never the
  * file. See docs/architecture.md#edge (importers).
  */
+import { createHash } from 'node:crypto';
 import type { NewEvent } from '../events/types.js';
 import { ImportError } from './errors.js';
-import { readFileChunks } from './file-source.js';
+import { readFileChunks, readFileRange } from './file-source.js';
 import { runError } from './import-transcript.js';
 import { type ArrayElement, splitJsonArray } from './json-array-splitter.js';
 import { isRecord } from './json-input.js';
@@ -30,6 +31,9 @@ export interface ArrayFileOptions extends MultiRunImportOptions {
 
 interface ParsedElement {
   index: number;
+  /** Where the element starts in the file, and its bytes (held until the next element). */
+  offset: number;
+  bytes: Uint8Array;
   value: unknown;
   invalidUtf8: boolean;
 }
@@ -72,7 +76,7 @@ function parseElement(element: ArrayElement, format: string | undefined): Parsed
     throw new ImportError({ message: error.detail, path, format });
   }
   try {
-    return { index: element.index, value: JSON.parse(text), invalidUtf8 };
+    return { ...element, value: JSON.parse(text), invalidUtf8 };
   } catch (error) {
     throw new ImportError({
       message: `not valid JSON (${(error as Error).message}) in the element starting at byte ${element.offset}`,
@@ -173,7 +177,9 @@ function messagesSecondPass(
 
 /**
  * An array of runs (tau-bench): each run is one element, imported whole (it is bounded by the
- * largest record); the first pass keeps each run's meta, repairs and counts only.
+ * largest record); the first pass keeps each run's meta, repairs and counts, and where its
+ * element lies in the file (`RunPlace`), so storing a run reads its own bytes only: the whole
+ * file is read once more over all the runs, not once per run (docs/architecture.md#edge).
  */
 async function runsFile(options: ArrayFileOptions): Promise<StreamedImport[] | undefined> {
   const summaries: StreamedImport[] = [];
@@ -186,14 +192,14 @@ async function runsFile(options: ArrayFileOptions): Promise<StreamedImport[] | u
     const result = importOpenAiChatRun(run, options);
     const counter = new StatsCounter(true);
     for (const event of result.events) counter.add(event);
-    const index = element.index;
+    const place = runPlace(element);
     summaries.push({
       meta: result.meta,
-      repairs: element.invalidUtf8 ? [utf8Repair(index), ...result.repairs] : result.repairs,
+      repairs: element.invalidUtf8 ? [utf8Repair(place.index), ...result.repairs] : result.repairs,
       stats: counter.stats,
       source: 'file',
       events: (eventOptions = {}) =>
-        runSecondPass({ ...options, signal: eventOptions.signal ?? options.signal }, index),
+        runSecondPass({ ...options, signal: eventOptions.signal ?? options.signal }, place),
     });
   }
   if (options.run !== undefined && summaries.length === 0) {
@@ -209,19 +215,54 @@ async function runsFile(options: ArrayFileOptions): Promise<StreamedImport[] | u
   return summaries;
 }
 
-async function* runSecondPass(options: ArrayFileOptions, index: number): AsyncGenerator<NewEvent> {
-  // Only the run's own element is parsed: the others are skipped as bytes.
-  for await (const element of splitJsonArray({
-    source: readFileChunks({ path: options.path, signal: options.signal }),
-    maxRecordBytes: options.maxRecordBytes,
-    fileName: options.fileName ?? options.path,
-    format: FORMAT,
+/** Where a run's element lies in the file, and a digest of its bytes (the file must not change). */
+interface RunPlace {
+  index: number;
+  offset: number;
+  length: number;
+  digest: string;
+}
+
+function runPlace(element: ParsedElement): RunPlace {
+  return {
+    index: element.index,
+    offset: element.offset,
+    length: element.bytes.length,
+    digest: digestOf(element.bytes),
+  };
+}
+
+function digestOf(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('base64');
+}
+
+/** A run's events: its element read back from its place, parsed and imported again. */
+async function* runSecondPass(
+  options: ArrayFileOptions,
+  place: RunPlace,
+): AsyncGenerator<NewEvent> {
+  const fileName = options.fileName ?? options.path;
+  const bytes = await readFileRange({
+    path: options.path,
+    start: place.offset,
+    length: place.length,
     signal: options.signal,
-  })) {
-    if (element.index !== index) continue;
-    const { value } = parseElement(element, FORMAT);
-    const run = trajRun(value as Record<string, unknown>, `[${index}]`, index, 2);
-    yield* importOpenAiChatRun(run, options).events;
-    return;
+  });
+  if (bytes.length !== place.length || digestOf(bytes) !== place.digest) {
+    throw new ImportError({
+      message: `the run's bytes (${place.length} from byte ${place.offset}) changed since the file was checked: import it again`,
+      file: fileName,
+      path: `[${place.index}]`,
+      format: FORMAT,
+    });
   }
+  let value: unknown;
+  try {
+    ({ value } = parseElement({ index: place.index, offset: place.offset, bytes }, FORMAT));
+  } catch (error) {
+    if (ImportError.isInstance(error)) throw error.withFile(fileName);
+    throw error;
+  }
+  const run = trajRun(value as Record<string, unknown>, `[${place.index}]`, place.index, 2);
+  yield* importOpenAiChatRun(run, options).events;
 }
