@@ -74,9 +74,11 @@ Examples:
 The system prompt is kept in the session state ('orrery:instruction'), not as an event.
 Calls without ids get ids, reused ids are renamed and results pair by position: every repair is
 reported, nothing is dropped. A session is stored whole or not at all: a failure, Ctrl-C or
-SIGTERM part-way leaves nothing (exit 1). JSONL files and top-level JSON arrays of messages or
-runs are read one record at a time (twice: checked, then stored), so memory follows the largest
-record, not the file; a record over 64 MiB (--max-record-mb) is refused naming its line.`,
+SIGTERM part-way leaves nothing (exit 1); a multi-run file stores a session per run, and when a
+run fails the runs stored before it are deleted. JSONL files and top-level JSON arrays of
+messages or runs are read one record at a time (twice: checked, then stored; each run of a
+multi-run file reads back its own bytes), so memory follows the largest record, not the file; a
+record over 64 MiB (--max-record-mb) is refused naming its line.`,
     )
     .action(async (file: string, flags: ImportFlags) => {
       // Every flag is checked before the file is read or the store opened.
@@ -192,7 +194,8 @@ async function storeAll(options: {
       summaries.push(describe(result, sessionId));
     }
   } catch (error) {
-    // All or nothing across runs too: the runs stored before the failure are removed.
+    // All or nothing across runs too: the runs stored before the failure are removed (each run
+    // is its own importSession, read back from its own bytes: docs/architecture.md#edge).
     for (const sessionId of stored) {
       await service.deleteSession({ ...key, sessionId }).catch(() => undefined);
     }
