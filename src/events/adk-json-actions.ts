@@ -97,11 +97,13 @@ export const JS_COMPACTION_KEYS = new Set(
  * epoch milliseconds, `compactedContent` text) rather than `actions.compaction`. ADK-JS sends
  * the newest one and the events after its `endTime` (`getActiveEvents`): its summaries are
  * rolling, each folding in the previous one, so the range is completed as everything up to
- * `endTime`. `undefined` when the event is not one.
+ * `endTime`. `undefined` when the event is not one. `endTime`, when given, is read in place of
+ * the written one (orrery's own, kept in `customMetadata.orrery` by the export).
  */
 export function convertJsCompaction(
   raw: Record<string, unknown>,
   conversion: EventConversion,
+  endTime?: unknown,
 ): Record<string, unknown> | undefined {
   if (readField(raw, 'isCompacted') !== true) return undefined;
   const { eventId, openCalls, timestamps } = conversion;
@@ -109,7 +111,7 @@ export function convertJsCompaction(
   const content = typeof text === 'string' ? { role: 'model', parts: [{ text }] } : text;
   return {
     startTimestamp: readTimestamp(readField(raw, 'startTime'), 'startTimestamp', timestamps),
-    endTimestamp: readTimestamp(readField(raw, 'endTime'), 'endTimestamp', timestamps),
+    endTimestamp: readTimestamp(endTime ?? readField(raw, 'endTime'), 'endTimestamp', timestamps),
     compactedContent: convertContent(content, 'model', `${eventId}-summary`, openCalls),
     rolling: true,
   };

@@ -4,6 +4,7 @@
  * go under `customMetadata.orrery`, where `fromAdkSessionJson` finds them again.
  */
 import { type AdkCasing, casedKey, isPlainObject, setDefined } from './adk-casing.js';
+import { adkJsSummaryEnd } from './adk-js-summary-end.js';
 import { COMPACTION_FIELDS } from './adk-json-actions.js';
 import { USAGE_DETAIL_KEYS } from './adk-json-parts.js';
 import { parseEvent, parseNewEvent } from './schema.js';
@@ -49,6 +50,11 @@ interface WriteForm {
   casing: AdkCasing;
   timestampUnit: 'seconds' | 'milliseconds';
   dialect: AdkDialect;
+  /**
+   * A compaction's earliest later time: the earliest timestamp, as written, of the events after
+   * its range. In `adk-js`, its `endTime` is kept below it (`adkJsSummaryEnd`).
+   */
+  laterTimestamp?: number;
 }
 
 function adkFieldsOf(event: NewEvent): Record<string, unknown> {
@@ -83,14 +89,15 @@ export function toAdkSessionJson(options: ToAdkSessionJsonOptions): Record<strin
   setDefined(output, key('appName'), session.appName);
   setDefined(output, key('userId'), session.userId);
   output.state = structuredClone(session.state ?? {});
-  output.events = events.map((event, index) => {
+  const parsed = events.map((event, index) => {
     const path = `events[${index}]`;
     const stored = (event as { seq?: unknown }).seq !== undefined;
-    return toAdkEventJson(
-      stored ? parseEvent(event, { path }) : parseNewEvent(event, { path }),
-      form,
-    );
+    return stored ? parseEvent(event, { path }) : parseNewEvent(event, { path });
   });
+  const later = form.dialect === 'adk-js' ? laterTimestamps(parsed, form.timestampUnit) : [];
+  output.events = parsed.map((event, index) =>
+    toAdkEventJson(event, { ...form, laterTimestamp: later[index] }),
+  );
   const lastUpdate = session.lastUpdateTime;
   setDefined(
     output,
@@ -98,6 +105,62 @@ export function toAdkSessionJson(options: ToAdkSessionJsonOptions): Record<strin
     lastUpdate === undefined ? undefined : inUnit(lastUpdate, undefined, form.timestampUnit),
   );
   return output;
+}
+
+/**
+ * For each compaction (by position), the earliest timestamp as written among the events after
+ * its range (higher number, compactions left out), when one is; ADK-JS keeps only events timed
+ * after `endTime`, orrery decides by `seq`. Events are numbered by `seq`, else the previous
+ * number + 1, as `fromAdkSessionJson` numbers them. One pass and a binary search per compaction.
+ */
+function laterTimestamps(
+  events: ReadonlyArray<NewEvent & { seq?: number }>,
+  unit: WriteForm['timestampUnit'],
+): Array<number | undefined> {
+  const numbers: number[] = [];
+  for (const event of events) numbers.push(event.seq ?? (numbers.at(-1) ?? 0) + 1);
+  const ascending = numbers.every((number, index) => index === 0 || number > numbers[index - 1]!);
+  // earliestFrom[index]: the earliest written time of the non-compaction events from `index` on.
+  const earliestFrom = new Float64Array(events.length + 1).fill(Number.POSITIVE_INFINITY);
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    const written = event.actions.compaction ? undefined : writtenTimestamp(event, unit);
+    earliestFrom[index] = Math.min(
+      earliestFrom[index + 1]!,
+      typeof written === 'number' ? written : Number.POSITIVE_INFINITY,
+    );
+  }
+  const earliestAfter = (endSeq: number): number => {
+    if (!ascending) {
+      let earliest = Number.POSITIVE_INFINITY;
+      events.forEach((event, index) => {
+        if (numbers[index]! <= endSeq || event.actions.compaction) return;
+        const written = writtenTimestamp(event, unit);
+        if (typeof written === 'number') earliest = Math.min(earliest, written);
+      });
+      return earliest;
+    }
+    let low = 0;
+    let high = numbers.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (numbers[middle]! > endSeq) high = middle;
+      else low = middle + 1;
+    }
+    return earliestFrom[low]!;
+  };
+  return events.map((event) => {
+    const compaction = event.actions.compaction;
+    if (!compaction) return undefined;
+    const earliest = earliestAfter(compaction.endSeq);
+    return earliest === Number.POSITIVE_INFINITY ? undefined : earliest;
+  });
+}
+
+/** The event's timestamp as `toAdkEventJson` writes it. */
+function writtenTimestamp(event: NewEvent, unit: WriteForm['timestampUnit']): unknown {
+  const written = event.customMetadata?.[ADK_TIMESTAMPS_KEY];
+  return inUnit(event.timestamp, isPlainObject(written) ? written.timestamp : undefined, unit);
 }
 
 function inSeqOrder(events: readonly NewEvent[]): readonly NewEvent[] {
@@ -140,8 +203,19 @@ export function toAdkEventJson(
     output[key('usageMetadata')] = usage;
   }
   output.actions = actionsToAdk(event.actions, form, timestamps);
+  // ADK-JS's `endTime` when it was moved below a later event's time (orrery's kept it here).
+  let naturalEndTime: unknown;
   if (event.actions.compaction && form.dialect === 'adk-js') {
-    Object.assign(output, jsCompactionFields(event.actions.compaction, form, timestamps));
+    const fields = jsCompactionFields(event.actions.compaction, form, timestamps);
+    const endTime = fields[key('endTime')];
+    if (typeof endTime === 'number' && form.laterTimestamp !== undefined) {
+      const kept = adkJsSummaryEnd({ endTime, laterTimestamps: [form.laterTimestamp] });
+      if (kept !== endTime) {
+        naturalEndTime = endTime;
+        fields[key('endTime')] = kept;
+      }
+    }
+    Object.assign(output, fields);
   }
   if (event.longRunningToolIds) output[key('longRunningToolIds')] = [...event.longRunningToolIds];
   setDefined(output, 'partial', event.partial);
@@ -174,6 +248,8 @@ export function toAdkEventJson(
     for (const field of COMPACTION_FIELDS) {
       setDefined(fields, field, structuredClone(compaction[field]));
     }
+    // Read back by `fromAdkSessionJson` in place of the written `endTime`: a lossless trip.
+    setDefined(fields, 'endTime', naturalEndTime);
     orrery.compaction = fields;
   }
   if (Object.keys(orrery).length > 0) customMetadata[ORRERY_METADATA_KEY] = orrery;

@@ -71,6 +71,8 @@ const OrreryMetadataSchema = z.object({
       summarizer: z.string().min(1).optional(),
       fallback: z.object({ from: z.string().min(1), reason: z.string() }).optional(),
       rolling: z.boolean().optional(),
+      /** ADK-JS's `endTime` before the export kept it below a later event's time. */
+      endTime: z.union([z.number(), z.string()]).optional(),
     })
     .optional(),
 });
@@ -239,7 +241,9 @@ function convertEvent(raw: unknown, path: string, openCalls: OpenCalls): unknown
   const conversion = { eventId, openCalls, timestamps };
   event.actions = actions === undefined ? {} : convertActions(actions, conversion);
 
-  const jsCompaction = convertJsCompaction(raw, conversion);
+  const { customMetadata, metadata } = splitCustomMetadata(readField(raw, 'customMetadata'), path);
+  // The export may have moved `endTime` below a later event (ADK-JS's view): orrery's is kept.
+  const jsCompaction = convertJsCompaction(raw, conversion, metadata.compaction?.endTime);
   if (jsCompaction && isPlainObject(event.actions)) {
     const actions = event.actions as Record<string, unknown>;
     actions.compaction ??= jsCompaction;
@@ -247,7 +251,6 @@ function convertEvent(raw: unknown, path: string, openCalls: OpenCalls): unknown
     delete event.content;
   }
 
-  const { customMetadata, metadata } = splitCustomMetadata(readField(raw, 'customMetadata'), path);
   // ADK-JS's compaction fields became `actions.compaction`; only its marker stays, for the export.
   const extras = extraFields(raw, jsCompaction ? JS_COMPACTION_KEYS : EVENT_KEYS);
   if (Object.keys(extras).length > 0) {

@@ -4,6 +4,7 @@
  * seconds in orrery; the original is kept so an event reads back as ADK-JS wrote it.
  */
 import type { Event as AdkEvent } from '@google/adk';
+import { adkJsSummaryEnd } from '../../events/adk-js-summary-end.js';
 import { fromAdkSessionJson } from '../../events/adk-json.js';
 import { toAdkEventJson } from '../../events/adk-json-export.js';
 import type { NewEvent } from '../../events/types.js';
@@ -37,12 +38,9 @@ export function viewToAdkEvents(view: StoredView): AdkEvent[] {
   const tail = view.tail.map((event) => toAdkEventJson(event, ADK_JS_FORM));
   if (!view.checkpoint) return tail as unknown as AdkEvent[];
   const summary = toAdkEventJson(view.checkpoint, ADK_JS_FORM);
-  let earliest = Number.POSITIVE_INFINITY;
-  for (const { timestamp } of tail) {
-    if (typeof timestamp === 'number') earliest = Math.min(earliest, timestamp);
-  }
-  if (earliest !== Number.POSITIVE_INFINITY && typeof summary.endTime === 'number') {
-    summary.endTime = Math.min(summary.endTime, earliest - 1);
+  if (typeof summary.endTime === 'number') {
+    const laterTimestamps = tail.map((event) => event.timestamp);
+    summary.endTime = adkJsSummaryEnd({ endTime: summary.endTime, laterTimestamps });
   }
   return [summary, ...tail] as unknown as AdkEvent[];
 }
