@@ -1,6 +1,7 @@
 /**
  * A transcript file as a stream of byte chunks, opened afresh for each pass of a streamed import
- * (docs/architecture.md#edge), and the one wording of a file that cannot be read.
+ * (or for one record's byte range: a run of a multi-run file), and the one wording of a file
+ * that cannot be read. See docs/architecture.md#edge.
  */
 import { createReadStream } from 'node:fs';
 import { ImportError } from './errors.js';

@@ -21,7 +21,8 @@ export interface StreamedImport {
   stats: ImportStats;
   /**
    * `file`: `events()` reads the file again, one record at a time (JSONL, top-level JSON
-   * arrays); `memory`: the events are held (whole-document formats, parsed whole).
+   * arrays; a run of a multi-run array reads back only its own bytes); `memory`: the events are
+   * held (whole-document formats, parsed whole).
    */
   source: 'file' | 'memory';
   /**
