@@ -5,13 +5,13 @@
  * served agent's instruction and tool declarations.
  */
 import { estimateContentTokens } from '../../compaction/token-estimate.js';
-import type { Event, SessionKey } from '../../events/types.js';
+import type { Event, Part, SessionKey } from '../../events/types.js';
 import { loadActiveView } from '../../runtime/active-view.js';
 import type { Agent } from '../../runtime/agents/agent.js';
 import { LlmAgent } from '../../runtime/agents/llm-agent.js';
 import { estimateRequestOverhead } from '../../runtime/context-guard.js';
 import { OrphanCallRestorer } from '../../runtime/restore-calls.js';
-import type { SessionService } from '../../sessions/session-service.js';
+import type { SessionService, StoredView } from '../../sessions/session-service.js';
 
 /** The served agent's instruction and tool declarations, in tokens (0 for a non-LLM agent). */
 export function agentOverheadTokens(agent: Agent): number {
@@ -36,9 +36,39 @@ export async function loadNextRequestView(options: {
 }): Promise<NextRequestView> {
   const { sessionService, key, signal } = options;
   const stored = await loadActiveView({ sessionService, ...key, signal });
-  const view = await new OrphanCallRestorer({ sessionService }).assemble({ key, stored, signal });
+  return assembleNextRequestView({ ...options, stored });
+}
+
+/** `CONTENT_OVERHEAD` of `estimateContentTokens`: a content without parts. */
+const CONTENT_TOKENS = estimateContentTokens({ role: 'user', parts: [] });
+
+/**
+ * The next-request view of a loaded stored view (`loadActiveView`'s). `restorer` and
+ * `estimatePart` may be kept across calls on one session (`NextRequestViews`): the view holds the
+ * stored events' own part objects, so a remembered part estimate is never redone.
+ */
+export async function assembleNextRequestView(options: {
+  sessionService: SessionService;
+  agent: Agent;
+  key: SessionKey;
+  stored: StoredView;
+  restorer?: OrphanCallRestorer;
+  estimatePart?: (part: Part) => number;
+  signal?: AbortSignal;
+}): Promise<NextRequestView> {
+  const { sessionService, key, stored, signal } = options;
+  const restorer = options.restorer ?? new OrphanCallRestorer({ sessionService });
+  const view = await restorer.assemble({ key, stored, signal });
   let tokens = agentOverheadTokens(options.agent);
-  for (const content of view.contents) tokens += estimateContentTokens(content);
+  if (options.estimatePart) {
+    // estimateContentTokens, part by part.
+    for (const content of view.contents) {
+      tokens += CONTENT_TOKENS;
+      for (const part of content.parts) tokens += options.estimatePart(part);
+    }
+  } else {
+    for (const content of view.contents) tokens += estimateContentTokens(content);
+  }
   // Partial (streamed) events are never sent.
   const tail = view.events.filter((event) => !event.partial);
   return { events: view.checkpoint ? [view.checkpoint, ...tail] : tail, tokens };

@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Event } from '../../events/types.js';
 import type { ChartResponse, ViewResponse } from './api-types.js';
 import {
   APP,
@@ -9,7 +10,7 @@ import {
 } from './test-helpers/inspector-fixture.js';
 
 // Every conversion and estimate is counted, not timed: what a page request does, not how fast.
-const counts = vi.hoisted(() => ({ timeline: 0, eventTokens: 0, contentTokens: 0 }));
+const counts = vi.hoisted(() => ({ timeline: 0, eventTokens: 0, contentTokens: 0, parts: 0 }));
 
 vi.mock('./timeline-event.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('./timeline-event.js')>();
@@ -33,6 +34,10 @@ vi.mock('../../compaction/token-estimate.js', async (importOriginal) => {
     estimateContentTokens: (...args: Parameters<typeof actual.estimateContentTokens>) => {
       counts.contentTokens++;
       return actual.estimateContentTokens(...args);
+    },
+    estimatePartTokens: (...args: Parameters<typeof actual.estimatePartTokens>) => {
+      counts.parts++;
+      return actual.estimatePartTokens(...args);
     },
   };
 });
@@ -64,6 +69,7 @@ function resetCounts(): void {
   counts.timeline = 0;
   counts.eventTokens = 0;
   counts.contentTokens = 0;
+  counts.parts = 0;
 }
 
 describe('GET .../view on a 10,000-event session', () => {
@@ -113,26 +119,87 @@ describe('GET .../view on a 10,000-event session', () => {
     expect(first.tokens).toBe(adk.estimatedTokens);
   }, 120_000);
 
-  it('assembles the view again once an event is appended', async () => {
+  it('draws the chart without a TimelineEvent', async () => {
+    resetCounts();
+    const chart = await json<ChartResponse>(
+      fixture.request(`/inspector/api/apps/${APP}/users/alice/sessions/long/chart`),
+    );
+    // One point per model call: the call and the answer of every turn.
+    expect(chart.points).toHaveLength(EVENTS / 2);
+    expect(counts.timeline).toBe(0);
+  }, 120_000);
+
+  it('reads and estimates only what was appended, then agrees with a fresh count', async () => {
     const before = await json<ViewResponse>(fixture.request(`${viewPath}?limit=1`));
     await buildSession(fixture.service, { ...key, sessionId: 'unrelated' }, [{ user: 'hi' }]);
-    await fixture.service.appendEvent({
-      ...key,
-      event: {
-        id: 'appended',
-        invocationId: 'later',
-        author: 'user',
-        timestamp: 1_900_000_000,
-        actions: {},
-        content: { role: 'user', parts: [{ text: 'one more question' }] },
+    const append = (event: Omit<Event, 'seq'>) => fixture.service.appendEvent({ ...key, event });
+    const common = { invocationId: 'later', timestamp: 1_900_000_000, actions: {} };
+    await append({
+      ...common,
+      id: 'appended-question',
+      author: 'user',
+      content: { role: 'user', parts: [{ text: 'one more question' }] },
+    });
+    await append({
+      ...common,
+      id: 'appended-call',
+      author: 'assistant',
+      content: {
+        role: 'model',
+        parts: [{ functionCall: { id: 'late', name: 'lookup', args: {} } }],
       },
     });
     const loadView = vi.spyOn(fixture.service, 'loadView');
+    resetCounts();
     const after = await json<ViewResponse>(fixture.request(`${viewPath}?offset=${EVENTS}`));
-    expect(loadView).toHaveBeenCalledTimes(1);
-    expect(after.total).toBe(before.total + 1);
+    // Two events read and estimated, not the 10,000 before them.
+    expect(loadView).not.toHaveBeenCalled();
+    expect(counts.parts).toBe(2);
+    // The agent's instruction, once; no content of the view.
+    expect(counts.contentTokens).toBe(1);
+    expect(after.total).toBe(before.total + 2);
     expect(after.tokens).toBeGreaterThan(before.tokens);
-    expect(after.events.map((event) => event.preview)).toEqual(['one more question']);
+    expect(after.events.map((event) => event.preview)).toEqual(['one more question', 'lookup({})']);
+    const adk = await json<{ estimatedTokens: number }>(
+      fixture.request(`/apps/${APP}/users/alice/sessions/long/view`),
+    );
+    expect(after.tokens).toBe(adk.estimatedTokens);
+  }, 120_000);
+
+  it('loads the view anew once a compaction is appended', async () => {
+    const before = await json<ViewResponse>(fixture.request(`${viewPath}?limit=1`));
+    await buildSession(fixture.service, { ...key, sessionId: 'compacted' }, []);
+    await fixture.service.appendCompaction({
+      ...key,
+      expectedCheckpointSeq: null,
+      event: {
+        id: 'checkpoint',
+        invocationId: 'compaction',
+        author: 'assistant',
+        timestamp: 1_900_000_001,
+        actions: {
+          compaction: {
+            startSeq: 1,
+            endSeq: EVENTS,
+            startTimestamp: 0,
+            endTimestamp: 0,
+            compactedContent: { role: 'model', parts: [{ text: 'Ten thousand events.' }] },
+            trigger: 'token_threshold',
+            tokensBefore: before.tokens,
+            tokensAfter: 10,
+            summarizer: 'digest',
+          },
+        },
+      },
+    });
+    const loadView = vi.spyOn(fixture.service, 'loadView');
+    const after = await json<ViewResponse>(fixture.request(viewPath));
+    expect(loadView).toHaveBeenCalledTimes(1);
+    expect(after.events.map((event) => event.kind)).toEqual(['compaction', 'user', 'tool-call']);
+    const adk = await json<{ estimatedTokens: number }>(
+      fixture.request(`/apps/${APP}/users/alice/sessions/long/view`),
+    );
+    expect(after.tokens).toBe(adk.estimatedTokens);
   }, 120_000);
 
   it('does not answer a deleted session view for one created again under its id', async () => {
@@ -147,14 +214,4 @@ describe('GET .../view on a 10,000-event session', () => {
     expect(first.events.map((event) => event.preview)).toEqual(['first life']);
     expect(second.events.map((event) => event.preview)).toEqual(['second life']);
   });
-
-  it('draws the chart without a TimelineEvent', async () => {
-    resetCounts();
-    const chart = await json<ChartResponse>(
-      fixture.request(`/inspector/api/apps/${APP}/users/alice/sessions/long/chart`),
-    );
-    // One point per model call: the call and the answer of every turn.
-    expect(chart.points).toHaveLength(EVENTS / 2);
-    expect(counts.timeline).toBe(0);
-  }, 120_000);
 });
