@@ -50,6 +50,18 @@ export function isPostgresUrl(db: string): boolean {
 }
 
 /**
+ * A PostgreSQL URL's `schema` query parameter is orrery's, not the driver's: the schema that
+ * holds orrery's tables (default `public`), so several stores can share one database.
+ */
+export function postgresStoreOptions(db: string): { connectionString: string; schema?: string } {
+  const url = new URL(db);
+  const schema = url.searchParams.get('schema');
+  if (schema === null) return { connectionString: db };
+  url.searchParams.delete('schema');
+  return { connectionString: url.toString(), schema };
+}
+
+/**
  * Opens the store and checks it answers (a cheap scoped read). `mustExist`: commands that only
  * read or change existing sessions never create a SQLite file, so a mistyped `--db` is an error
  * naming the path, not an empty new store that answers "no sessions".
@@ -74,7 +86,7 @@ export async function openStore(options: {
   let service: SessionService;
   if (isPostgresUrl(options.db)) {
     const { PostgresSessionService } = await import('../sessions/postgres/index.js');
-    service = new PostgresSessionService({ connectionString: options.db });
+    service = new PostgresSessionService(postgresStoreOptions(options.db));
   } else {
     const { SqliteSessionService } = await import('../sessions/sqlite/index.js');
     service = new SqliteSessionService({ path: options.db });

@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresSessionService } from '../../src/sessions/postgres/postgres-session-service.js';
-import { describePostgres } from '../../src/sessions/postgres/test-helpers/pg-test-env.js';
+import {
+  describePostgres,
+  useSchemaFixture,
+} from '../../src/sessions/postgres/test-helpers/pg-test-env.js';
 import type { SessionService } from '../../src/sessions/session-service.js';
 import { SqliteSessionService } from '../../src/sessions/sqlite/sqlite-session-service.js';
 import { cli, tempDir } from './in-process.js';
@@ -181,9 +184,13 @@ describeInterruptedImports({
 });
 
 describePostgres('orrery import interrupted', (url) => {
+  // A schema of its own (`?schema=`), dropped afterwards: never the shared database's `public`.
+  const fixture = useSchemaFixture(url);
+  const storeUrl = new URL(url);
+  storeUrl.searchParams.set('schema', fixture.schema);
   describeInterruptedImports({
     name: 'PostgreSQL',
-    db: () => url,
-    open: () => new PostgresSessionService({ connectionString: url }),
+    db: () => storeUrl.toString(),
+    open: () => new PostgresSessionService({ connectionString: url, schema: fixture.schema }),
   });
 });
