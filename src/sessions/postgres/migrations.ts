@@ -8,7 +8,7 @@ import { SessionStoreError } from '../errors.js';
 import { POSTGRES_LIST_ALL_SESSIONS_MIGRATION } from './list-all-sessions.js';
 import { defaultConnectionTimeoutMs, defaultQueryTimeoutMs, withClient } from './pg-checkout.js';
 import { isConnectionError, poolSecrets, toStoreError } from './pg-errors.js';
-import { POSTGRES_SEARCH_MIGRATION } from './search.js';
+import { POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION, POSTGRES_SEARCH_MIGRATION } from './search.js';
 
 export interface Migration {
   version: number;
@@ -108,6 +108,11 @@ export const migrations: Migration[] = [
     version: 5,
     name: 'listing across users: sessions by update time, compaction rows',
     statements: POSTGRES_LIST_ALL_SESSIONS_MIGRATION,
+  },
+  {
+    version: 6,
+    name: 'history search across sessions: events by user and seq',
+    statements: POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION,
   },
 ];
 

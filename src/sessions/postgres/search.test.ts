@@ -3,7 +3,7 @@ import type { NewEvent } from '../../events/types.js';
 import { userTextEvent } from '../../testing/event-builders.js';
 import { migrate, migrations } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
-import { MAX_RANKED_CANDIDATES } from './search.js';
+import { buildSearchStatements, MAX_RANKED_CANDIDATES } from './search.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
 const key = { appName: 'a', userId: 'u', sessionId: 's' };
@@ -106,4 +106,60 @@ describePostgres('PostgreSQL history search', (url) => {
     const paired = await service.searchEvents({ ...key, query: 'heron egret', limit: 2 });
     expect(paired.map((hit) => hit.seq)).toEqual([5, count]);
   });
+
+  it('without a session, caps at the most recent matches by an index walk, not a sort of all', async () => {
+    const schema = fixture.newSchema();
+    const service = new PostgresSessionService({ pool: fixture.pool, schema });
+    // Every event says "kestrel": two sessions of user u, and a longer one of another user
+    // whose higher seqs would win the cap if the index did not start with the user.
+    const sessions = [
+      { userId: 'u', sessionId: 's1', count: 6000 },
+      { userId: 'u', sessionId: 's2', count: 6000 },
+      { userId: 'other', sessionId: 's3', count: 8000 },
+    ];
+    for (const { userId, sessionId, count } of sessions) {
+      await service.createSession({ appName: 'a', userId, sessionId });
+      await fixture.pool.query(
+        `INSERT INTO "${schema}".orrery_events (app_name, user_id, session_id, seq, event_id,
+           invocation_id, author, timestamp, is_compaction, event)
+         SELECT 'a', $1, $2, seq, 'e' || seq, 'i', 'user', seq, false, jsonb_build_object(
+           'id', 'e' || seq, 'invocationId', 'i', 'author', 'user', 'timestamp', seq,
+           'actions', '{}'::jsonb, 'content', jsonb_build_object('role', 'user', 'parts',
+           jsonb_build_array(jsonb_build_object('text', 'a kestrel, number ' || seq))))
+         FROM generate_series(1, $3::int) AS seq`,
+        [userId, sessionId, count],
+      );
+    }
+    await fixture.pool.query(`ANALYZE "${schema}".orrery_events`);
+    const user = { appName: 'a', userId: 'u' };
+    const hits = await service.searchEvents({ ...user, query: 'kestrel', limit: 1000 });
+    expect(hits).toHaveLength(MAX_RANKED_CANDIDATES);
+    expect(new Set(hits.map((hit) => hit.sessionId))).toEqual(new Set(['s1', 's2']));
+    expect(Math.min(...hits.map((hit) => hit.seq))).toBe(6000 - MAX_RANKED_CANDIDATES / 2 + 1);
+    const before = await service.searchEvents({ ...user, query: 'kestrel', beforeSeq: 11 });
+    expect(before.every((hit) => hit.seq <= 10 && hit.sessionId !== 's3')).toBe(true);
+    expect(before).toHaveLength(10);
+
+    const explained = await fixture.pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+      `EXPLAIN (FORMAT JSON) ${buildSearchStatements(schema).any}`,
+      ['a', 'u', null, "'kestrel'", 0, Number.MAX_SAFE_INTEGER, 5, MAX_RANKED_CANDIDATES],
+    );
+    const plan = explained.rows[0]?.['QUERY PLAN'][0]?.Plan;
+    if (!plan) throw new Error('no plan');
+    const scans = nodes(plan).filter((node) => node['Relation Name'] === 'orrery_events');
+    expect(scans.map((node) => [node['Node Type'], node['Index Name']])).toEqual([
+      ['Index Scan', 'orrery_events_user_seq'],
+    ]);
+  });
 });
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
