@@ -2,10 +2,12 @@
  * History search (`searchEvents`): query latency over one session of 100k events in each store
  * (target: p50 under 20 ms), and what the index costs on append (target: under 1.5x the append
  * without it, both stores holding the same events; the in-memory store indexes lazily at the
- * first search instead, SQLite in batches of 256).
+ * first search instead, SQLite in batches of 256). PostgreSQL also searches without a
+ * `sessionId`: the same number of events over `CROSS_SESSIONS` sessions of another user.
  *
  * Events: seeded text over a 5,000-word vocabulary (30 words, a quarter of them tool results of
- * ~1.5 KB); queries: three vocabulary words in natural-language form.
+ * ~1.5 KB); queries: three vocabulary words in natural-language form (PostgreSQL also: a common
+ * word and an absent one, the query that ranks the most recent matches of the common word).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,16 +80,25 @@ function percentile(values: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
 }
 
+const threeWords = () => `Where did we see ${word()} and ${word()} with ${word()}?`;
+/**
+ * One of the 5 commonest words (each in ~30-50% of events) and a word no event holds: no event
+ * has two of the words, so the second round ranks the most recent matches of the common word.
+ */
+const commonAndAbsent = () =>
+  `Where did we see ${vocabulary[Math.floor(next() * 5)]} and ${word()}zz?`;
+
 async function searchLatency(
   service: SessionService,
-  key: { appName: string; userId: string; sessionId: string },
+  key: { appName: string; userId: string; sessionId?: string },
+  queryText: () => string = threeWords,
 ) {
   const first = performance.now();
   await service.searchEvents!({ ...key, query: `what about ${word()}?` });
   const firstMs = performance.now() - first;
   const times: number[] = [];
   for (let index = 0; index < QUERIES; index++) {
-    const query = `Where did we see ${word()} and ${word()} with ${word()}?`;
+    const query = queryText();
     const start = performance.now();
     await service.searchEvents!({ ...key, query, limit: 5 });
     times.push(performance.now() - start);
@@ -112,6 +123,24 @@ async function populate(service: SessionService, sessionId: string) {
     events: Array.from({ length: EVENTS }, (_, index) => event(index)),
   });
   return { key, seconds: (performance.now() - start) / 1000 };
+}
+
+const CROSS_SESSIONS = 20;
+
+/** `EVENTS` events over `CROSS_SESSIONS` sessions of user `many`, searched without a session. */
+async function populateSessions(service: SessionService) {
+  const perSession = Math.ceil(EVENTS / CROSS_SESSIONS);
+  const start = performance.now();
+  for (let session = 0; session < CROSS_SESSIONS; session++) {
+    const count = Math.min(perSession, EVENTS - session * perSession);
+    await service.importSession!({
+      appName: 'bench',
+      userId: 'many',
+      sessionId: `s${session}`,
+      events: Array.from({ length: count }, (_, index) => event(session * perSession + index)),
+    });
+  }
+  return { key: { appName: 'bench', userId: 'many' }, seconds: (performance.now() - start) / 1000 };
 }
 
 const LISTED_SESSIONS = 1_000;
@@ -150,7 +179,7 @@ function line(
 ) {
   const ratio = without > 0 ? `${(withIndex / without).toFixed(2)}x` : 'n/a';
   console.log(
-    `| ${store} | ${latency.p50.toFixed(2)} | ${latency.p95.toFixed(2)} | ${latency.firstMs.toFixed(0)} | ${withIndex.toFixed(3)} | ${without > 0 ? without.toFixed(3) : 'n/a'} | ${ratio} | ${load.toFixed(1)} |`,
+    `| ${store} | ${latency.p50.toFixed(2)} | ${latency.p95.toFixed(2)} | ${latency.firstMs.toFixed(0)} | ${withIndex > 0 ? withIndex.toFixed(3) : 'n/a'} | ${without > 0 ? without.toFixed(3) : 'n/a'} | ${ratio} | ${load.toFixed(1)} |`,
   );
 }
 
@@ -165,7 +194,7 @@ function printListRows(): void {
 
 export async function run(options: { postgresUrl?: string }): Promise<void> {
   console.log(
-    `${EVENTS.toLocaleString('en')} events in one session, ${QUERIES} queries, ${APPENDS} appends each\n`,
+    `${EVENTS.toLocaleString('en')} events in one session (PostgreSQL also over ${CROSS_SESSIONS} sessions, searched without a sessionId), ${QUERIES} queries, ${APPENDS} appends each\n`,
   );
   console.log(
     '| store | search p50 ms | p95 ms | first search ms | append ms (index) | append ms (no index) | ratio | load s |',
@@ -219,8 +248,12 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
       queryTimeoutMs: 600_000,
     });
     const postgresLoad = await populate(postgres, 'big');
+    const sessionsLoad = await populateSessions(postgres);
     await pool.query(`ANALYZE "${schemas[0]}".orrery_events`);
     const latency = await searchLatency(postgres, postgresLoad.key);
+    const acrossLatency = await searchLatency(postgres, sessionsLoad.key);
+    const commonLatency = await searchLatency(postgres, postgresLoad.key, commonAndAbsent);
+    const commonAcrossLatency = await searchLatency(postgres, sessionsLoad.key, commonAndAbsent);
     const withIndex = await appendMs(postgres, 'appends');
     const plain = new PostgresSessionService({ pool, schema: schemas[1] });
     await plain.migrate();
@@ -231,6 +264,21 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
       withIndex,
       await appendMs(plain, 'appends'),
       postgresLoad.seconds,
+    );
+    line(
+      `PostgreSQL, ${CROSS_SESSIONS} sessions, no sessionId`,
+      acrossLatency,
+      0,
+      0,
+      sessionsLoad.seconds,
+    );
+    line('PostgreSQL, common + absent word', commonLatency, 0, 0, postgresLoad.seconds);
+    line(
+      `PostgreSQL, ${CROSS_SESSIONS} sessions, no sessionId, common + absent word`,
+      commonAcrossLatency,
+      0,
+      0,
+      sessionsLoad.seconds,
     );
     listRows.push(`| PostgreSQL | ${await listAllLatency(postgres)} |`);
     printListRows();
