@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from './in-process.js';
@@ -164,6 +164,20 @@ describe('orrery (spawned)', () => {
       expect(compaction.tokensAfter).toBeLessThan(compaction.tokensBefore);
       expect(compaction.endSeq).toBeLessThanOrEqual(report.events);
     }
+  });
+
+  it("prints what the README's quick start shows, line for line", async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const quickStart = readme.slice(readme.indexOf('## Quick start'));
+    const block = /```text\n([\s\S]*?)```/.exec(quickStart)?.[1];
+    expect(block, 'a text block in the quick start').toBeDefined();
+    const shown = (block ?? '')
+      .split('\n')
+      .filter((text) => text.trim() !== '' && text.trim() !== '...');
+    const result = await cli(['replay', join(root, 'examples', 'incident-session.jsonl')]);
+    expect(result.code).toBe(0);
+    const printed = result.stdout.split('\n').map((text) => text.trimEnd());
+    for (const text of shown) expect(printed).toContain(text.trimEnd());
   });
 
   it('prints a human report and one JSON object per file', async () => {
