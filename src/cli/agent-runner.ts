@@ -21,11 +21,11 @@ import { Runner } from '../runtime/runner.js';
 import type { SessionLeaseOptions } from '../runtime/session-lease.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { nonEmpty } from './common.js';
+import { compactionNote } from './compaction-note.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { loadAgentModule } from './load-agent.js';
 import { Spinner } from './spinner.js';
-import { creditOfReport, describeCredit } from './summarizer-label.js';
 
 export const AGENT_NAME = 'assistant';
 
@@ -158,18 +158,11 @@ export function createCliRunner(options: {
     },
     afterCompaction: ({ report }) => {
       spinner.stop();
-      if (report.outcome === 'compacted') {
-        // A fallback is named as one: the summary is not the summarizer model's.
-        const credit = creditOfReport(report, summarizerModel?.modelId ?? settings.label);
-        const by = credit?.fallback ? `, by ${describeCredit(credit)}` : '';
-        io.stderr(
-          `· compacted (${report.trigger}): seq ${report.startSeq}-${report.endSeq}, tokens ${report.tokensBefore.toLocaleString('en-US')} -> ${(report.tokensAfter ?? 0).toLocaleString('en-US')}${by}\n`,
-        );
-      } else if (report.outcome === 'failed') {
-        io.stderr(
-          `· compaction failed (${report.trigger}): ${report.reason ?? 'unknown error'}; the old view is kept\n`,
-        );
-      }
+      const note = compactionNote({
+        report,
+        summarizerLabel: summarizerModel?.modelId ?? settings.label,
+      });
+      if (note) io.stderr(note);
     },
   };
   return new Runner({

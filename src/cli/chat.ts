@@ -94,7 +94,7 @@ Examples:
   orrery chat --agent examples/agent.ts --model openai:gpt-4o-mini
 
 Answers print as they arrive when the model streams (--no-stream: whole). Each compaction
-prints a line (trigger, tokens before -> after). Ctrl-C cancels the answer in progress; Ctrl-C
+or elision rule prints a line (trigger, tokens before -> after). Ctrl-C cancels the answer in progress; Ctrl-C
 at the prompt (or Ctrl-D) quits. Stored events are never lost.`,
     )
     .action(async (flags: ChatFlags, command: Command) => {
