@@ -284,6 +284,7 @@ export {
 } from './runtime/plugins/tool-output-cap.js';
 export {
   type ReplayCompaction,
+  type ReplayElision,
   type ReplayProgress,
   type ReplayReport,
   type ReplayRequest,

@@ -56,6 +56,21 @@ export function replayJson(report: ReplayReport) {
         ...(fallback ? { fallback } : {}),
       }),
     ),
+    // Present only when the elision tier recorded a rule: output with it off stays unchanged.
+    ...(report.elisions
+      ? {
+          elisions: report.elisions.map(
+            ({ trigger, throughSeq, elidedOutputs, tokensBefore, tokensAfter, beforeCall }) => ({
+              trigger,
+              throughSeq,
+              elidedOutputs,
+              tokensBefore,
+              tokensAfter,
+              beforeCall,
+            }),
+          ),
+        }
+      : {}),
     maxViewTokens: report.maxViewTokens,
     maxViewBytes: report.maxViewBytes,
     orphans: report.orphans,
@@ -110,6 +125,7 @@ export function renderReport(header: ReportHeader, result: ReplayReport): string
       ),
     );
   }
+  lines.push(...elisionLines(result));
   lines.push(...fallbackLines(result.compactions));
   if (result.failures.length > 0) {
     lines.push(
@@ -166,6 +182,39 @@ export function renderReport(header: ReportHeader, result: ReplayReport): string
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The elision rules recorded (docs/architecture.md#elision-the-cheap-tier), as compactions are
+ * listed; nothing when none was (the tier is off by default).
+ */
+function elisionLines(result: ReplayReport): string[] {
+  const elisions = result.elisions ?? [];
+  if (elisions.length === 0) return [];
+  const rows = elisions.map((elision, index) => [
+    String(index + 1),
+    elision.trigger,
+    elision.beforeCall > result.modelCalls ? 'end' : `call ${elision.beforeCall}`,
+    `1-${elision.throughSeq}`,
+    number(elision.elidedOutputs),
+    `${number(elision.tokensBefore)} -> ${number(elision.tokensAfter)}`,
+  ]);
+  return [
+    '',
+    `Elision rules (${elisions.length})`,
+    ...table(
+      [
+        '#',
+        'trigger',
+        'before',
+        'events covered',
+        'outputs elided',
+        'request tokens before -> after',
+      ],
+      rows,
+      '  ',
+    ),
+  ];
 }
 
 /**

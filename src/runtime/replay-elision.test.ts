@@ -1,10 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import { generateRecallConversations } from '../testing/recall-conversations.js';
+import { Compactor } from './compactor.js';
 import { replayTranscript } from './replay.js';
 
 describe('replay with the elision tier', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it('records rules, stays lossless and provider-safe, and keeps requests bounded', async () => {
     const [conversation] = generateRecallConversations({ seed: 3, conversations: 1 });
     const run = async (elision: boolean) => {
@@ -34,5 +39,36 @@ describe('replay with the elision tier', () => {
     expect(on.report.modelCalls).toBe(off.report.modelCalls);
     // Each request is prepared under the threshold (plus what one step can add).
     expect(on.report.maxViewTokens).toBeLessThan(off.report.maxViewTokens * 1.5);
+  });
+
+  it('reports each rule, and its trigger check estimates with the rule applied', async () => {
+    const [conversation] = generateRecallConversations({ seed: 3, conversations: 1 });
+    const compact = Compactor.prototype.compact;
+    const outcomes: string[] = [];
+    vi.spyOn(Compactor.prototype, 'compact').mockImplementation(async function (
+      this: Compactor,
+      request,
+    ) {
+      const report = await compact.call(this, request);
+      outcomes.push(report.outcome);
+      return report;
+    });
+    const report = await replayTranscript({
+      events: conversation!.events,
+      config: { tokenThreshold: 8000, eventRetentionSize: 4, elision: {} },
+      summarizer: new DigestSummarizer(),
+      sessionId: 'replay',
+    });
+    const elided = outcomes.filter((outcome) => outcome === 'elided').length;
+    expect(elided).toBeGreaterThan(0);
+    expect(report.elisions ?? []).toHaveLength(elided);
+    for (const elision of report.elisions ?? []) {
+      expect(elision.tokensAfter).toBeLessThan(elision.tokensBefore);
+      expect(elision.throughSeq).toBeGreaterThan(0);
+      expect(elision.beforeCall).toBeGreaterThan(0);
+    }
+    // Estimated without the rule, the view stayed over the threshold and the Compactor was
+    // called after every invocation only to skip (50 times on this conversation).
+    expect(outcomes.filter((outcome) => outcome === 'skipped')).toEqual([]);
   });
 });

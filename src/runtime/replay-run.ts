@@ -70,6 +70,7 @@ export async function replayWith(options: ReplayWithOptions): Promise<ReplayRepo
     events: replayed.length,
     modelCalls: requests.length,
     compactions: session.compactions,
+    ...(session.elisions.length > 0 && { elisions: session.elisions }),
     maxViewTokens: requests.reduce((most, request) => Math.max(most, request.withCompaction), 0),
     maxViewBytes: requests.reduce((most, request) => Math.max(most, request.bytes), 0),
     orphans: session.orphans,

@@ -10,7 +10,7 @@ import type { Event, NewEvent, Part, SessionKey } from '../events/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { type CompactionReport, Compactor } from './compactor.js';
 import { ContextGuard } from './context-guard.js';
-import type { ReplayCompaction, ReplayRequest } from './replay.js';
+import type { ReplayCompaction, ReplayElision, ReplayRequest } from './replay.js';
 import { estimateView, extendView, RECORDED_MODEL, usageBlind } from './replay-view.js';
 import { RequestMeasure } from './request-measure.js';
 import { UncompactedViewTokens } from './uncompacted-view-tokens.js';
@@ -36,6 +36,7 @@ export interface ReplaySessionOptions {
 
 export class ReplaySession {
   readonly compactions: ReplayCompaction[] = [];
+  readonly elisions: ReplayElision[] = [];
   readonly failures: string[] = [];
   readonly requests: ReplayRequest[] = [];
   /** Requests that held an unpaired call or response. */
@@ -157,10 +158,21 @@ export class ReplaySession {
     if (report.outcome !== 'skipped') this.known = undefined;
   }
 
-  /** A compaction by replayed positions, or a failure's reason; skips record nothing. */
+  /** A compaction or elision rule by replayed positions, or a failure's reason; skips record nothing. */
   private record(report: CompactionReport): void {
     if (report.outcome === 'failed' || report.outcome === 'conflict') {
       this.failures.push(`${report.trigger}: ${report.reason ?? report.outcome}`);
+      return;
+    }
+    if (report.outcome === 'elided' && report.elidedThroughSeq !== undefined) {
+      this.elisions.push({
+        trigger: report.trigger,
+        throughSeq: this.positionOf(report.elidedThroughSeq),
+        elidedOutputs: report.elidedOutputs ?? 0,
+        tokensBefore: report.tokensBefore,
+        tokensAfter: report.tokensAfter ?? 0,
+        beforeCall: this.requests.length + 1,
+      });
       return;
     }
     if (

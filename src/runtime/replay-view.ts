@@ -4,6 +4,7 @@
  * current with its own appends so nothing is read back before a model call.
  */
 import { rewindTarget } from '../compaction/expanded-view.js';
+import { estimateNextRequest } from '../compaction/triggers.js';
 import { isCompactionEvent } from '../events/event-helpers.js';
 import type { Event } from '../events/types.js';
 import type { Model } from '../models/types.js';
@@ -34,17 +35,20 @@ export function extendView(known: StoredView | undefined, event: Event): StoredV
 
 /**
  * `estimateNextRequest` of a view whose recorded usage is hidden (the basis is then always the
- * estimate): overhead, summary and every tail event, each event estimated once.
+ * estimate): overhead, summary and every tail event as the view shows it under the elision rule
+ * in force (docs/architecture.md#elision-the-cheap-tier), each stored event estimated once.
  */
 export function estimateView(
   view: StoredView,
   overheadTokens: number,
   estimateEvent: (event: Event) => number,
 ): number {
-  let tokens = overheadTokens;
-  if (view.checkpoint) tokens += estimateEvent(view.checkpoint);
-  for (const event of view.tail) if (!isCompactionEvent(event)) tokens += estimateEvent(event);
-  return tokens;
+  return estimateNextRequest({
+    tail: view.tail,
+    checkpoint: view.checkpoint,
+    overheadTokens,
+    estimateEvent,
+  }).tokens;
 }
 
 /** An event as the Compactor sees it during replay: its recorded usage hidden. */

@@ -33,6 +33,22 @@ export interface ReplayCompaction {
   fallback?: { from: string; reason?: string };
 }
 
+/**
+ * An elision rule the replay recorded (docs/architecture.md#elision-the-cheap-tier): tool outputs
+ * of the events up to `throughSeq` over the rule's size were replaced by placeholders.
+ */
+export interface ReplayElision {
+  trigger: CompactionTrigger;
+  /** Position of the last event the rule covers in the replayed events, counting from 1. */
+  throughSeq: number;
+  /** Tool outputs this rule elides that the previous one did not. */
+  elidedOutputs: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** The model call (1-based) it ran before; `modelCalls + 1` when it ran after the last. */
+  beforeCall: number;
+}
+
 /** Estimated tokens of one model request, with compaction and without (for a chart). */
 export interface ReplayRequest {
   withCompaction: number;
@@ -48,6 +64,11 @@ export interface ReplayReport {
   events: number;
   modelCalls: number;
   compactions: ReplayCompaction[];
+  /**
+   * Elision rules recorded, in order: present only when there was one (`config.elision` set), so
+   * a report with the tier off is unchanged.
+   */
+  elisions?: ReplayElision[];
   /** The largest request with compaction, in estimated tokens. */
   maxViewTokens: number;
   /** The largest request with compaction, in bytes (what `maxRequestBytes` bounds). */
