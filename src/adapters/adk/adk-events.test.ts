@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { ELISION_PLACEHOLDER_PREFIX } from '../../compaction/elision.js';
 import type { CompactionEvent, Event } from '../../events/types.js';
-import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
+import {
+  compactionEvent,
+  functionCallEvent,
+  functionResponseEvent,
+  userTextEvent,
+} from '../../testing/event-builders.js';
 import { viewToAdkEvents } from './adk-events.js';
 
 /** An event as a store holds it (`seq` given). */
@@ -41,5 +47,45 @@ describe('viewToAdkEvents', () => {
     }>;
     expect(summary?.endTime).toBe(2_000);
     expect(viewToAdkEvents({ tail, lastSeq: 2 })).toHaveLength(1);
+  });
+});
+
+describe('viewToAdkEvents under an elision rule', () => {
+  it('shows the placeholders and leaves the rule out (ADK-JS knows no such event)', () => {
+    const whole = 'z'.repeat(4000);
+    const rule: Event = {
+      id: 'rule',
+      invocationId: 'inv-rule',
+      author: 'user',
+      timestamp: 4,
+      seq: 4,
+      actions: {
+        elision: {
+          throughSeq: 3,
+          minOutputBytes: 100,
+          trigger: 'token_threshold',
+          tokensBefore: 2000,
+          tokensAfter: 100,
+        },
+      },
+    };
+    const tail: Event[] = [
+      stored(userTextEvent({ text: 'read it', timestamp: 1 }), 1),
+      stored(functionCallEvent({ calls: [{ id: 'a', name: 'read' }], timestamp: 2 }), 2),
+      stored(
+        functionResponseEvent({
+          responses: [{ id: 'a', name: 'read', response: { text: whole } }],
+          timestamp: 3,
+        }),
+        3,
+      ),
+      rule,
+    ];
+    const events = viewToAdkEvents({ tail, lastSeq: 4 });
+    expect(events).toHaveLength(3);
+    const json = JSON.stringify(events);
+    expect(json).toContain(ELISION_PLACEHOLDER_PREFIX);
+    expect(json).not.toContain(whole);
+    expect(json).not.toContain('"elision"');
   });
 });

@@ -3,7 +3,9 @@
  * (`fromAdkSessionJson`, `toAdkEventJson`): timestamps are epoch milliseconds in ADK-JS and
  * seconds in orrery; the original is kept so an event reads back as ADK-JS wrote it.
  */
+
 import type { Event as AdkEvent } from '@google/adk';
+import { elideEvent, isElisionEvent, latestElision } from '../../compaction/elision.js';
 import { adkJsSummaryEnd } from '../../events/adk-js-summary-end.js';
 import { fromAdkSessionJson } from '../../events/adk-json.js';
 import { toAdkEventJson } from '../../events/adk-json-export.js';
@@ -35,7 +37,12 @@ export function isAdkCompactedEvent(event: AdkEvent): boolean {
  * with its result kept makes ADK-JS's Runner throw "No function call event found".
  */
 export function viewToAdkEvents(view: StoredView): AdkEvent[] {
-  const tail = view.tail.map((event) => toAdkEventJson(event, ADK_JS_FORM));
+  // Under an elision rule the tail shows its placeholders and the rule itself is no event ADK
+  // knows (docs/architecture.md#elision-the-cheap-tier).
+  const rule = latestElision(view.tail)?.actions.elision;
+  const tail = view.tail
+    .filter((event) => !isElisionEvent(event))
+    .map((event) => toAdkEventJson(elideEvent(event, rule), ADK_JS_FORM));
   if (!view.checkpoint) return tail as unknown as AdkEvent[];
   const summary = toAdkEventJson(view.checkpoint, ADK_JS_FORM);
   if (typeof summary.endTime === 'number') {

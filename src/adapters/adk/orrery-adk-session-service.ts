@@ -36,6 +36,7 @@ import {
   reportCompaction,
 } from '../shared/adapter-compaction.js';
 import { checkCompactionGiven, checkSessionService } from '../shared/adapter-options.js';
+import { changedView } from '../shared/view-change.js';
 import { isAdkCompactedEvent, toOrreryEvent, viewToAdkEvents } from './adk-events.js';
 import { AdkAdapterError } from './errors.js';
 
@@ -217,7 +218,8 @@ export class OrreryAdkSessionService extends BaseSessionService {
   private async compact(session: AdkSession, key: SessionKey, invocationId: string): Promise<void> {
     for (const trigger of afterTurnTriggers(this.config!)) {
       const report = await this.compactOnce(key, trigger, invocationId);
-      if (report.outcome !== 'compacted') continue;
+      // An elision rule changed the view as a summary does (docs/architecture.md#elision-the-cheap-tier).
+      if (!changedView(report)) continue;
       const view = await loadActiveView({ sessionService: this.sessionService, ...key });
       session.events.splice(0, session.events.length, ...viewToAdkEvents(view));
       return;

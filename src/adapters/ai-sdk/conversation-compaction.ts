@@ -44,6 +44,7 @@ import { checkName } from '../shared/adapter-options.js';
 import { ConversationLock, type Release } from '../shared/conversation-lock.js';
 import { AI_SDK_METADATA_KEY, ConversationLog } from '../shared/conversation-log.js';
 import { chainIdentities, chainIdentity, contentIdentity } from '../shared/message-identity.js';
+import { appendedRecord, showsElision } from '../shared/view-change.js';
 import {
   findCheckpoint,
   MessagesSessionView,
@@ -428,19 +429,22 @@ export class ConversationCompaction {
       signal: options.signal,
       attempt: () => compactor.compact({ ...key, ...rest }),
     });
-    if (report.outcome === 'compacted' && report.event)
-      this.log.noteAppended(key, report.event.seq);
+    const appended = appendedRecord(report);
+    if (appended) this.log.noteAppended(key, appended.seq);
     reportCompaction({ report, key, logger: this.logger, onCompaction: this.onCompaction });
     return report;
   }
 }
 
-/** The view holds exactly the logged messages: no summary, repair or cut. */
+/** The view holds exactly the logged messages: no summary, elision, repair or cut. */
 function sameAsMessages(view: ActiveView, messageCount: number): boolean {
   if (view.checkpoint || view.warnings.length > 0 || view.events.length !== messageCount) {
     return false;
   }
-  return view.events.every((event) => event.customMetadata?.[AI_SDK_METADATA_KEY] !== undefined);
+  // An elided output is not the app's message (docs/architecture.md#elision-the-cheap-tier).
+  return view.events.every(
+    (event) => event.customMetadata?.[AI_SDK_METADATA_KEY] !== undefined && !showsElision(event),
+  );
 }
 
 function cursorKey(key: SessionKey): string {

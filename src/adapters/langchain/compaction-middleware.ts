@@ -38,6 +38,7 @@ import { checkName, checkSessionService } from '../shared/adapter-options.js';
 import { ConversationLock } from '../shared/conversation-lock.js';
 import { ConversationLog } from '../shared/conversation-log.js';
 import { chainIdentities, chainIdentity, contentIdentity } from '../shared/message-identity.js';
+import { appendedRecord } from '../shared/view-change.js';
 import { LangChainAdapterError } from './errors.js';
 import { messageToContent, usageOf } from './message-content.js';
 import { sameMessages, viewMessages } from './request-messages.js';
@@ -133,8 +134,8 @@ class ThreadCompaction {
       signal: options.signal,
       attempt: () => this.compactor.compact({ ...key, ...rest }),
     });
-    if (report.outcome === 'compacted' && report.event)
-      this.log.noteAppended(key, report.event.seq);
+    const appended = appendedRecord(report);
+    if (appended) this.log.noteAppended(key, appended.seq);
     reportCompaction({ report, key, logger: this.logger, onCompaction: this.onCompaction });
     return report;
   }

@@ -6,9 +6,12 @@
  * gets an error result, so no request holds an orphan.
  */
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { ELIDED_RESPONSE_KEY } from '../../compaction/elision.js';
 import { type ActiveView, MISSING_RESULT_RESPONSE, summaryContent } from '../../compaction/view.js';
 import { getText } from '../../events/event-helpers.js';
+import type { Content } from '../../events/types.js';
 import { AI_SDK_METADATA_KEY } from '../shared/conversation-log.js';
+import { showsElision } from '../shared/view-change.js';
 import { contentToMessage, toolCallId } from './message-content.js';
 
 /** Where a logged event sits in the conversation (the shared conversation log's metadata). */
@@ -38,10 +41,27 @@ export function viewMessages(options: {
     if (!event.content || event.partial) continue;
     const position = loggedPosition(event.customMetadata?.[AI_SDK_METADATA_KEY]);
     const original = position === undefined ? undefined : messages[position.index];
-    if (original && chains[position!.index] === position!.chain) result.push(original);
+    const current = original && chains[position!.index] === position!.chain;
+    // An elided output is shown as the view has it, never as the state's whole message.
+    if (showsElision(event)) result.push(elidedToolMessage(event.content));
+    else if (current) result.push(original);
     else result.push(contentToMessage(event.content));
   }
   return pairToolCalls(result);
+}
+
+/**
+ * A tool result the view elided (docs/architecture.md#elision-the-cheap-tier): its call's id
+ * and name, the placeholder as content.
+ */
+function elidedToolMessage(content: Content): BaseMessage {
+  const response = content.parts.find((part) => part.functionResponse)?.functionResponse;
+  if (!response) return contentToMessage(content);
+  return new ToolMessage({
+    tool_call_id: response.id ?? '',
+    name: response.name,
+    content: String(response.response[ELIDED_RESPONSE_KEY] ?? ''),
+  });
 }
 
 /** Leaves out results without their call; answers calls without a result with an error. */

@@ -31,6 +31,7 @@ import {
   reportCompaction,
 } from '../shared/adapter-compaction.js';
 import { checkCompactionGiven, checkName, checkSessionService } from '../shared/adapter-options.js';
+import { changedView } from '../shared/view-change.js';
 import { OpenAIAgentsAdapterError } from './errors.js';
 import { type ItemRecord, isResultItem, itemToContent } from './item-content.js';
 import {
@@ -241,7 +242,8 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
     return this.serialized(async () => {
       for (const trigger of triggers) {
         const report = await this.compactOnce(trigger);
-        if (report.outcome === 'compacted') return requestUsage(report);
+        // An elision rule changed the view as a summary does: the later trigger waits.
+        if (changedView(report)) return requestUsage(report);
       }
       return null;
     });

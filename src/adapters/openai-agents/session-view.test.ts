@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ELISION_PLACEHOLDER_PREFIX } from '../../compaction/elision.js';
 import type { Event } from '../../events/types.js';
 import { itemToContent } from './item-content.js';
 import { buildSessionView, OPENAI_AGENTS_METADATA_KEY, tombstoneEvent } from './session-view.js';
@@ -72,5 +73,40 @@ describe('buildSessionView', () => {
         status: 'completed',
       },
     ]);
+  });
+});
+
+describe('buildSessionView with an elision rule', () => {
+  it('shows an elided tool output as its placeholder, and keeps the rule for compaction', () => {
+    const whole = 'y'.repeat(5000);
+    const rule: Event = {
+      id: 'rule',
+      invocationId: 'inv-rule',
+      author: 'user',
+      timestamp: 4,
+      seq: 4,
+      actions: {
+        elision: {
+          throughSeq: 3,
+          minOutputBytes: 100,
+          trigger: 'token_threshold',
+          tokensBefore: 2000,
+          tokensAfter: 100,
+        },
+      },
+    };
+    const tail: Event[] = [
+      itemEvent(1, { role: 'user', content: 'hi' }),
+      itemEvent(2, call),
+      itemEvent(3, { ...output, output: whole }),
+      rule,
+    ];
+    const view = buildSessionView({ tail, lastSeq: 4 });
+    const result = view.entries.at(-1)?.item as { callId: string; output: { text: string } };
+    expect(result.callId).toBe('c1');
+    expect(result.output.text.startsWith(ELISION_PLACEHOLDER_PREFIX)).toBe(true);
+    expect(JSON.stringify(view.entries.map((entry) => entry.item))).not.toContain(whole);
+    expect(view.lastInvocationId).toBe('inv-1');
+    expect(view.stored.tail.map((event) => event.seq)).toEqual([1, 2, 3, 4]);
   });
 });

@@ -5,10 +5,16 @@
  * every read and every compaction here leaves the hidden events out. A tombstone always comes
  * after what it hides, so whenever a hidden event is in the tail its tombstone is too.
  */
+import {
+  ELIDED_RESPONSE_KEY,
+  elideEvent,
+  isElisionEvent,
+  latestElision,
+} from '../../compaction/elision.js';
 import { EXPANDED_SUMMARY_KEY } from '../../compaction/expanded-view.js';
 import { summaryContent } from '../../compaction/view.js';
 import { getText } from '../../events/event-helpers.js';
-import type { CompactionEvent, Event, NewEvent } from '../../events/types.js';
+import type { CompactionEvent, Event, EventElision, NewEvent } from '../../events/types.js';
 import type { StoredView } from '../../sessions/session-service.js';
 import {
   callIdOf,
@@ -93,7 +99,9 @@ function hidingSeq(event: Event): number {
   return typeof summaryOf === 'number' ? summaryOf : event.seq;
 }
 
-function eventItems(event: Event): ItemRecord[] {
+function eventItems(event: Event, rule: EventElision | undefined): ItemRecord[] {
+  const shown = elideEvent(event, rule);
+  if (shown !== event) return elidedItems(event, shown);
   const item = storedItem(event);
   if (item) return [item];
   if (event.customMetadata?.[EXPANDED_SUMMARY_KEY] !== undefined && event.content) {
@@ -101,6 +109,21 @@ function eventItems(event: Event): ItemRecord[] {
     return [{ type: 'message', role: 'user', content: getText(event.content) }];
   }
   return event.content ? contentToItems(event.content) : [];
+}
+
+/**
+ * An event whose tool output the elision rule in force replaced
+ * (docs/architecture.md#elision-the-cheap-tier): the stored result item with the placeholder as
+ * its output, or the items of the elided content when the event holds no such item.
+ */
+function elidedItems(event: Event, shown: Event): ItemRecord[] {
+  const item = storedItem(event);
+  const placeholder = shown.content?.parts.find((part) => part.functionResponse)?.functionResponse
+    ?.response[ELIDED_RESPONSE_KEY];
+  if (item?.type === 'function_call_result' && typeof placeholder === 'string') {
+    return [{ ...item, output: { type: 'text', text: placeholder } }];
+  }
+  return shown.content ? contentToItems(shown.content) : [];
 }
 
 /**
@@ -130,8 +153,11 @@ export function buildSessionView(stored: StoredView): SessionView {
   }
   const calls = new Set<string>();
   let lastInvocationId: string | undefined;
+  const rule = latestElision(tail)?.actions.elision;
   for (const event of tail) {
-    for (const item of eventItems(event)) {
+    // A rule is no turn: it shows no item and continues no invocation.
+    if (isElisionEvent(event)) continue;
+    for (const item of eventItems(event, rule)) {
       const callId = callIdOf(item);
       if (isResultItem(item)) {
         if (callId === undefined || !calls.has(callId)) continue;
