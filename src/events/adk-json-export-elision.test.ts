@@ -17,9 +17,9 @@ describe('an elision rule exported to ADK', () => {
     );
     expect(exported.actions).toEqual({});
     expect(exported.custom_metadata).toEqual({ orrery: { seq: 5, elision } });
-    // An ADK reader of it sees an event with nothing to show; orrery reads it back safely.
+    // An ADK reader of it sees an event with nothing to show; orrery reads the rule back.
     const imported = fromAdkSessionJson({ id: 's', state: {}, events: [exported] });
-    expect(imported.events[0]?.actions.elision).toBeUndefined();
+    expect(imported.events[0]?.actions.elision).toEqual(elision);
     expect(imported.events[0]?.seq).toBe(5);
   });
 });

@@ -17,6 +17,7 @@ import {
 import { camelizeKeys, convertContent, convertUsage, type OpenCalls } from './adk-json-parts.js';
 import {
   CompactionTriggerSchema,
+  EventElisionSchema,
   invalid,
   parseEvent,
   parseNewEvent,
@@ -75,6 +76,8 @@ const OrreryMetadataSchema = z.object({
       endTime: z.union([z.number(), z.string()]).optional(),
     })
     .optional(),
+  /** An elision rule (docs/architecture.md#elision-the-cheap-tier): ADK forbids the action key. */
+  elision: EventElisionSchema.optional(),
 });
 type OrreryMetadata = z.infer<typeof OrreryMetadataSchema>;
 
@@ -263,6 +266,10 @@ function convertEvent(raw: unknown, path: string, openCalls: OpenCalls): unknown
   if (Object.keys(customMetadata).length > 0) event.customMetadata = customMetadata;
 
   if (metadata.seq !== undefined) event.seq = metadata.seq;
+  if (metadata.elision && isPlainObject(event.actions)) {
+    // The export carries the rule here; back where orrery keeps it (the schema checks it after).
+    (event.actions as Record<string, unknown>).elision ??= metadata.elision;
+  }
   if (metadata.compaction && isPlainObject(event.actions)) {
     const compaction = (event.actions as Record<string, unknown>).compaction;
     if (isPlainObject(compaction)) {
@@ -317,6 +324,9 @@ function splitCustomMetadata(
   const camel = camelizeKeys(orrery);
   if (isPlainObject(camel) && camel.compaction !== undefined) {
     camel.compaction = camelizeKeys(camel.compaction);
+  }
+  if (isPlainObject(camel) && camel.elision !== undefined) {
+    camel.elision = camelizeKeys(camel.elision);
   }
   const metadata = parseWith(OrreryMetadataSchema, camel, `${path}.customMetadata.orrery`);
   return { customMetadata: rest, metadata };
