@@ -54,24 +54,9 @@ export async function* readFileChunks(options: {
   }
 }
 
-/** The first `bytes` bytes of the file (fewer when it is shorter). */
-export async function readFileHead(options: {
-  path: string;
-  bytes: number;
-  signal?: AbortSignal;
-}): Promise<Uint8Array> {
-  const pieces: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of readFileChunks({ ...options, end: options.bytes })) {
-    pieces.push(chunk);
-    length += chunk.length;
-  }
-  return Buffer.concat(pieces, length);
-}
-
 /**
  * The `length` bytes of the file from byte `start` (a record whose place an earlier pass
- * found); fewer when the file is now shorter, which the caller checks.
+ * found, or the head a sniff reads); fewer when the file is shorter, which the caller checks.
  */
 export async function readFileRange(options: {
   path: string;

@@ -6,7 +6,7 @@
  */
 
 import { ImportError } from './errors.js';
-import { readFileChunks, readFileHead } from './file-source.js';
+import { readFileChunks, readFileRange } from './file-source.js';
 import { splitJsonObject } from './json-object-splitter.js';
 import { readLines } from './line-reader.js';
 import { sniffArrayFile } from './openai-chat-stream.js';
@@ -55,7 +55,13 @@ export async function sniffFile(options: SniffFileOptions): Promise<ImportFormat
 
 /** The file's first character that is not whitespace (a byte-order mark skipped). */
 export async function firstCharacter(options: SniffFileOptions): Promise<string> {
-  const head = new TextDecoder().decode(await readFileHead({ ...options, bytes: HEAD_BYTES }));
+  const bytes = await readFileRange({
+    path: options.path,
+    start: 0,
+    length: HEAD_BYTES,
+    signal: options.signal,
+  });
+  const head = new TextDecoder().decode(bytes);
   return head
     .replace(/^\uFEFF/, '')
     .trimStart()
