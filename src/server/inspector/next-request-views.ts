@@ -14,8 +14,10 @@ import { loadActiveView } from '../../runtime/active-view.js';
 import type { Agent } from '../../runtime/agents/agent.js';
 import { PartTokens } from '../../runtime/part-tokens.js';
 import { OrphanCallRestorer } from '../../runtime/restore-calls.js';
+import { sessionKeyString } from '../../runtime/runner-telemetry.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import { assembleNextRequestView, type NextRequestView } from './next-request-view.js';
+import { rememberRecent } from './remember-recent.js';
 import { readHistory } from './session-history.js';
 
 /** Sessions whose view is remembered: a never-compacted session's view holds its whole history. */
@@ -50,13 +52,12 @@ export class NextRequestViews {
   async read(options: { key: SessionKey; signal?: AbortSignal }): Promise<NextRequestView> {
     const { key, signal } = options;
     const { sessionService, agent } = this.options;
-    const id = JSON.stringify([key.appName, key.userId, key.sessionId]);
+    const id = sessionKeyString(key);
     const latest = await sessionService.listEvents({ ...key, order: 'desc', limit: 1, signal });
     const last = latest.events[0];
     let known = this.known.get(id);
     if (known && known.lastSeq === (last?.seq ?? 0) && known.lastId === last?.id) {
-      this.known.delete(id);
-      this.known.set(id, known);
+      rememberRecent(this.known, id, known, CACHED_VIEWS);
       return known.view;
     }
     const extended = known && (await this.extend({ known, key, signal }));
@@ -75,14 +76,12 @@ export class NextRequestViews {
     });
     // The marker is the stored view's own last event: one appended meanwhile makes a miss later.
     const marker = lastEventOf(stored);
-    this.remember(id, {
-      lastSeq: stored.lastSeq,
-      lastId: marker?.id,
-      stored,
-      view,
-      restorer,
-      parts,
-    });
+    rememberRecent(
+      this.known,
+      id,
+      { lastSeq: stored.lastSeq, lastId: marker?.id, stored, view, restorer, parts },
+      CACHED_VIEWS,
+    );
     return view;
   }
 
@@ -127,14 +126,5 @@ export class NextRequestViews {
     };
     // An appended ADK rewind changes what the whole history means.
     return needsExpandedView({ tail: appended }) ? undefined : stored;
-  }
-
-  private remember(id: string, known: KnownView): void {
-    this.known.delete(id);
-    this.known.set(id, known);
-    if (this.known.size > CACHED_VIEWS) {
-      const oldest = this.known.keys().next().value;
-      if (oldest !== undefined) this.known.delete(oldest);
-    }
   }
 }

@@ -5,8 +5,10 @@
  */
 import { isCompactionEvent } from '../../events/event-helpers.js';
 import type { Event, SessionKey } from '../../events/types.js';
+import { sessionKeyString } from '../../runtime/runner-telemetry.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import type { CompactionSpan } from './api-types.js';
+import { rememberRecent } from './remember-recent.js';
 import { toCompactionSpan } from './timeline-event.js';
 
 /** Events read per store call. */
@@ -58,7 +60,7 @@ export class CompactionIndex {
 
   async read(options: { key: SessionKey; signal?: AbortSignal }): Promise<SessionCompactions> {
     const { key, signal } = options;
-    const id = JSON.stringify([key.appName, key.userId, key.sessionId]);
+    const id = sessionKeyString(key);
     let known = this.known.get(id);
     // A session deleted and created again under the same id starts over at seq 1.
     if (known && known.scannedSeq > 0) {
@@ -87,12 +89,7 @@ export class CompactionIndex {
         if (isCompactionEvent(event)) next.spans.push(toCompactionSpan(event));
       }
     }
-    this.known.delete(id);
-    this.known.set(id, next);
-    if (this.known.size > CACHED_SESSIONS) {
-      const oldest = this.known.keys().next().value;
-      if (oldest !== undefined) this.known.delete(oldest);
-    }
+    rememberRecent(this.known, id, next, CACHED_SESSIONS);
     return { spans: next.spans, eventCount: next.eventCount };
   }
 }

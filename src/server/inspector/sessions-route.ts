@@ -4,6 +4,7 @@
  * is listed user by user in one app (`partial: true`).
  */
 import type { Hono } from 'hono';
+import { sessionKeyString } from '../../runtime/runner-telemetry.js';
 import { SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionSummary } from '../../sessions/session-service.js';
 import { mayActAs, type Principal } from '../auth.js';
@@ -18,6 +19,7 @@ import {
 } from './api-types.js';
 import type { InspectorDeps } from './inspector-deps.js';
 import { loadNextRequestView } from './next-request-view.js';
+import { rememberRecent } from './remember-recent.js';
 
 /** The most rows read to fill the app and user filters. */
 const FILTER_ROWS = 1000;
@@ -62,25 +64,21 @@ class ViewTokensCache {
   >();
 
   get(row: Overview): number | undefined {
-    const known = this.known.get(idOf(row));
+    const known = this.known.get(sessionKeyString(row));
     return known?.eventCount === row.eventCount && known.lastUpdateTime === row.lastUpdateTime
       ? known.tokens
       : undefined;
   }
 
   set(row: Overview, tokens: number): void {
-    const id = idOf(row);
-    this.known.delete(id);
-    this.known.set(id, { eventCount: row.eventCount, lastUpdateTime: row.lastUpdateTime, tokens });
-    if (this.known.size > CACHED_VIEWS) {
-      const oldest = this.known.keys().next().value;
-      if (oldest !== undefined) this.known.delete(oldest);
-    }
+    const { eventCount, lastUpdateTime } = row;
+    rememberRecent(
+      this.known,
+      sessionKeyString(row),
+      { eventCount, lastUpdateTime, tokens },
+      CACHED_VIEWS,
+    );
   }
-}
-
-function idOf(row: Overview): string {
-  return JSON.stringify([row.appName, row.userId, row.sessionId]);
 }
 
 export function registerSessionsRoute(app: Hono<ServerEnv>, deps: InspectorDeps): void {
