@@ -15,7 +15,7 @@ import { splitJsonArray } from './json-array-splitter.js';
 import { splitJsonObject } from './json-object-splitter.js';
 import { assertStorableEvents } from './store-rules.js';
 import { StatsCounter, type StreamedImport } from './streamed-import.js';
-import { assertNestingDepth, MAX_INPUT_DEPTH } from './text-input.js';
+import { assertNestingDepth, invalidUtf8Repair, MAX_INPUT_DEPTH } from './text-input.js';
 import type { Repair } from './types.js';
 
 const FORMAT = 'adk';
@@ -112,11 +112,7 @@ async function* importedEvents(
   const reader = new AdkEventReader();
   for await (const raw of rawEvents(options, fields)) {
     if (raw.invalidUtf8) {
-      utf8.push({
-        kind: 'invalid_utf8_replaced',
-        message: 'bytes that are not UTF-8 were replaced with U+FFFD (the replacement character)',
-        location: `events[${raw.index}]`,
-      });
+      utf8.push(invalidUtf8Repair(`events[${raw.index}]`));
     }
     let event: NewEvent;
     try {

@@ -11,7 +11,7 @@ import { ImportError } from './errors.js';
 import { readFileChunks } from './file-source.js';
 import { readLines } from './line-reader.js';
 import { StatsCounter, type StreamedImport } from './streamed-import.js';
-import { assertNestingDepth } from './text-input.js';
+import { assertNestingDepth, invalidUtf8Repair } from './text-input.js';
 import type { TimestampPlan } from './timestamp-plan.js';
 import { finishFirstPass, secondPassEvents } from './two-pass-import.js';
 import type { ImportOptions, Repair } from './types.js';
@@ -37,11 +37,7 @@ export async function streamClaudeCodeFile(options: StreamFileOptions): Promise<
   let blank = true;
   for await (const line of lines(options)) {
     if (line.invalidUtf8) {
-      repairs.push({
-        kind: 'invalid_utf8_replaced',
-        message: 'bytes that are not UTF-8 were replaced with U+FFFD (the replacement character)',
-        location: `line ${line.line}`,
-      });
+      repairs.push(invalidUtf8Repair(`line ${line.line}`));
     }
     if (blank && line.text.trim() !== '') blank = false;
     assertNestingDepth(line.text, { format: FORMAT, firstLine: line.line });

@@ -15,7 +15,7 @@ import { isRecord } from './json-input.js';
 import { importOpenAiChatRun, OpenAiChatImport, trajRun } from './openai-chat.js';
 import { isAiSdkMessages } from './sniff.js';
 import { StatsCounter, type StreamedImport } from './streamed-import.js';
-import { assertNestingDepth, MAX_INPUT_DEPTH } from './text-input.js';
+import { assertNestingDepth, invalidUtf8Repair, MAX_INPUT_DEPTH } from './text-input.js';
 import type { TimestampPlan } from './timestamp-plan.js';
 import { finishFirstPass, secondPassEvents } from './two-pass-import.js';
 import type { ImportFormat, MultiRunImportOptions, Repair } from './types.js';
@@ -126,14 +126,6 @@ export async function openAiChatArrayFile(
   return [await messagesFile(options)];
 }
 
-function utf8Repair(index: number): Repair {
-  return {
-    kind: 'invalid_utf8_replaced',
-    message: 'bytes that are not UTF-8 were replaced with U+FFFD (the replacement character)',
-    location: `[${index}]`,
-  };
-}
-
 /** An array of messages: one run, two passes. */
 async function messagesFile(options: ArrayFileOptions): Promise<StreamedImport> {
   const counter = new StatsCounter(true);
@@ -144,7 +136,7 @@ async function messagesFile(options: ArrayFileOptions): Promise<StreamedImport> 
     options: { ...options, stream: { sink: (event) => counter.add(event), check: true } },
   });
   for await (const element of elements(options, FORMAT)) {
-    if (element.invalidUtf8) repairs.push(utf8Repair(element.index));
+    if (element.invalidUtf8) repairs.push(invalidUtf8Repair(`[${element.index}]`));
     reader.addMessage(element.value, element.index, false);
   }
   return finishFirstPass({
@@ -195,7 +187,9 @@ async function runsFile(options: ArrayFileOptions): Promise<StreamedImport[] | u
     const place = runPlace(element);
     summaries.push({
       meta: result.meta,
-      repairs: element.invalidUtf8 ? [utf8Repair(place.index), ...result.repairs] : result.repairs,
+      repairs: element.invalidUtf8
+        ? [invalidUtf8Repair(`[${place.index}]`), ...result.repairs]
+        : result.repairs,
       stats: counter.stats,
       source: 'file',
       events: (eventOptions = {}) =>

@@ -41,16 +41,21 @@ export function decodeTranscript(bytes: Uint8Array): { text: string; repairs: Re
     try {
       strict.decode(bytes.subarray(start, end));
     } catch {
-      repairs.push({
-        kind: 'invalid_utf8_replaced',
-        message: 'bytes that are not UTF-8 were replaced with U+FFFD (the replacement character)',
-        location: `line ${line}`,
-      });
+      repairs.push(invalidUtf8Repair(`line ${line}`));
     }
     start = end + 1;
     line++;
   }
   return { text: stripBom(new TextDecoder('utf-8').decode(bytes)), repairs };
+}
+
+/** The repair for a record (`location`) whose bytes were not all UTF-8: one wording. */
+export function invalidUtf8Repair(location: string): Repair {
+  return {
+    kind: 'invalid_utf8_replaced',
+    message: 'bytes that are not UTF-8 were replaced with U+FFFD (the replacement character)',
+    location,
+  };
 }
 
 /**
