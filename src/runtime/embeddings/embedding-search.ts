@@ -28,7 +28,7 @@ import type {
 import { capText } from '../../summarizers/render.js';
 import { embedTexts } from './embed-texts.js';
 import type { EmbeddingIndex } from './embedding-index.js';
-import { EmbeddingError } from './errors.js';
+import { EmbeddingError, positiveInteger } from './errors.js';
 import { eventKey, fuseRankings, rankByVector } from './fused-ranking.js';
 import { InMemoryEmbeddingIndex } from './in-memory-embedding-index.js';
 import { indexSessionEvents } from './index-session-events.js';
@@ -80,18 +80,6 @@ interface Settings {
   timeoutMs: number;
   minSimilarity: number;
   report: (error: EmbeddingError, search: ResolvedSearch) => void;
-}
-
-function positiveInteger(argument: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1) {
-    throw new InvalidArgumentError({
-      argument,
-      message: `must be a positive integer, got ${value}`,
-      value,
-    });
-  }
-  return resolved;
 }
 
 function similarityBound(value: number | undefined): number {

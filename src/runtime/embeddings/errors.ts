@@ -1,4 +1,4 @@
-import { OrreryError } from '../../events/errors.js';
+import { InvalidArgumentError, OrreryError } from '../../events/errors.js';
 
 const embeddingMarker = 'orrery.error.EmbeddingError';
 const embeddingSymbol = Symbol.for(embeddingMarker);
@@ -42,4 +42,21 @@ export class EmbeddingError extends OrreryError {
   static override isInstance(error: unknown): error is EmbeddingError {
     return OrreryError.hasMarker(error, embeddingMarker);
   }
+}
+
+/** `value`, or `fallback` when absent; an `InvalidArgumentError` naming `argument` unless a positive integer. */
+export function positiveInteger(
+  argument: string,
+  value: number | undefined,
+  fallback: number,
+): number {
+  const resolved = value ?? fallback;
+  if (!Number.isSafeInteger(resolved) || resolved < 1) {
+    throw new InvalidArgumentError({
+      argument,
+      message: `must be a positive integer, got ${value}`,
+      value,
+    });
+  }
+  return resolved;
 }

@@ -5,7 +5,6 @@
  * only. Vectors are `Float32Array`s: 1536 dimensions take 6 KB, so the default bound of 10,000
  * vectors is about 60 MB. See docs/architecture.md#storage.
  */
-import { InvalidArgumentError } from '../../events/errors.js';
 import type { SessionKey } from '../../events/types.js';
 import type {
   EmbeddingIndex,
@@ -13,6 +12,7 @@ import type {
   IndexedVector,
   PutVectorsOptions,
 } from './embedding-index.js';
+import { positiveInteger } from './errors.js';
 
 /** Default bound on the vectors held, over every session. */
 export const DEFAULT_MAX_INDEXED_VECTORS = 10_000;
@@ -30,18 +30,6 @@ interface SessionVectors {
   indexedThrough: number;
   /** `seq` ascending. */
   vectors: IndexedVector[];
-}
-
-function positiveInteger(argument: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1) {
-    throw new InvalidArgumentError({
-      argument,
-      message: `must be a positive integer, got ${value}`,
-      value,
-    });
-  }
-  return resolved;
 }
 
 function keyOf(options: SessionKey): string {
