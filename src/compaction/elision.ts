@@ -59,9 +59,21 @@ export function latestElision(events: readonly Event[]): ElisionEvent | undefine
   return latest;
 }
 
+/**
+ * Sizes already measured, by response object: every view assembly under a rule measures each
+ * old output, and a stored event never changes, so a tail held in memory (replay, a turn's
+ * plan after its load) serializes each output once, not once per view.
+ */
+const measuredBytes = new WeakMap<Record<string, unknown>, number>();
+
 /** UTF-8 bytes of a tool output as stored (its serialized `response`). */
 export function responseBytes(response: Record<string, unknown>): number {
-  return Buffer.byteLength(JSON.stringify(response), 'utf8');
+  let bytes = measuredBytes.get(response);
+  if (bytes === undefined) {
+    bytes = Buffer.byteLength(JSON.stringify(response), 'utf8');
+    measuredBytes.set(response, bytes);
+  }
+  return bytes;
 }
 
 /** What the model reads instead of an elided output: short, and says how to read it back. */
