@@ -4,11 +4,12 @@
  * elided line). Skips and conflicts print nothing.
  */
 import type { CompactionReport } from '../runtime/compactor.js';
+import { groupDigits } from './group-digits.js';
 import { plural } from './plural.js';
 import { creditOfReport, describeCredit } from './summarizer-label.js';
 
 function tokens(count: number | undefined): string {
-  return (count ?? 0).toLocaleString('en-US');
+  return groupDigits(count ?? 0);
 }
 
 /** The note for `report` (ending in a newline), or `undefined` when nothing is printed. */
