@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { toAdkSessionJson } from '../events/adk-json.js';
 import type { Event, NewEvent } from '../events/types.js';
 import { importAdk } from '../importers/adk.js';
+import { heldImport } from '../importers/import-file.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { compactionEvent, modelTextEvent, userTextEvent } from '../testing/event-builders.js';
-import { appendImported, storeImported } from './import-session.js';
+import { appendImported, storeStreamed } from './import-session.js';
 
 describe('appendImported', () => {
   it('stores an imported compaction over the same events (positions become stored seqs)', async () => {
@@ -28,7 +29,7 @@ describe('appendImported', () => {
   });
 });
 
-describe('storeImported', () => {
+describe('storeStreamed', () => {
   it('without importSession: appends, and deletes the session when an append fails', async () => {
     const memory = new InMemorySessionService();
     let appends = 0;
@@ -54,9 +55,9 @@ describe('storeImported', () => {
       }),
     );
     const key = { appName: 'a', userId: 'u', sessionId: 's' };
-    await expect(storeImported({ service, key, result, file: 'x.json' })).rejects.toThrow(
-      'disk full',
-    );
+    await expect(
+      storeStreamed({ service, key, imported: heldImport(result), file: 'x.json' }),
+    ).rejects.toThrow('disk full');
     expect(await memory.listSessions({ appName: 'a', userId: 'u' })).toEqual([]);
   });
 
@@ -70,10 +71,10 @@ describe('storeImported', () => {
     );
     const key = { appName: 'a', userId: 'u', sessionId: 's' };
     const progress: Array<[number, number]> = [];
-    await storeImported({
+    await storeStreamed({
       service,
       key,
-      result,
+      imported: heldImport(result),
       file: 'x.json',
       onProgress: (written, total) => progress.push([written, total]),
     });

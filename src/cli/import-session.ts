@@ -95,25 +95,8 @@ export const PROGRESS_EVERY = 1000;
  * Stores one imported transcript as a new session, all or nothing: through the store's
  * `importSession` (one transaction) when it has one; otherwise event by event, the session
  * deleted again if any append fails (a process killed part-way can then leave a partial one).
- */
-export async function storeImported(options: {
-  service: SessionService;
-  key: SessionKey;
-  result: ImportResult;
-  file: string;
-  signal?: AbortSignal;
-  onProgress?: ImportProgress;
-}): Promise<void> {
-  const { result, ...rest } = options;
-  // Imported here, not at the top: `replay` needs `importedState` alone, and import-file.ts
-  // brings every streaming reader and the ADK codec (zod) with it.
-  const { heldImport } = await import('../importers/import-file.js');
-  await storeStreamed({ ...rest, imported: heldImport(result) });
-}
-
-/**
- * `storeImported` for a streamed import: the events flow from the file to the store as it pulls
- * them (docs/architecture.md#edge), none held; the state (meta, repair count) was known first.
+ * The events flow from the file to the store as it pulls them (docs/architecture.md#edge), none
+ * held; the state (meta, repair count) was known first.
  */
 export async function storeStreamed(options: {
   service: SessionService;
