@@ -10,6 +10,7 @@ import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { isCompactionEvent } from '../../events/event-helpers.js';
 import type { SessionKey } from '../../events/types.js';
+import { abortableSleep } from '../../models/retry.js';
 import { integerQuery } from '../integer-query.js';
 import type { ServerEnv } from '../server-env.js';
 import { closeStream, sseResponse } from '../sse.js';
@@ -23,20 +24,6 @@ export const DEFAULT_STREAM_POLL_MS = 500;
 export const DEFAULT_STREAM_KEEP_ALIVE_MS = 15_000;
 
 const encoder = new TextEncoder();
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 function messageText(message: StreamMessage, seq: number): string {
   return `data: ${JSON.stringify(message)}\nid: ${seq}\n\n`;
@@ -87,7 +74,8 @@ async function pump(options: {
       write(': keep-alive\n\n');
       lastWrite = Date.now();
     }
-    await pause(pollMs, signal);
+    // An abort ends the wait early; the loop's check then ends the stream.
+    await abortableSleep(pollMs, signal).catch(() => undefined);
   }
 }
 
