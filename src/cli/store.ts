@@ -54,7 +54,15 @@ export function isPostgresUrl(db: string): boolean {
  * holds orrery's tables (default `public`), so several stores can share one database.
  */
 export function postgresStoreOptions(db: string): { connectionString: string; schema?: string } {
-  const url = new URL(db);
+  let url: URL;
+  try {
+    url = new URL(db);
+  } catch {
+    // Not `Invalid URL` alone, and not the URL itself: it may hold a password.
+    throw new SessionStoreError({
+      message: `cannot open the session store ${redact(db)}: not a valid PostgreSQL URL`,
+    });
+  }
   const schema = url.searchParams.get('schema');
   if (schema === null) return { connectionString: db };
   url.searchParams.delete('schema');
