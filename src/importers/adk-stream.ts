@@ -9,13 +9,13 @@ import { AdkEventReader, type AdkSessionImport, readSessionFields } from '../eve
 import { invalid } from '../events/schema.js';
 import type { NewEvent } from '../events/types.js';
 import { asImportError, CompactionRenumbering } from './adk.js';
-import { ImportError } from './errors.js';
 import { readFileChunks } from './file-source.js';
 import { splitJsonArray } from './json-array-splitter.js';
+import { parseJsonRecord } from './json-input.js';
 import { splitJsonObject } from './json-object-splitter.js';
 import { assertStorableEvents } from './store-rules.js';
 import { StatsCounter, type StreamedImport } from './streamed-import.js';
-import { assertNestingDepth, invalidUtf8Repair, MAX_INPUT_DEPTH } from './text-input.js';
+import { invalidUtf8Repair, MAX_INPUT_DEPTH } from './text-input.js';
 import type { Repair } from './types.js';
 
 const FORMAT = 'adk';
@@ -35,35 +35,14 @@ interface RawEvent {
   invalidUtf8: boolean;
 }
 
-const strictDecoder = new TextDecoder('utf-8', { fatal: true });
-const lenientDecoder = new TextDecoder('utf-8');
-
-function decode(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
-  try {
-    return { text: strictDecoder.decode(bytes), invalidUtf8: false };
-  } catch {
-    return { text: lenientDecoder.decode(bytes), invalidUtf8: true };
-  }
-}
-
 function parse(bytes: Uint8Array, path: string, offset: number, depth: number) {
-  const { text, invalidUtf8 } = decode(bytes);
-  try {
-    assertNestingDepth(text, { format: FORMAT, maxDepth: MAX_INPUT_DEPTH - depth });
-  } catch (error) {
-    if (!ImportError.isInstance(error)) throw error;
-    throw new ImportError({ message: error.detail, path, format: FORMAT });
-  }
-  try {
-    return { value: JSON.parse(text) as unknown, invalidUtf8 };
-  } catch (error) {
-    throw new ImportError({
-      message: `not valid JSON (${(error as Error).message}) in the value starting at byte ${offset}`,
-      path,
-      format: FORMAT,
-      cause: error,
-    });
-  }
+  return parseJsonRecord({
+    bytes,
+    path,
+    offset,
+    format: FORMAT,
+    maxDepth: MAX_INPUT_DEPTH - depth,
+  });
 }
 
 /**

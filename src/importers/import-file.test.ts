@@ -294,6 +294,24 @@ describe('importTranscriptFile: refusals', () => {
     );
   });
 
+  it('a broken array element is an ImportError naming the file, the element and its byte', async () => {
+    // The splitter finds the element; parsing it (`parseJsonRecord`) refuses `tru`.
+    const openAi = `[${JSON.stringify(chat[1])}, {"role": tru}]`;
+    const adk = '{"appName": "a", "events": [{"id": tru}]}';
+    for (const [name, text, format, path] of [
+      ['chat.json', openAi, 'openai-chat', '[1]'],
+      ['session.json', adk, 'adk', 'events[0]'],
+    ] as const) {
+      const error = await importTranscriptFile({ path: file(name, text), fileName: name, format })
+        .then(() => undefined)
+        .catch((caught: unknown) => caught);
+      expect(ImportError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ file: name, path });
+      const offset = Buffer.byteLength(text.slice(0, text.lastIndexOf('{')));
+      expect((error as Error).message).toContain(`in the value starting at byte ${offset}`);
+    }
+  });
+
   it('an aborted signal stops the reading with its reason (streamed and whole)', async () => {
     const controller = new AbortController();
     controller.abort(new Error('stopped by SIGINT'));

@@ -31,6 +31,48 @@ export function parseJsonInput(input: string | unknown, format: ImportFormat | '
   }
 }
 
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+const lenientDecoder = new TextDecoder('utf-8');
+
+/**
+ * One record of a streamed file (an array element, an object member), parsed: bytes that are
+ * not UTF-8 become U+FFFD (`invalidUtf8`, for the caller's repair); nesting deeper than
+ * `maxDepth` or a syntax error is an `ImportError` at `path` naming the record's byte `offset`.
+ */
+export function parseJsonRecord(options: {
+  bytes: Uint8Array;
+  path: string;
+  offset: number;
+  format: string | undefined;
+  maxDepth: number;
+}): { value: unknown; invalidUtf8: boolean } {
+  const { path, format } = options;
+  let text: string;
+  let invalidUtf8 = false;
+  try {
+    text = strictDecoder.decode(options.bytes);
+  } catch {
+    text = lenientDecoder.decode(options.bytes);
+    invalidUtf8 = true;
+  }
+  try {
+    assertNestingDepth(text, { format, maxDepth: options.maxDepth });
+  } catch (error) {
+    if (!ImportError.isInstance(error)) throw error;
+    throw new ImportError({ message: error.detail, path, format });
+  }
+  try {
+    return { value: JSON.parse(text) as unknown, invalidUtf8 };
+  } catch (error) {
+    throw new ImportError({
+      message: `not valid JSON (${(error as Error).message}) in the value starting at byte ${options.offset}`,
+      path,
+      format,
+      cause: error,
+    });
+  }
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

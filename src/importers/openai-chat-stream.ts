@@ -11,11 +11,11 @@ import { ImportError } from './errors.js';
 import { readFileChunks, readFileRange } from './file-source.js';
 import { runError } from './import-transcript.js';
 import { type ArrayElement, splitJsonArray } from './json-array-splitter.js';
-import { isRecord } from './json-input.js';
+import { isRecord, parseJsonRecord } from './json-input.js';
 import { importOpenAiChatRun, OpenAiChatImport, trajRun } from './openai-chat.js';
 import { isAiSdkMessages } from './sniff.js';
 import { StatsCounter, type StreamedImport } from './streamed-import.js';
-import { assertNestingDepth, invalidUtf8Repair, MAX_INPUT_DEPTH } from './text-input.js';
+import { invalidUtf8Repair, MAX_INPUT_DEPTH } from './text-input.js';
 import type { TimestampPlan } from './timestamp-plan.js';
 import { finishFirstPass, secondPassEvents } from './two-pass-import.js';
 import type { ImportFormat, MultiRunImportOptions, Repair } from './types.js';
@@ -38,9 +38,6 @@ interface ParsedElement {
   invalidUtf8: boolean;
 }
 
-const strictDecoder = new TextDecoder('utf-8', { fatal: true });
-const lenientDecoder = new TextDecoder('utf-8');
-
 /** The array's elements, parsed one at a time; a broken one names its index and offset. */
 async function* elements(
   options: ArrayFileOptions,
@@ -59,32 +56,15 @@ async function* elements(
 }
 
 function parseElement(element: ArrayElement, format: string | undefined): ParsedElement {
-  let text: string;
-  let invalidUtf8 = false;
-  try {
-    text = strictDecoder.decode(element.bytes);
-  } catch {
-    text = lenientDecoder.decode(element.bytes);
-    invalidUtf8 = true;
-  }
-  const path = `[${element.index}]`;
   // One level less than a whole document may nest: the array itself is one.
-  try {
-    assertNestingDepth(text, { format, maxDepth: MAX_INPUT_DEPTH - 1 });
-  } catch (error) {
-    if (!ImportError.isInstance(error)) throw error;
-    throw new ImportError({ message: error.detail, path, format });
-  }
-  try {
-    return { ...element, value: JSON.parse(text), invalidUtf8 };
-  } catch (error) {
-    throw new ImportError({
-      message: `not valid JSON (${(error as Error).message}) in the element starting at byte ${element.offset}`,
-      path,
-      format,
-      cause: error,
-    });
-  }
+  const parsed = parseJsonRecord({
+    bytes: element.bytes,
+    path: `[${element.index}]`,
+    offset: element.offset,
+    format,
+    maxDepth: MAX_INPUT_DEPTH - 1,
+  });
+  return { ...element, ...parsed };
 }
 
 /** The format `sniffDocument` would give the whole array, from one streamed pass. */
