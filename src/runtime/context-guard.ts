@@ -6,6 +6,7 @@
 import { fitViewToCeilings } from '../compaction/ceilings.js';
 import {
   estimateContentBytes,
+  estimateContentListBytes,
   estimateContentListTokens,
   estimateContentTokens,
 } from '../compaction/token-estimate.js';
@@ -103,8 +104,7 @@ export function measureView(
   options: { bytes?: boolean; tokens?: boolean } = {},
 ): ViewSize {
   const countBytes = options.bytes ?? true;
-  let bytes = overhead.bytes;
-  if (countBytes) for (const content of view.contents) bytes += estimateContentBytes(content);
+  const bytes = overhead.bytes + (countBytes ? estimateContentListBytes(view.contents) : 0);
   const countTokens = options.tokens ?? true;
   const contents = countTokens ? estimateContentListTokens(view.contents) : 0;
   return { tokens: overhead.tokens + contents, bytes };
