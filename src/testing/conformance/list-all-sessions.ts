@@ -5,11 +5,6 @@ import type { ListAllSessionsOptions, SessionOverview } from '../../sessions/ses
 import { restoreClock, stepClock } from './clock.js';
 import { type ConformanceContext, make, rejection } from './context.js';
 
-/** Moves `Date.now()` on (`clock.ts`), so the next write is strictly newer. */
-async function nextMillisecond(): Promise<void> {
-  stepClock();
-}
-
 /**
  * `listAllSessions` (optional capability): every user's sessions, filtered by app and users,
  * newest first, with event and compaction counts, bounded by `limit`.
@@ -25,7 +20,7 @@ export function describeListAllSessions(context: ConformanceContext): void {
 
     /** Creates a session and appends `count` messages, one millisecond after the last write. */
     async function touch(key: SessionKey, count: number, create = true): Promise<void> {
-      await nextMillisecond();
+      stepClock(); // the next write is strictly newer (clock.ts)
       if (create) await context.service.createSession(key);
       await context.appendMany(key, count);
     }
@@ -46,7 +41,7 @@ export function describeListAllSessions(context: ConformanceContext): void {
         event: make.compaction({ startSeq: 1, endSeq: 2 }),
         expectedCheckpointSeq: null,
       });
-      await nextMillisecond();
+      stepClock();
       await service.appendCompaction({
         ...first,
         event: make.compaction({ startSeq: 1, endSeq: 3 }),
