@@ -13,20 +13,11 @@ import type { NewEvent } from '../src/events/types.js';
 import { withEmbeddingSearch } from '../src/runtime/embeddings/embedding-search.js';
 import { InMemoryEmbeddingIndex } from '../src/runtime/embeddings/in-memory-embedding-index.js';
 import { InMemorySessionService } from '../src/sessions/in-memory-session-service.js';
+import { seededRandom as random } from './seeded-random.js';
 
 const EVENTS = Number(process.env.ORRERY_BENCH_EMBEDDING_EVENTS ?? 10_000);
 const DIMENSIONS = 1536;
 const QUERIES = 50;
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = Math.imul(state ^ (state >>> 15), state | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Answers at once: a vector seeded by the text's length and first characters. */
 function instantModel(): EmbeddingModelV3 {

@@ -17,20 +17,11 @@ import { InMemorySessionService } from '../src/sessions/in-memory-session-servic
 import { PostgresSessionService } from '../src/sessions/postgres/index.js';
 import type { SessionService } from '../src/sessions/session-service.js';
 import { SqliteSessionService } from '../src/sessions/sqlite/index.js';
+import { seededRandom as random } from './seeded-random.js';
 
 const EVENTS = Number(process.env.ORRERY_BENCH_SEARCH_EVENTS ?? 100_000);
 const QUERIES = 200;
 const APPENDS = 2_000;
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = Math.imul(state ^ (state >>> 15), state | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const next = random(42);
 const syllables = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'quil', 'dor', 'sen', 'pra', 'zu', 'fen'];
