@@ -17,7 +17,7 @@ export interface TauBenchFileOptions {
 }
 
 /** One run, as tau-bench writes it. */
-export function tauBenchRun(options: {
+function tauBenchRun(options: {
   index: number;
   turns: number;
   resultBytes: number;
