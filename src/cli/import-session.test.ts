@@ -6,9 +6,28 @@ import { heldImport } from '../importers/import-file.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { compactionEvent, modelTextEvent, userTextEvent } from '../testing/event-builders.js';
-import { appendImported, storeStreamed } from './import-session.js';
+import { storeStreamed } from './import-session.js';
 
-describe('appendImported', () => {
+/** `memory` as a user's own store: no importSession, and append number `failAt` fails. */
+function ownStore(memory: InMemorySessionService, failAt?: number): SessionService {
+  let appends = 0;
+  return {
+    createSession: (options) => memory.createSession(options),
+    getSession: (options) => memory.getSession(options),
+    loadView: (options) => memory.loadView(options),
+    listEvents: (options) => memory.listEvents(options),
+    appendEvent: (options) => {
+      appends++;
+      if (appends === failAt) return Promise.reject(new Error('disk full'));
+      return memory.appendEvent(options);
+    },
+    appendCompaction: (options) => memory.appendCompaction(options),
+    listSessions: (options) => memory.listSessions(options),
+    deleteSession: (options) => memory.deleteSession(options),
+  };
+}
+
+describe('storeStreamed, event by event', () => {
   it('stores an imported compaction over the same events (positions become stored seqs)', async () => {
     const events: Array<NewEvent & { seq: number }> = [
       { ...userTextEvent({ text: 'old question', timestamp: 1 }), seq: 3 },
@@ -17,11 +36,15 @@ describe('appendImported', () => {
       { ...userTextEvent({ text: 'new question', timestamp: 4 }), seq: 7 },
     ];
     const result = importAdk(toAdkSessionJson({ session: {}, events }));
-    const service = new InMemorySessionService();
+    const memory = new InMemorySessionService();
     const key = { appName: 'a', userId: 'u', sessionId: 's' };
-    await service.createSession(key);
-    await appendImported({ service, key, result });
-    const view = await service.loadView(key);
+    await storeStreamed({
+      service: ownStore(memory),
+      key,
+      imported: heldImport(result),
+      file: 'x.json',
+    });
+    const view = await memory.loadView(key);
     expect(view.checkpoint?.actions.compaction).toMatchObject({ startSeq: 1, endSeq: 2 });
     expect(view.tail.map((event: Event) => event.content?.parts[0]?.text)).toEqual([
       'new question',
@@ -32,22 +55,8 @@ describe('appendImported', () => {
 describe('storeStreamed', () => {
   it('without importSession: appends, and deletes the session when an append fails', async () => {
     const memory = new InMemorySessionService();
-    let appends = 0;
     // A user's own store: no importSession, and its third append fails.
-    const service: SessionService = {
-      createSession: (options) => memory.createSession(options),
-      getSession: (options) => memory.getSession(options),
-      loadView: (options) => memory.loadView(options),
-      listEvents: (options) => memory.listEvents(options),
-      appendEvent: (options) => {
-        appends++;
-        if (appends === 3) return Promise.reject(new Error('disk full'));
-        return memory.appendEvent(options);
-      },
-      appendCompaction: (options) => memory.appendCompaction(options),
-      listSessions: (options) => memory.listSessions(options),
-      deleteSession: (options) => memory.deleteSession(options),
-    };
+    const service = ownStore(memory, 3);
     const result = importAdk(
       toAdkSessionJson({
         session: {},

@@ -30,21 +30,9 @@ export function importedState(
 
 /**
  * Appends events in order; compaction events (ADK imports) go through `appendCompaction`. An
- * imported compaction's range counts positions in `result.events` (1-based): it is moved to the
+ * imported compaction's range counts positions in `events` (1-based): it is moved to the
  * seqs the store gave those events, so it summarizes the same events whatever the store numbers.
  */
-export async function appendImported(options: {
-  service: SessionService;
-  key: SessionKey;
-  result: ImportResult;
-  signal?: AbortSignal;
-  onEvent?: (event: Event, index: number) => void;
-}): Promise<void> {
-  const { result, ...rest } = options;
-  await appendEvents({ ...rest, events: result.events });
-}
-
-/** `appendImported` over any stream of events (a streamed import's, pulled one at a time). */
 async function appendEvents(options: {
   service: SessionService;
   key: SessionKey;
