@@ -11,12 +11,12 @@ import type { Model } from '../models/types.js';
 import { LlmAgent } from '../runtime/agents/llm-agent.js';
 import { Runner } from '../runtime/runner.js';
 import { createServer } from '../server/create-server.js';
-import { ServeConfigError } from '../server/errors.js';
 import { resolveServeConfig } from '../server/serve-config.js';
 import { CliUsageError } from './errors.js';
 import { inspectorReplay } from './inspector-replay.js';
-import type { CliIo, InterruptSignal } from './io.js';
+import type { CliIo } from './io.js';
 import { readOnlyStore } from './read-only-store.js';
+import { asUsageError, untilInterrupted } from './server-command.js';
 import { isPostgresUrl, openStore, redact, resolveDb } from './store.js';
 
 /** Beside `orrery serve`'s 8000 (and the replicas' 8001, 8002 of the README), so all can run. */
@@ -132,19 +132,4 @@ Read-only: runs, compactions and deletes are refused. Replays in the page store 
         await service.close?.();
       }
     });
-}
-
-function asUsageError(error: unknown): unknown {
-  if (!ServeConfigError.isInstance(error)) return error;
-  return new CliUsageError({ field: error.field, message: error.message, cause: error });
-}
-
-/** The first SIGTERM or SIGINT; a second one kills as usual. */
-function untilInterrupted(io: CliIo): Promise<InterruptSignal> {
-  return new Promise((resolve) => {
-    const unsubscribe = io.onInterrupt?.((signal) => {
-      unsubscribe?.();
-      resolve(signal);
-    });
-  });
 }

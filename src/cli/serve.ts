@@ -9,7 +9,6 @@ import { type Command, Option } from 'commander';
 import pino from 'pino';
 import { Runner } from '../runtime/runner.js';
 import { createServer } from '../server/create-server.js';
-import { ServeConfigError } from '../server/errors.js';
 import { findDevUiRoot } from '../server/routes/dev-ui.js';
 import {
   DEFAULT_HOST,
@@ -21,18 +20,12 @@ import {
 } from '../server/serve-config.js';
 import { addAgentOptions, agentOptionsOf, resolveAgentSettings } from './agent-runner.js';
 import { nonEmpty } from './common.js';
-import { CliUsageError } from './errors.js';
 import { inspectorReplay } from './inspector-replay.js';
-import type { CliIo, InterruptSignal } from './io.js';
+import type { CliIo } from './io.js';
+import { asUsageError, untilInterrupted } from './server-command.js';
 import { openStore, redact, resolveDb } from './store.js';
 
 type ServeCommandFlags = ServeFlags & { db?: string; app: string; agent?: string; model?: string };
-
-/** A server setting error is a usage error (exit 2) that names the flag or variable. */
-function asUsageError(error: unknown): unknown {
-  if (!ServeConfigError.isInstance(error)) return error;
-  return new CliUsageError({ field: error.field, message: error.message, cause: error });
-}
 
 export function registerServe(program: Command, io: CliIo): void {
   addAgentOptions(program.command('serve'))
@@ -156,14 +149,4 @@ Examples:
         await service.close?.();
       }
     });
-}
-
-/** The first SIGTERM or SIGINT; a second one kills as usual. */
-function untilInterrupted(io: CliIo): Promise<InterruptSignal> {
-  return new Promise((resolve) => {
-    const unsubscribe = io.onInterrupt?.((signal) => {
-      unsubscribe?.();
-      resolve(signal);
-    });
-  });
 }
