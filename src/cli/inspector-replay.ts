@@ -33,7 +33,7 @@ const REQUEST_NAMES: ReplaySettingNames = {
 };
 
 /** The file name a transcript without one is reported under. */
-export const DEFAULT_TRANSCRIPT_NAME = 'transcript';
+const DEFAULT_TRANSCRIPT_NAME = 'transcript';
 
 function importRequest(request: ReplayRequest, fileName: string) {
   try {
@@ -74,7 +74,7 @@ function inspectorSettings(
 }
 
 /** Replays one request's transcript; every run of a multi-run file, as the CLI does. */
-export async function replayForInspector(options: {
+async function replayForInspector(options: {
   request: ReplayRequest;
   signal?: AbortSignal;
 }): Promise<ReplayResponse> {
