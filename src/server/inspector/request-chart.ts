@@ -12,6 +12,7 @@
  */
 import { isBetterCheckpoint, isValidCompaction, summaryContent } from '../../compaction/view.js';
 import type { CompactionEvent, Event } from '../../events/types.js';
+import { PartTokens } from '../../runtime/part-tokens.js';
 import { isRecordedModelCall } from '../../runtime/replay.js';
 import { UncompactedViewTokens } from '../../runtime/uncompacted-view-tokens.js';
 import type { ChartPoint, ChartResponse } from './api-types.js';
@@ -20,8 +21,10 @@ export class RequestChart {
   private readonly overheadTokens: number;
   private readonly points: ChartPoint[] = [];
   private readonly compactions: ChartResponse['compactions'] = [];
-  private readonly uncompacted = new UncompactedViewTokens();
-  private compacted = new UncompactedViewTokens();
+  /** Both counts hold the same part objects: each part is estimated once (a tail re-read too). */
+  private readonly estimates = new PartTokens();
+  private readonly uncompacted = new UncompactedViewTokens({ estimatePart: this.estimates.part });
+  private compacted = new UncompactedViewTokens({ estimatePart: this.estimates.part });
   private checkpoint?: CompactionEvent;
   /** Non-compaction events after the checkpoint's range: re-read when a new one lands. */
   private tail: Event[] = [];
@@ -67,7 +70,7 @@ export class RequestChart {
     this.compactions.push({ seq: checkpoint.seq, call: this.points.length + 1 });
     this.tail = this.tail.filter((event) => event.seq > endSeq);
     // The summary opens the view as the first user content (`assembleView`).
-    this.compacted = new UncompactedViewTokens();
+    this.compacted = new UncompactedViewTokens({ estimatePart: this.estimates.part });
     this.compacted.append({
       id: `summary-${checkpoint.id}`,
       invocationId: checkpoint.invocationId,
