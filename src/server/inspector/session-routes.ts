@@ -1,7 +1,8 @@
 /**
  * The inspector's routes on one session: the timeline (paged), one stored event, the next
  * request's events, and the request-size chart. The page never downloads the whole history:
- * whole-history reads (compactions, chart) happen here, page by page.
+ * whole-history reads (compactions, chart) happen here, page by page. Each route's first
+ * `listEvents` is its existence check (a missing session is a `SessionNotFoundError`: a 404).
  */
 import type { Hono } from 'hono';
 import { integerQuery } from '../integer-query.js';
@@ -15,7 +16,7 @@ import {
   type TimelineResponse,
   type ViewResponse,
 } from './api-types.js';
-import { type InspectorDeps, inspectorKeyOf, requireSession } from './inspector-deps.js';
+import { type InspectorDeps, inspectorKeyOf } from './inspector-deps.js';
 import { agentOverheadTokens } from './next-request-view.js';
 import { NextRequestViews } from './next-request-views.js';
 import { RequestChart } from './request-chart.js';
@@ -46,7 +47,6 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps)
         maximum: MAX_TIMELINE_LIMIT,
       }) ?? DEFAULT_TIMELINE_LIMIT;
     const signal = context.req.raw.signal;
-    await requireSession(deps, key, signal);
     const page = await sessionService.listEvents({ ...key, afterSeq, limit, signal });
     const known = await deps.compactions.read({ key, signal });
     const last = page.events[page.events.length - 1];
@@ -63,7 +63,6 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps)
     const key = inspectorKeyOf(context);
     const seq = integerQuery({ value: context.req.param('seq'), name: 'seq', minimum: 1 }) ?? 0;
     const signal = context.req.raw.signal;
-    await requireSession(deps, key, signal);
     const page = await sessionService.listEvents({ ...key, afterSeq: seq - 1, limit: 1, signal });
     const event = page.events[0];
     if (event?.seq !== seq) {
@@ -98,7 +97,6 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps)
   app.get(`${base}/chart`, async (context) => {
     const key = inspectorKeyOf(context);
     const signal = context.req.raw.signal;
-    await requireSession(deps, key, signal);
     const chart = new RequestChart({ overheadTokens: agentOverheadTokens(deps.runner.agent) });
     for await (const page of readHistory({ sessionService, key, signal })) chart.add(page);
     const body: ChartResponse = chart.result(thresholdOf(deps));
