@@ -75,6 +75,11 @@ export interface CompactionReport {
   elisionEvent?: Event;
 }
 
+/** After this outcome the view changed as planned: a summary, or an elision rule. */
+export function changedView(report: CompactionReport): boolean {
+  return report.outcome === 'compacted' || report.outcome === 'elided';
+}
+
 export interface CompactorHooks {
   /**
    * Called before the summarizer runs; return `false` to skip this compaction. Returning

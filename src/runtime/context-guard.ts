@@ -21,7 +21,7 @@ import type { Event, SessionKey } from '../events/types.js';
 import type { FunctionDeclaration, Model } from '../models/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { loadActiveView } from './active-view.js';
-import type { CompactionReport } from './compactor.js';
+import { type CompactionReport, changedView } from './compactor.js';
 import { ContextOverflowError, MessageTooLargeError } from './errors.js';
 import { OrphanCallRestorer } from './restore-calls.js';
 
@@ -55,11 +55,6 @@ export interface GuardCompactOptions extends CompactionRequest {
 /** After this outcome the store holds what it held before the attempt. */
 function wroteNothing(report: CompactionReport): boolean {
   return report.outcome === 'skipped';
-}
-
-/** After this outcome the view changed as planned (a summary, or an elision rule). */
-function changedView(report: CompactionReport): boolean {
-  return report.outcome === 'compacted' || report.outcome === 'elided';
 }
 
 /** The Runner's compaction call: never throws for compaction failures (logged and counted). */

@@ -8,9 +8,7 @@ import type { Event } from '../../events/types.js';
 import type { CompactionReport } from '../../runtime/compactor.js';
 
 /** The attempt changed the view: a summary (`compacted`) or an elision rule (`elided`). */
-export function changedView(report: CompactionReport): boolean {
-  return report.outcome === 'compacted' || report.outcome === 'elided';
-}
+export { changedView } from '../../runtime/compactor.js';
 
 /** The event the attempt appended when it changed the view (the summary or the rule). */
 export function appendedRecord(report: CompactionReport): Event | undefined {
