@@ -6,7 +6,6 @@
  */
 import { createRequire } from 'node:module';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { except } from 'hono/combine';
 import pino, { type Logger } from 'pino';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
@@ -30,6 +29,7 @@ import {
 } from './inspector/register-inspector.js';
 import { type ListeningServer, listenOn } from './listen.js';
 import { notFound, problemResponse, toProblem } from './problem.js';
+import { limitBody } from './request-body.js';
 import { registerAdkSessionRoutes } from './routes/adk-sessions.js';
 import { registerDevUiRoutes } from './routes/dev-ui.js';
 import { registerNotServedRoutes } from './routes/not-served.js';
@@ -182,19 +182,10 @@ export function createServer(options: CreateServerOptions): OrreryServer {
     // The inspector's replay takes a whole transcript: it has its own limit.
     except(
       (context) => hasOwnBodyLimit(context.req.path),
-      bodyLimit({
-        maxSize: maxBodyBytes,
-        onError: (context) =>
-          problemResponse(
-            new HttpProblem({
-              status: 413,
-              slug: 'body-too-large',
-              title: 'Content Too Large',
-              detail: `the request body is over this server's limit of ${maxBodyBytes} bytes`,
-              field: 'body',
-            }),
-            context.get('requestId'),
-          ),
+      limitBody({
+        maxBytes: maxBodyBytes,
+        detail: `the request body is over this server's limit of ${maxBodyBytes} bytes`,
+        field: 'body',
       }),
     ),
   );

@@ -2,13 +2,16 @@
  * Request bodies: JSON within the size limit (enforced by the body-limit middleware before
  * this reads), checked field by field. A bad field is a 400 naming it (`newMessage.parts[0]`).
  */
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { errorMessage } from '../events/errors.js';
 import { joinPath, PartSchema } from '../events/schema.js';
 import type { Content } from '../events/types.js';
 import { preview } from '../events/validate-event.js';
-import { badRequest } from './problem.js';
+import { HttpProblem } from './errors.js';
+import { badRequest, problemResponse } from './problem.js';
+import type { ServerEnv } from './server-env.js';
 
 /** The body as JSON; an empty body is `undefined` (allowed where `optional`). */
 export async function readJsonBody(
@@ -83,3 +86,25 @@ export const CreateSessionSchema = z
   .optional();
 
 export type CreateSessionRequest = z.infer<typeof CreateSessionSchema>;
+
+/** The body-limit middleware: a body over `maxBytes` is a 413 naming `field`. */
+export function limitBody(options: {
+  maxBytes: number;
+  detail: string;
+  field: string;
+}): MiddlewareHandler<ServerEnv> {
+  return bodyLimit({
+    maxSize: options.maxBytes,
+    onError: (context) =>
+      problemResponse(
+        new HttpProblem({
+          status: 413,
+          slug: 'body-too-large',
+          title: 'Content Too Large',
+          detail: options.detail,
+          field: options.field,
+        }),
+        context.get('requestId'),
+      ),
+  });
+}

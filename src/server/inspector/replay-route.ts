@@ -4,12 +4,11 @@
  * is larger than any other request): create-server exempts this path from the global one.
  */
 import type { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { InvalidConfigError } from '../../compaction/errors.js';
 import { HttpProblem } from '../errors.js';
-import { badRequest, problemResponse } from '../problem.js';
-import { parseBody, readJsonBody } from '../request-body.js';
+import { badRequest } from '../problem.js';
+import { limitBody, parseBody, readJsonBody } from '../request-body.js';
 import type { ServerEnv } from '../server-env.js';
 import { DEFAULT_MAX_REPLAY_BYTES, INSPECTOR_API_PREFIX, type ReplayRequest } from './api-types.js';
 import type { InspectorDeps } from './inspector-deps.js';
@@ -45,19 +44,10 @@ export function registerReplayRoute(app: Hono<ServerEnv>, deps: InspectorDeps): 
   const maxBytes = deps.options.maxReplayBytes ?? DEFAULT_MAX_REPLAY_BYTES;
   app.post(
     REPLAY_PATH,
-    bodyLimit({
-      maxSize: maxBytes,
-      onError: (context) =>
-        problemResponse(
-          new HttpProblem({
-            status: 413,
-            slug: 'body-too-large',
-            title: 'Content Too Large',
-            detail: `the transcript is over this server's replay limit of ${maxBytes} bytes`,
-            field: 'transcript',
-          }),
-          context.get('requestId'),
-        ),
+    limitBody({
+      maxBytes,
+      detail: `the transcript is over this server's replay limit of ${maxBytes} bytes`,
+      field: 'transcript',
     }),
     async (context) => {
       const replay = deps.options.replay;
