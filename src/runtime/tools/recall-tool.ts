@@ -14,8 +14,13 @@
 import { z } from 'zod';
 import { isElisionEvent, latestElision } from '../../compaction/elision.js';
 import type { Event } from '../../events/types.js';
+import {
+  definedHitFilters,
+  type HitFilters,
+  passesHitFilters,
+} from '../../sessions/hit-filters.js';
 import { searchTerms, tokenizeSearchText } from '../../sessions/search-text.js';
-import type { SearchHit, SessionService } from '../../sessions/session-service.js';
+import type { SessionService } from '../../sessions/session-service.js';
 import { capText, renderEvent } from '../../summarizers/render.js';
 import { capToolOutput } from '../../summarizers/tool-output-cap.js';
 import { RunnerConfigError } from '../errors.js';
@@ -166,21 +171,6 @@ function toItem(event: Event, maxChars: number, query?: string): RecallItem {
   };
 }
 
-/** The filters of a query, as `searchEvents` takes them. */
-interface HitFilters {
-  after?: number;
-  before?: number;
-  authors?: string[];
-}
-
-/** A store that ignores the filters (a user's own) must not show what they exclude. */
-function passesFilters(hit: SearchHit, filters: HitFilters): boolean {
-  if (filters.after !== undefined && !(hit.timestamp > filters.after)) return false;
-  if (filters.before !== undefined && !(hit.timestamp < filters.before)) return false;
-  if (filters.authors !== undefined && !filters.authors.includes(hit.author)) return false;
-  return true;
-}
-
 /** Drops context items, lowest-ranked passage first, until the answer fits `maxChars`. */
 function fitPassages(passages: RecallPassage[], maxChars: number): RecallPassage[] {
   let size = passages.reduce(
@@ -260,12 +250,10 @@ export function createRecallTool(options: {
       // One more than the page: whether there is a next one.
       limit: offset + limit + 1,
       beforeSeq: endSeq + 1,
-      ...(filters.after !== undefined ? { after: filters.after } : {}),
-      ...(filters.before !== undefined ? { before: filters.before } : {}),
-      ...(filters.authors !== undefined ? { authors: filters.authors } : {}),
+      ...definedHitFilters(filters),
       signal: context.signal,
     });
-    const matching = found.filter((hit) => passesFilters(hit, filters));
+    const matching = found.filter((hit) => passesHitFilters(hit, filters));
     const hits = matching.slice(offset, offset + limit);
     const more = matching.length > offset + limit ? { nextCursor: offset + limit } : {};
     if (hits.length === 0) {
