@@ -29,7 +29,7 @@ export function mergeHitWindows(options: {
   const windows = options.hitSeqs
     .map((seq, rank) => ({
       fromSeq: Math.max(1, seq - contextEvents),
-      toSeq: Math.min(maxSeq, Math.max(seq, seq + contextEvents)),
+      toSeq: Math.min(maxSeq, seq + contextEvents),
       hitSeqs: [seq],
       rank,
     }))
