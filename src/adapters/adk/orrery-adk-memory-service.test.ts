@@ -6,6 +6,7 @@ import {
   type LlmRequest,
   type LlmResponse,
   LOAD_MEMORY,
+  PRELOAD_MEMORY,
   Runner,
 } from '@google/adk';
 import type { Content } from '@google/genai';
@@ -19,6 +20,8 @@ const appName = 'adk-memory';
 /** Answers "remember ..." with "ok", and any other message with one load_memory call. */
 class MemoryStubLlm extends BaseLlm {
   readonly requests: Content[][] = [];
+  /** The system instruction of every request, in order. */
+  readonly instructions: string[] = [];
 
   constructor() {
     super({ model: 'memory-stub' });
@@ -27,6 +30,7 @@ class MemoryStubLlm extends BaseLlm {
   async *generateContentAsync(request: LlmRequest): AsyncGenerator<LlmResponse, void> {
     const contents = structuredClone(request.contents);
     this.requests.push(contents);
+    this.instructions.push(String(request.config?.systemInstruction ?? ''));
     const last = contents.at(-1);
     const text = last?.parts?.[0]?.text ?? '';
     if (last?.role === 'user' && text !== '' && !text.startsWith('remember')) {
@@ -133,5 +137,25 @@ describe('OrreryAdkMemoryService through ADK-JS Runner and its load_memory tool'
     });
     // ADK-JS timestamps are milliseconds; orrery's seconds: the ISO time is the same instant.
     expect(memories[0]?.timestamp).toBe(new Date(session!.events[0]!.timestamp).toISOString());
+  });
+
+  it("feeds ADK's PRELOAD_MEMORY: the earlier session's words reach the system instruction", async () => {
+    const store = new InMemorySessionService();
+    const sessionService = new OrreryAdkSessionService({
+      sessionService: store,
+      compaction: null,
+      logger: false,
+    });
+    const memoryService = new OrreryAdkMemoryService({ sessionService: store });
+    const model = new MemoryStubLlm();
+    const agent = new LlmAgent({ name: 'assistant', model, tools: [PRELOAD_MEMORY] });
+    const runner = new Runner({ appName, agent, sessionService, memoryService });
+    await sessionService.createSession({ appName, userId: 'dave', sessionId: 'before' });
+    await turn(runner, 'dave', 'before', 'remember: the wifi password hint is lighthouse');
+    await sessionService.createSession({ appName, userId: 'dave', sessionId: 'after' });
+    await turn(runner, 'dave', 'after', 'remember: what was the wifi password hint');
+    const instruction = model.instructions.at(-1) ?? '';
+    expect(instruction).toContain('<PAST_CONVERSATIONS>');
+    expect(instruction).toContain('user: remember: the wifi password hint is lighthouse');
   });
 });

@@ -179,6 +179,9 @@ describe('the recall tool answers passages', () => {
     expect([...hitsOf(first), ...hitsOf(second)].sort((a, b) => a - b)).toEqual([1, 5, 9]);
     const past = await recall(sessionService, { query: 'lighthouse', cursor: 3 });
     expect(past).toMatchObject({ passages: [], note: 'no more hits for this query' });
+    // A cursor past the store's largest page is the end, not an error.
+    const far = await recall(sessionService, { query: 'lighthouse', cursor: 5000 });
+    expect(far).toMatchObject({ passages: [], note: 'no more hits for this query' });
     await expect(recall(sessionService, { query: 'lighthouse', limit: 21 })).rejects.toThrow(
       /limit/,
     );

@@ -19,7 +19,7 @@ import {
   type HitFilters,
   passesHitFilters,
 } from '../../sessions/hit-filters.js';
-import { searchTerms, tokenizeSearchText } from '../../sessions/search-text.js';
+import { MAX_SEARCH_LIMIT, searchTerms, tokenizeSearchText } from '../../sessions/search-text.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { capText, renderEvent } from '../../summarizers/render.js';
 import { capToolOutput } from '../../summarizers/tool-output-cap.js';
@@ -247,8 +247,8 @@ export function createRecallTool(options: {
     const found = await sessionService.searchEvents({
       ...keyOf(context),
       query,
-      // One more than the page: whether there is a next one.
-      limit: offset + limit + 1,
+      // One more than the page: whether there is a next one (within the store's largest page).
+      limit: Math.min(MAX_SEARCH_LIMIT, offset + limit + 1),
       beforeSeq: endSeq + 1,
       ...definedHitFilters(filters),
       signal: context.signal,
