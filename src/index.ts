@@ -295,6 +295,17 @@ export { Runner, type RunnerOptions, type RunOptions } from './runtime/runner.js
 export type { SessionLeaseOptions } from './runtime/session-lease.js';
 export { type AiSdkToolLike, fromAiSdkTool } from './runtime/tools/from-ai-sdk-tool.js';
 export { FunctionTool, type FunctionToolOptions } from './runtime/tools/function-tool.js';
+export {
+  createLoadMemoryTool,
+  createPreloadMemoryPlugin,
+  formatPreloadedMemories,
+  LOAD_MEMORY_DESCRIPTION,
+  LOAD_MEMORY_TOOL_NAME,
+  type LoadedMemory,
+  type LoadMemoryToolOptions,
+  PRELOAD_MEMORY_PLUGIN_NAME,
+  type PreloadMemoryPluginOptions,
+} from './runtime/tools/memory-tools.js';
 export { toJsonValue } from './runtime/tools/to-json-value.js';
 export type { Tool, ToolContext, ToolRunOptions, ToolState } from './runtime/tools/tool.js';
 export type {
@@ -318,7 +329,18 @@ export {
   DEFAULT_LEASE_WAIT_MS,
   type LeaseRecordOperations,
 } from './sessions/lease-helpers.js';
+export type {
+  AddSessionToMemoryOptions,
+  MemoryEntry,
+  MemoryService,
+  SearchMemoryOptions,
+  SearchMemoryResponse,
+} from './sessions/memory-service.js';
 export { type AcquireRecordLeaseOptions, acquireRecordLease } from './sessions/record-lease.js';
+export {
+  SessionMemoryService,
+  type SessionMemoryServiceOptions,
+} from './sessions/session-memory-service.js';
 export type {
   AcquireLeaseOptions,
   AppendCompactionOptions,

@@ -7,10 +7,18 @@
  * adds seeded conversations with planted facts; `--datasets` reads every
  * `$ORRERY_DATASETS/<name>/probes.derived.jsonl`; `--elision on|off|both` runs the replay with
  * the elision tier before summaries, without it (the default), or both side by side.
+ * `--context N`: events either side of each hit that recall returns with it (default 2, the
+ * recall tool's; 0: the hits alone). `--memory`: a row per input for memory across sessions
+ * (each conversation split into `--memory-sessions` sessions, asked of `searchMemory`).
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import {
+  combineMemoryEvaluations,
+  evaluateMemory,
+  type MemoryEvaluation,
+} from '../runtime/memory-eval.js';
 import {
   combineEvaluations,
   evaluateRecall,
@@ -34,6 +42,9 @@ interface EvalFlags {
   conversations: number;
   datasets?: boolean;
   json?: boolean;
+  context: number;
+  memory?: boolean;
+  memorySessions: number;
 }
 
 function percent(value: number): string {
@@ -107,6 +118,7 @@ async function evaluateGroups(
             threshold: flags.threshold,
             topK: flags.topK,
             elision: run.elision,
+            contextEvents: flags.context,
           }),
         );
       }
@@ -119,6 +131,38 @@ async function evaluateGroups(
     }
   }
   return report;
+}
+
+async function evaluateMemoryGroups(
+  groups: Array<{ label: string; conversations: RecallConversation[] }>,
+  flags: EvalFlags,
+) {
+  const report = [];
+  for (const group of groups) {
+    const results: MemoryEvaluation[] = [];
+    for (const conversation of group.conversations) {
+      results.push(
+        await evaluateMemory({ conversation, sessions: flags.memorySessions, topK: flags.topK }),
+      );
+    }
+    report.push({
+      label: group.label,
+      total: combineMemoryEvaluations(results),
+      conversations: results,
+    });
+  }
+  return report;
+}
+
+function memoryRow(label: string, result: Omit<MemoryEvaluation, 'name'>): string {
+  return [
+    label.padEnd(36),
+    String(result.sessions).padStart(8),
+    String(result.answers).padStart(7),
+    percent(result.inMemory).padStart(10),
+    percent(result.inAllSessions).padStart(8),
+    percent(result.recallAtK).padStart(9),
+  ].join(' ');
 }
 
 export function registerEval(program: Command, io: CliIo): void {
@@ -150,6 +194,19 @@ export function registerEval(program: Command, io: CliIo): void {
       elisionMode,
       'off' as ElisionMode,
     )
+    .option(
+      '--context <n>',
+      'events either side of each hit recall returns with it (0: the hits alone)',
+      integerOption('--context', 0),
+      2,
+    )
+    .option('--memory', 'add a memory-across-sessions row per input (searchMemory)')
+    .option(
+      '--memory-sessions <n>',
+      'sessions each conversation is split into for --memory',
+      integerOption('--memory-sessions', 1),
+      4,
+    )
     .option('--json', 'print the figures as JSON')
     .action(async (files: string[], flags: EvalFlags) => {
       const groups: Array<{ label: string; conversations: RecallConversation[] }> = [];
@@ -179,19 +236,33 @@ export function registerEval(program: Command, io: CliIo): void {
         });
       }
       const report = await evaluateGroups(groups, flags);
+      const memory = flags.memory ? await evaluateMemoryGroups(groups, flags) : undefined;
       if (flags.json) {
         writeJson(io, {
           threshold: flags.threshold,
           topK: flags.topK,
           elision: flags.elision,
+          context: flags.context,
           groups: report,
+          ...(memory ? { memorySessions: flags.memorySessions, memory } : {}),
         });
         return;
       }
-      io.stdout(`threshold ${flags.threshold} tokens, recall top ${flags.topK}\n`);
+      io.stdout(
+        `threshold ${flags.threshold} tokens, recall top ${flags.topK}, context ${flags.context}\n`,
+      );
       io.stdout(
         `${'input'.padEnd(36)} ${'summ.'.padStart(5)} ${'elided'.padStart(6)} ${'sent tk'.padStart(7)} ${'answers'.padStart(7)} ${'(a) view'.padStart(8)} ${'(b) +recall'.padStart(12)} ${'(c) trunc'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)}\n`,
       );
       for (const group of report) io.stdout(`${row(group.label, group.total)}\n`);
+      if (memory) {
+        io.stdout(
+          `\nmemory across sessions (each conversation split into ${flags.memorySessions}), searchMemory top ${flags.topK}\n`,
+        );
+        io.stdout(
+          `${'input'.padEnd(36)} ${'sessions'.padStart(8)} ${'answers'.padStart(7)} ${'in memory'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)}\n`,
+        );
+        for (const group of memory) io.stdout(`${memoryRow(group.label, group.total)}\n`);
+      }
     });
 }

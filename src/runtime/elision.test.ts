@@ -125,8 +125,8 @@ describe('elision before summary (Runner, scripted model)', () => {
     expect(recalledSeq).toBe(responseSeqs[0]);
     const recalled = responses(model.calls[5]).get('r') as unknown as RecallResult;
     expect(recalled.items).toHaveLength(1);
-    expect(recalled.items[0]?.seq).toBe(recalledSeq);
-    expect(recalled.items[0]?.text).toContain(fileContent('a.txt'));
+    expect(recalled.items?.[0]?.seq).toBe(recalledSeq);
+    expect(recalled.items?.[0]?.text).toContain(fileContent('a.txt'));
     // Stored events are never changed: the record holds a's whole output.
     const storedA = history.find((event: Event) => event.seq === responseSeqs[0]);
     expect(storedA?.content?.parts[0]?.functionResponse?.response).toEqual({

@@ -12,6 +12,7 @@ export * from './runner.js';
 export type { SessionLeaseOptions } from './session-lease.js';
 export * from './tools/from-ai-sdk-tool.js';
 export * from './tools/function-tool.js';
+export * from './tools/memory-tools.js';
 export * from './tools/to-json-value.js';
 export type * from './tools/tool.js';
 export type {

@@ -16,8 +16,8 @@ import type { Event, NewEvent } from '../events/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import { renderEvent } from '../summarizers/render.js';
+import { recallAnswerText } from './recall-eval-tool.js';
 import { replayTranscript } from './replay.js';
-import { renderRecallItem } from './tools/recall-tool.js';
 
 export interface RecallQuestion {
   question: string;
@@ -48,6 +48,11 @@ export interface EvaluateRecallOptions {
   topK?: number;
   /** Cap of one recalled item, as the recall tool's default (2000). */
   recallItemChars?: number;
+  /**
+   * Events either side of each hit that (b) reads with it, as the recall tool returns them
+   * (docs/memory.md#hit-windows); default 0, the hits alone.
+   */
+  contextEvents?: number;
   signal?: AbortSignal;
 }
 
@@ -138,21 +143,19 @@ export async function evaluateRecall(options: EvaluateRecallOptions): Promise<Re
   let withEvidence = 0;
   let evidenceFound = 0;
   for (const question of conversation.questions) {
-    const recalled =
-      endSeq === 0
-        ? []
-        : await sessionService.searchEvents({
-            ...key,
-            query: question.question,
-            limit: topK,
-            beforeSeq: endSeq + 1,
-          });
+    // What the recall tool answers the question (its top k, with context when asked).
     const recallText = normalized(
-      recalled
-        .map((hit) =>
-          renderRecallItem({ event: hit.event, maxChars: itemChars, query: question.question }),
-        )
-        .join('\n'),
+      endSeq === 0
+        ? ''
+        : await recallAnswerText({
+            sessionService,
+            key,
+            query: question.question,
+            topK,
+            maxItemChars: itemChars,
+            contextEvents: options.contextEvents ?? 0,
+            signal: options.signal,
+          }),
     );
     for (const answer of question.answers) {
       const needle = normalized(answer);

@@ -81,15 +81,22 @@ describe('the recall tool', () => {
     // The summary no longer holds the sentence verbatim; recall brings it back, labelled.
     const byQuery = responseIn(model.calls[2], 'q1');
     expect(byQuery.compactedThroughSeq).toBe(checkpoint?.actions.compaction.endSeq);
-    expect(byQuery.items[0]).toEqual({
+    const date = new Date(original.timestamp * 1000).toISOString();
+    // The hit and the events after it that the summary covers (its context), in seq order.
+    const passage = byQuery.passages?.[0];
+    expect(passage?.fromSeq).toBe(1);
+    expect(passage?.items[0]).toEqual({
       seq: 1,
       author: 'user',
+      date,
       text: renderEvent({ event: original }),
+      hit: true,
     });
-    expect(byQuery.items[0]?.text).toContain(fact);
+    expect(passage?.items[0]?.text).toContain(fact);
+    expect(passage?.items.slice(1).every((item) => item.hit === undefined)).toBe(true);
     const byRange = responseIn(model.calls[3], 'r1');
     expect(byRange.items).toEqual([
-      { seq: 1, author: 'user', text: renderEvent({ event: original }) },
+      { seq: 1, author: 'user', date, text: renderEvent({ event: original }) },
     ]);
     // An ordinary tool response: stored, so the record holds what the model was shown.
     const stored = (await sessionService.getSession({ ...key, events: 'full' }))?.events ?? [];

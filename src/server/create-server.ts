@@ -32,6 +32,7 @@ import { notFound, problemResponse, toProblem } from './problem.js';
 import { limitBody } from './request-body.js';
 import { registerAdkSessionRoutes } from './routes/adk-sessions.js';
 import { registerDevUiRoutes } from './routes/dev-ui.js';
+import { registerMemoryRoutes } from './routes/memory.js';
 import { registerNotServedRoutes } from './routes/not-served.js';
 import { registerOperationRoutes } from './routes/operations.js';
 import { registerOrrerySessionRoutes } from './routes/orrery-sessions.js';
@@ -194,6 +195,7 @@ export function createServer(options: CreateServerOptions): OrreryServer {
   registerAdkSessionRoutes(app, deps);
   registerOrrerySessionRoutes(app, deps);
   registerRunRoutes(app, deps);
+  registerMemoryRoutes(app, deps);
   registerNotServedRoutes(app);
   registerInspector(app, {
     deps,

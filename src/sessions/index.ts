@@ -6,7 +6,12 @@ export {
   DEFAULT_LEASE_WAIT_MS,
   type LeaseRecordOperations,
 } from './lease-helpers.js';
+export type * from './memory-service.js';
 export { type AcquireRecordLeaseOptions, acquireRecordLease } from './record-lease.js';
+export {
+  SessionMemoryService,
+  type SessionMemoryServiceOptions,
+} from './session-memory-service.js';
 export type * from './session-service.js';
 export {
   assertCompactionFits,

@@ -175,6 +175,12 @@ export interface SearchEventsOptions {
   beforeSeq?: number;
   /** Only events with `seq > afterSeq`. */
   afterSeq?: number;
+  /** Only events with `timestamp > after` (epoch seconds). */
+  after?: number;
+  /** Only events with `timestamp < before` (epoch seconds). */
+  before?: number;
+  /** Only events by one of these authors (an empty list matches none). */
+  authors?: string[];
   signal?: AbortSignal;
 }
 

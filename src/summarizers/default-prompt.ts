@@ -17,7 +17,7 @@ Rules:
 - Quote the user's goal and the user's latest request VERBATIM.
 - Write the summary in the conversation's language; never translate quotes or identifiers.
 - Be dense and factual. Leave out pleasantries and the agent's reasoning.
-- Each event is labelled [seq N]. After each fact, decision, error and tool result, name where it comes from, e.g. (seq 12) or (seq 12-15): the agent can read those events back verbatim with its recall tool, so a detail you shorten stays reachable.
+- Each event is labelled [seq N]. End EVERY line of the summary (each fact, decision, error, tool result and task) with where it comes from, e.g. (seq 12) or (seq 12-15): the agent can read those events back verbatim with its recall tool, so a detail you shorten stays reachable.
 
 Use exactly these sections (write "none" for an empty one):
 

@@ -8,6 +8,11 @@ function textOf(content: Content | undefined): string {
   return content?.parts[0]?.text ?? '';
 }
 
+/** Identifier lines (`a, b [seq N]`) as the identifiers they list, tags left out. */
+function untag(items: string[] | undefined): string[] {
+  return (items ?? []).flatMap((item) => item.replace(/ \[seq [0-9][0-9, -]*\]$/, '').split(', '));
+}
+
 function incidentEvents(): Event[] {
   return [
     userText(1, 'Investigate INC-4411: checkout latency\nsince v2.3.1 deploy'),
@@ -67,18 +72,23 @@ describe('DigestSummarizer', () => {
     expect(summary?.content.role).toBe('model');
     expect(summary?.usageMetadata).toBeUndefined();
     expect(sections.userRequests).toEqual([
-      'Investigate INC-4411: checkout latency\nsince v2.3.1 deploy',
+      'Investigate INC-4411: checkout latency\nsince v2.3.1 deploy [seq 1]',
     ]);
     expect(sections.toolCalls).toEqual([
-      'query_logs(service="checkout", since="2024-05-01", limit=200, filters={…})',
-      'restart_pod(pod="checkout-7f9c")',
-      'page_oncall()',
+      'query_logs(service="checkout", since="2024-05-01", limit=200, filters={…}) [seq 2]',
+      'restart_pod(pod="checkout-7f9c") [seq 4]',
+      'page_oncall() [seq 7]',
     ]);
     expect(sections.errors).toEqual([
       'restart_pod(c2): permission denied for role viewer [seq 5]',
       'agent: MALFORMED_FUNCTION_CALL: bad args [seq 6]',
     ]);
-    expect(sections.openCalls).toEqual(['page_oncall(c3)']);
+    expect(sections.openCalls).toEqual(['page_oncall(c3) [seq 7]']);
+    // One line per seq: the identifiers of seq 1, of seq 3 (the tool's result), of seq 8.
+    expect(sections.identifiers[0]).toBe('v2.3.1, INC-4411 [seq 1]');
+    expect(sections.identifiers).toContain(
+      '123e4567-e89b-12d3-a456-426614174000, /srv/checkout/app.py [seq 3]',
+    );
     for (const identifier of [
       'INC-4411',
       'v2.3.1',
@@ -86,7 +96,7 @@ describe('DigestSummarizer', () => {
       '123e4567-e89b-12d3-a456-426614174000',
       'https://grafana.example.com/d/abc',
     ]) {
-      expect(sections.identifiers).toContain(identifier);
+      expect(untag(sections.identifiers)).toContain(identifier);
     }
     expect(sections.agentAnswers.at(-1)).toMatch(
       /^agent: Root cause is the pool size; see https:\/\/grafana.example.com\/d\/abc. \[seq \d+\]$/,
@@ -120,27 +130,28 @@ describe('DigestSummarizer', () => {
     });
     const sections = parseDigest(textOf(second?.content))!;
     expect(sections.userRequests).toEqual([
-      'Investigate INC-4411: checkout latency\nsince v2.3.1 deploy',
-      'Now raise the pool size to 50 in config/pool.yaml',
+      'Investigate INC-4411: checkout latency\nsince v2.3.1 deploy [seq 1]',
+      'Now raise the pool size to 50 in config/pool.yaml [seq 9]',
     ]);
-    // The repeated call appears once, as the most recent.
+    // The repeated call appears once, as the most recent, with its newest seq.
     expect(sections.toolCalls.filter((call) => call.startsWith('restart_pod'))).toHaveLength(1);
-    expect(sections.toolCalls.at(-1)).toBe('restart_pod(pod="checkout-7f9c")');
+    expect(sections.toolCalls.at(-1)).toBe('restart_pod(pod="checkout-7f9c") [seq 10]');
     expect(sections.errors).toContain('restart_pod(c2): permission denied for role viewer [seq 5]');
     // c3 was answered in this window: no longer open.
     expect(sections.openCalls).toEqual([]);
-    expect(sections.identifiers).toContain('INC-4411');
-    expect(sections.identifiers).toContain('config/pool.yaml');
+    expect(sections.identifiers).toContain('v2.3.1, INC-4411 [seq 1]');
+    expect(sections.identifiers).toContain('config/pool.yaml [seq 9]');
   });
 
   it('keeps a model-written previous summary as the earlier summary', async () => {
     const summary = await new DigestSummarizer().summarize({
       previousSummary: { role: 'model', parts: [{ text: '## User goal\nShip release 4.2.0' }] },
-      events: [userText(1, 'continue')],
+      events: [userText(7, 'continue')],
     });
     const sections = parseDigest(textOf(summary?.content))!;
-    expect(sections.earlierSummary).toEqual(['## User goal\nShip release 4.2.0']);
-    expect(sections.userRequests).toEqual(['continue']);
+    // A rolling summary: it covered every seq before the new events.
+    expect(sections.earlierSummary).toEqual(['## User goal\nShip release 4.2.0 [seq 1-6]']);
+    expect(sections.userRequests).toEqual(['continue [seq 7]']);
   });
 
   it('stays within maxChars, keeping the goal, the latest request and recent identifiers', async () => {
@@ -159,10 +170,10 @@ describe('DigestSummarizer', () => {
     const text = textOf(summary?.content);
     expect(text.length).toBeLessThanOrEqual(1500);
     const sections = parseDigest(text)!;
-    expect(sections.userRequests[0]).toBe('GOAL: migrate every service to node 20');
-    expect(sections.userRequests.at(-1)).toBe('LATEST: report the results');
-    expect(sections.identifiers).toContain('SVC-1059');
-    expect(sections.identifiers).not.toContain('SVC-1000');
+    expect(sections.userRequests[0]).toBe('GOAL: migrate every service to node 20 [seq 1]');
+    expect(sections.userRequests.at(-1)).toBe('LATEST: report the results [seq 200]');
+    expect(untag(sections.identifiers)).toContain('SVC-1059');
+    expect(untag(sections.identifiers)).not.toContain('SVC-1000');
   });
 
   it('rejects a tiny maxChars, naming it', () => {
@@ -200,11 +211,14 @@ describe('DigestSummarizer redaction', () => {
     }
   });
 
-  it('names the seq range it covers and the seq of each error and result', async () => {
+  it('names the seq range it covers and the seq of every item', async () => {
     const summary = await new DigestSummarizer().summarize({ events: incidentEvents() });
     const text = textOf(summary?.content);
     expect(text.split('\n')[1]).toMatch(/^Covers seq 1-\d+;/);
-    expect(parseDigest(text)?.lastResults.every((item) => / \[seq \d+\]$/.test(item))).toBe(true);
+    // Every bullet (an item's first line; a multi-line request ends with it) names its seq.
+    const items = Object.values(parseDigest(text) ?? {}).flat();
+    expect(items.length).toBeGreaterThan(10);
+    for (const item of items) expect(item).toMatch(/ \[seq \d+\]$/);
   });
 
   it('keeps a long path argument whole instead of cutting it in the middle', async () => {
@@ -214,7 +228,9 @@ describe('DigestSummarizer redaction', () => {
         makeEvent(1, 'agent', [{ functionCall: { id: 'c1', name: 'read_file', args: { path } } }]),
       ],
     });
-    expect(parseDigest(textOf(summary?.content))?.toolCalls).toEqual([`read_file(path="${path}")`]);
+    expect(parseDigest(textOf(summary?.content))?.toolCalls).toEqual([
+      `read_file(path="${path}") [seq 1]`,
+    ]);
   });
 
   it('keeps more than five of the agent answers', async () => {
@@ -239,7 +255,7 @@ describe('DigestSummarizer redaction', () => {
         ]),
       ],
     });
-    const identifiers = parseDigest(textOf(summary?.content))?.identifiers ?? [];
+    const identifiers = untag(parseDigest(textOf(summary?.content))?.identifiers);
     expect(identifiers).toContain('lib/util.ts');
     expect(
       identifiers.filter(

@@ -139,8 +139,73 @@ function stringsOf(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
+/** `text [seq N]`: where an item comes from, so the agent can recall it (docs/memory.md). */
+function tagged(text: string, seq: string | number): string {
+  return `${text} [seq ${seq}]`;
+}
+
+const SEQ_TAG = / \[seq [0-9][0-9, -]*\]$/;
+
+/** The item without its seq tag (items of digests written before tags have none). */
+function untagged(item: string): string {
+  return item.replace(SEQ_TAG, '');
+}
+
+/**
+ * `remember` for tagged items: a repeat is the same text from another seq, so it is found by
+ * its text and moves to the end with the newer seq (or, `keepFirst`, stays with its first).
+ */
+function rememberAt(list: string[], text: string, seq: number, keepFirst = false): void {
+  const index = list.findIndex((item) => untagged(item) === text);
+  if (index !== -1) {
+    if (keepFirst) return;
+    list.splice(index, 1);
+  }
+  list.push(tagged(text, seq));
+}
+
+/**
+ * Identifiers are listed one line per seq (`a.ts, INC-4411 [seq 12]`): a tag on each of 80
+ * identifiers would cost more than the identifiers. Read back as identifier -> seq, in order
+ * (an untagged line, from a digest written before tags, has seq 0).
+ */
+function identifierSeqs(lines: readonly string[]): Map<string, number> {
+  const seqs = new Map<string, number>();
+  for (const line of lines) {
+    const match = /^(.*) \[seq (\d+)\]$/s.exec(line);
+    const names = match ? (match[1] ?? '').split(', ') : [line];
+    const seq = match ? Number(match[2]) : 0;
+    for (const name of names) {
+      seqs.delete(name);
+      seqs.set(name, seq);
+    }
+  }
+  return seqs;
+}
+
+/** The newest `limit` identifiers, consecutive ones of one seq on one line. */
+function identifierLines(seqs: Map<string, number>, limit: number): string[] {
+  const entries = [...seqs.entries()].slice(-limit);
+  const lines: string[] = [];
+  let names: string[] = [];
+  let current: number | undefined;
+  const flush = () => {
+    if (names.length === 0) return;
+    if (current === 0) lines.push(...names);
+    else lines.push(tagged(names.join(', '), current ?? 0));
+    names = [];
+  };
+  for (const [name, seq] of entries) {
+    if (seq !== current) flush();
+    current = seq;
+    names.push(name);
+  }
+  flush();
+  return lines;
+}
+
 function callIdOf(openCallItem: string): string | undefined {
-  return /\(([^()]*)\)$/.exec(openCallItem)?.[1];
+  return /\(([^()]*)\)$/.exec(untagged(openCallItem))?.[1];
 }
 
 export class DigestSummarizer implements EventsSummarizer {
@@ -165,7 +230,8 @@ export class DigestSummarizer implements EventsSummarizer {
     const previousText = options.previousSummary ? getText(options.previousSummary).trim() : '';
     const events = options.events.filter((event) => !isCompactionEvent(event));
     if (events.length === 0 && previousText === '') return null;
-    const sections = this.carryForward(previousText);
+    const firstSeq = events.reduce((smallest, event) => Math.min(smallest, event.seq), Infinity);
+    const sections = this.carryForward(previousText, firstSeq);
     this.addEvents(sections, events);
     for (const key of Object.keys(SECTION_LIMITS) as DigestSectionKey[]) {
       const items = sections[key];
@@ -178,21 +244,28 @@ export class DigestSummarizer implements EventsSummarizer {
     return { content: { role: 'model', parts: [{ text }] } };
   }
 
-  private carryForward(previousText: string): DigestSections {
+  /** `firstSeq`: the first new event's; a rolling summary covers every seq before it. */
+  private carryForward(previousText: string, firstSeq: number): DigestSections {
     if (previousText === '') return emptySections();
     const parsed = parseDigest(previousText);
     if (parsed) return parsed;
     // A model's summary (e.g. before a fallback): kept whole, within half the budget.
     const sections = emptySections();
-    sections.earlierSummary.push(capText({ text: previousText, maxChars: this.maxChars / 2 }));
+    const text = capText({ text: previousText, maxChars: this.maxChars / 2 });
+    const range = Number.isFinite(firstSeq) && firstSeq > 2 ? `1-${firstSeq - 1}` : undefined;
+    sections.earlierSummary.push(range === undefined ? text : tagged(text, range));
     return sections;
   }
 
   private addEvents(sections: DigestSections, events: Event[]): void {
     const openCalls = new Map<string, string>();
-    const addIdentifiers = (text: string) => {
-      for (const identifier of findIdentifiers(capText({ text, maxChars: SCAN_CHARS }))) {
-        remember(sections.identifiers, capText({ text: identifier, maxChars: IDENTIFIER_CHARS }));
+    const identifiers = identifierSeqs(sections.identifiers);
+    const addIdentifiers = (text: string, seq: number) => {
+      for (const found of findIdentifiers(capText({ text, maxChars: SCAN_CHARS }))) {
+        const identifier = capText({ text: found, maxChars: IDENTIFIER_CHARS });
+        // A repeat moves to the end (most recent) with its newer seq.
+        identifiers.delete(identifier);
+        identifiers.set(identifier, seq);
       }
     };
     for (const event of events) {
@@ -200,22 +273,27 @@ export class DigestSummarizer implements EventsSummarizer {
       const text = redactText(getText(event).trim());
       if (text !== '') {
         if (event.author === 'user' && role === 'user') {
-          remember(sections.userRequests, capText({ text, maxChars: USER_REQUEST_CHARS }), true);
+          rememberAt(
+            sections.userRequests,
+            capText({ text, maxChars: USER_REQUEST_CHARS }),
+            event.seq,
+            true,
+          );
         } else {
           remember(
             sections.agentAnswers,
             `${event.author}: ${oneLine(capText({ text, maxChars: RESULT_CHARS }))} [seq ${event.seq}]`,
           );
         }
-        addIdentifiers(text);
+        addIdentifiers(text, event.seq);
       }
       for (const part of event.content?.parts ?? []) {
         if (part.functionCall) {
           const { id, name } = part.functionCall;
           const args = redactJson(part.functionCall.args ?? {});
-          remember(sections.toolCalls, formatCall(name, args));
-          openCalls.set(id, `${name}(${id})`);
-          addIdentifiers(stringsOf(args ?? {}).join('\n'));
+          rememberAt(sections.toolCalls, formatCall(name, args), event.seq);
+          openCalls.set(id, tagged(`${name}(${id})`, event.seq));
+          addIdentifiers(stringsOf(args ?? {}).join('\n'), event.seq);
         }
         if (part.functionResponse) {
           const { id, name } = part.functionResponse;
@@ -237,7 +315,7 @@ export class DigestSummarizer implements EventsSummarizer {
               `${name}(${id}) -> ${capText({ text: json, maxChars: TOOL_RESULT_CHARS })} [seq ${event.seq}]`,
             ),
           );
-          addIdentifiers(stringsOf(response).join('\n'));
+          addIdentifiers(stringsOf(response).join('\n'), event.seq);
         }
       }
       if (event.errorCode !== undefined || event.errorMessage !== undefined) {
@@ -260,6 +338,7 @@ export class DigestSummarizer implements EventsSummarizer {
       return id === undefined || !answered.has(id);
     });
     for (const item of openCalls.values()) remember(sections.openCalls, item);
+    sections.identifiers = identifierLines(identifiers, SECTION_LIMITS.identifiers);
   }
 
   /** The digest within `maxChars`: the oldest item of the largest section goes first. */

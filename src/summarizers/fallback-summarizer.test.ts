@@ -16,7 +16,8 @@ describe('withFallback', () => {
     });
     const summary = await summarizer.summarize({ events: [userText(1, 'hi')] });
     expect(summary?.summarizer).toBe('cheap');
-    expect(summary?.content.parts[0]?.text).toBe('model summary');
+    // Labelled with the seq range it covers (seq-labels.ts).
+    expect(summary?.content.parts[0]?.text).toBe('model summary (seq 1)');
     expect(summarizer.name).toBe('cheap');
   });
 

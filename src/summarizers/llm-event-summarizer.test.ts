@@ -92,8 +92,9 @@ describe('LlmEventSummarizer.summarize', () => {
       events,
       previousSummary: summaryContent('User works on the billing service.'),
     });
+    // A rolling summary: its unlabelled line gets the whole range from seq 1 (seq-labels.ts).
     expect(summary).toEqual({
-      content: summaryContent('## User goal\nfix it'),
+      content: summaryContent('## User goal\nfix it (seq 1-2)'),
       usageMetadata: usage,
     });
     expect(model.calls).toHaveLength(1);
@@ -137,7 +138,9 @@ describe('LlmEventSummarizer.summarize', () => {
     }
     for (const prompt of calls)
       expect(estimateTextTokens(prompt)).toBeLessThanOrEqual(maxInputTokens + 4);
-    expect(summary?.content).toEqual(summaryContent(`SUMMARY-${calls.length - 1}`));
+    expect(getSummaryText(summary?.content)).toMatch(
+      new RegExp(`^SUMMARY-${calls.length - 1} \\(seq 1-\\d+\\)$`),
+    );
     const count = calls.length;
     expect(summary?.usageMetadata).toEqual({
       promptTokenCount: 100 * count + (count * (count - 1)) / 2,
@@ -182,7 +185,7 @@ describe('LlmEventSummarizer.summarize', () => {
     for (const marker of markers) {
       expect(calls.slice(1).some((prompt) => prompt.includes(marker))).toBe(true);
     }
-    expect(getSummaryText(summary?.content)).toBe(`S${calls.length - 1}`);
+    expect(getSummaryText(summary?.content)).toBe(`S${calls.length - 1} (seq 1-6)`);
   });
 
   it('gives up, bounded, when every chunk overflows the model', async () => {
@@ -207,7 +210,7 @@ describe('LlmEventSummarizer.summarize', () => {
     });
     const summarizer = new LlmEventSummarizer({ model, retryBaseDelayMs: 1 });
     const summary = await summarizer.summarize({ events: [userText(1, 'hi')] });
-    expect(getSummaryText(summary?.content)).toBe('recovered');
+    expect(getSummaryText(summary?.content)).toBe('recovered (seq 1)');
     expect(model.calls).toHaveLength(3);
   });
 

@@ -8,8 +8,8 @@ import { InvalidConfigError } from '../compaction/errors.js';
 import { estimateTextTokens } from '../compaction/token-estimate.js';
 import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/types.js';
 import { errorMessage } from '../events/errors.js';
-import { getText } from '../events/event-helpers.js';
-import type { UsageMetadata } from '../events/types.js';
+import { getText, isCompactionEvent } from '../events/event-helpers.js';
+import type { Event, UsageMetadata } from '../events/types.js';
 import { isContextOverflowError } from '../models/errors.js';
 import { withModelRetry } from '../models/retry.js';
 import type { Model, ModelResponse } from '../models/types.js';
@@ -21,6 +21,7 @@ import {
 } from './default-prompt.js';
 import { SummarizerError } from './errors.js';
 import { DEFAULT_MAX_ITEM_CHARS, renderEventBlocks, splitTextAt } from './render.js';
+import { labelSummaryLines } from './seq-labels.js';
 
 export interface LlmEventSummarizerOptions {
   /** The summarizer's model: independent of the agent's (a cheap one is fine). */
@@ -178,7 +179,12 @@ export class LlmEventSummarizer implements EventsSummarizer {
         : { content: { role: 'model', parts: [{ text: previousText }] } };
     }
     try {
-      return await this.fold(blocks, previousText === '' ? undefined : previousText, signal);
+      const summary = await this.fold(
+        blocks,
+        previousText === '' ? undefined : previousText,
+        signal,
+      );
+      return withSeqLabels(summary, events, previousText !== '');
     } catch (error) {
       if (SummarizerError.isInstance(error)) throw error;
       if (signal?.aborted) throw this.abortedError(signal, error);
@@ -342,4 +348,17 @@ export class LlmEventSummarizer implements EventsSummarizer {
       cause: cause ?? signal?.reason,
     });
   }
+}
+
+/**
+ * The summary with every line naming its seq range: a rolling summary (one was folded in)
+ * covers from seq 1, a first one from its first event.
+ */
+function withSeqLabels(summary: Summary, events: readonly Event[], rolling: boolean): Summary {
+  const seqs = events.filter((event) => !isCompactionEvent(event)).map((event) => event.seq);
+  if (seqs.length === 0) return summary;
+  const fromSeq = rolling ? 1 : Math.min(...seqs);
+  const toSeq = Math.max(...seqs);
+  const text = labelSummaryLines({ text: getText(summary.content), fromSeq, toSeq });
+  return { ...summary, content: { role: 'model', parts: [{ text }] } };
 }

@@ -65,8 +65,9 @@ describe('recall through a store with embedding search', () => {
     const answer = await recallParaphrase((store) =>
       withEmbeddingSearch({ sessionService: store, embeddingModel: model, logger: false }),
     );
-    expect(answer.items[0]).toMatchObject({ seq: 1, author: 'user' });
-    expect(answer.items[0]?.text).toContain(fact);
+    const hit = answer.passages?.[0]?.items.find((item) => item.hit);
+    expect(hit).toMatchObject({ seq: 1, author: 'user' });
+    expect(hit?.text).toContain(fact);
     // Recall searches only what the summary replaced, and so the index reads only that.
     const embedded = model.doEmbedCalls.flatMap((call) => call.values);
     expect(embedded).toContain(fact);
@@ -75,7 +76,7 @@ describe('recall through a store with embedding search', () => {
 
   it('finds nothing for the same paraphrase by words alone', async () => {
     const answer = await recallParaphrase((store) => store);
-    expect(answer.items).toEqual([]);
+    expect(answer.passages).toEqual([]);
     expect(answer.note).toBe('nothing earlier matches these words');
   });
 });

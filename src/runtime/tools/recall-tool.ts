@@ -1,42 +1,63 @@
 /**
  * The `recall` tool: compaction is lossy for the model and lossless for the record, so the
- * model can read back what a summary or an elision placeholder replaced. `recall({ query })`
- * searches the session's stored events that are no longer whole in the view (`seq <=` the
- * checkpoint's `endSeq`, or the elision rule's `throughSeq` when later);
+ * model can read back what a summary or an elision placeholder replaced (docs/memory.md).
+ * `recall({ query })` searches the session's stored events that are no longer whole in the view
+ * (`seq <=` the checkpoint's `endSeq`, or the elision rule's `throughSeq` when later) and
+ * answers passages: each hit with the events either side of it, merged when windows touch,
+ * best first, paged by `limit` and `cursor`, filtered by `after`, `before` and `authors`.
  * `recall({ fromSeq, toSeq })` reads a range of them (one seq: the whole output an elision
  * placeholder names). Items are verbatim (rendered as the summarizer reads them), each capped
- * and labelled with its `seq`. The answer is an ordinary tool result: plugins (PII redaction,
- * the output cap) run on it, it is stored, and it counts in the next request's estimate.
+ * and labelled with its `seq`, date and author. The answer is an ordinary tool result: plugins
+ * (PII redaction, the output cap) run on it, it is stored, and it counts in the next request's
+ * estimate.
  */
 import { z } from 'zod';
 import { isElisionEvent, latestElision } from '../../compaction/elision.js';
 import type { Event } from '../../events/types.js';
-import { searchTerms, tokenizeSearchText } from '../../sessions/search-text.js';
+import {
+  definedHitFilters,
+  type HitFilters,
+  passesHitFilters,
+} from '../../sessions/hit-filters.js';
+import { MAX_SEARCH_LIMIT, searchTerms, tokenizeSearchText } from '../../sessions/search-text.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { capText, renderEvent } from '../../summarizers/render.js';
 import { capToolOutput } from '../../summarizers/tool-output-cap.js';
 import { RunnerConfigError } from '../errors.js';
 import { FunctionTool } from './function-tool.js';
+import { multiHopHint } from './recall-hint.js';
+import { mergeHitWindows, readHitWindows } from './recall-windows.js';
 import type { ToolContext } from './tool.js';
 
 export const DEFAULT_RECALL_TOOL_NAME = 'recall';
 
+/** Most hits one `recall` query answers (`limit`). */
+export const MAX_RECALL_LIMIT = 20;
+
 export const DEFAULT_RECALL_DESCRIPTION =
-  'Read back earlier parts of this conversation that were replaced by a summary. Your context ' +
-  'starts with a summary that names the seq ranges it covers; details (exact values, file ' +
-  'contents, tool outputs, error messages) are still stored. Pass `query` (a few words of what ' +
-  'you look for) to get the best-matching earlier events, or `fromSeq` and `toSeq` to read a ' +
-  'range of them in order. Each item carries its seq. A placeholder "[tool output elided: ...]" ' +
-  'names the seq whose whole output `fromSeq` = `toSeq` = that seq reads back.';
+  'Read back earlier parts of this conversation that a summary replaced (summary lines name ' +
+  'their seq ranges). `query`: a few words; answers the best-matching events, each with the ' +
+  'events around it (narrow with after/before, ISO dates, and authors; `limit` up to 20; pass ' +
+  'nextCursor back as `cursor` for more). `fromSeq`/`toSeq`: read a range in order. A ' +
+  'placeholder "[tool output elided: ...]" names the seq to read back with fromSeq = toSeq.';
 
 export interface RecallToolOptions {
   /** Tool name (default `recall`). */
   name?: string;
   description?: string;
-  /** Hits a query returns (default 5). */
+  /** Hits a query returns when the model gives no `limit` (default 5). */
   maxResults?: number;
-  /** Cap of one item of a query's answer, in characters, head and tail kept (default 2000). */
+  /** Cap of one hit of a query's answer, in characters, head and tail kept (default 2000). */
   maxItemChars?: number;
+  /** Events either side of each hit a query returns with it (default 2; 0: the hit alone). */
+  contextEvents?: number;
+  /** Cap of one context event of a query's answer, in characters (default 600). */
+  maxContextItemChars?: number;
+  /**
+   * Characters of a query's answer past which context events go, lowest-ranked passage first
+   * (default 24 000; hits always stay).
+   */
+  maxAnswerChars?: number;
   /** Events a range returns at most (default 20). */
   maxRangeEvents?: number;
   /** Cap of one item of a range, in characters (default 8000): ask for one seq to read more. */
@@ -48,21 +69,46 @@ export interface RecallToolOptions {
 export interface RecallItem {
   seq: number;
   author: string;
+  /** When the event was stored (or its source's time, when imported), ISO 8601. */
+  date: string;
   text: string;
+  /** Set on the events the search matched (the rest of a passage is their context). */
+  hit?: true;
+}
+
+/** A stretch of the conversation around one or more hits. */
+export interface RecallPassage {
+  fromSeq: number;
+  toSeq: number;
+  items: RecallItem[];
 }
 
 export interface RecallResult {
   /** The largest seq no longer whole in the view (0: nothing was compacted or elided yet). */
   compactedThroughSeq: number;
-  items: RecallItem[];
+  /** A range read's events, in seq order. */
+  items?: RecallItem[];
+  /** A query's answer: passages, best hit first. */
+  passages?: RecallPassage[];
+  /** Pass as `cursor` for the next hits of the same query. */
+  nextCursor?: number;
   note?: string;
+  /** A query's answer: names to search again with when the question needs a further step. */
+  hint?: string;
 }
 
 const parameters = z.object({
-  query: z.string().optional().describe('Words to search the earlier conversation for.'),
+  query: z.string().optional().describe('Words to search for.'),
+  limit: z.number().int().min(1).max(MAX_RECALL_LIMIT).optional().describe(`Hits (default 5).`),
+  cursor: z.number().int().min(0).optional().describe('nextCursor of the previous answer.'),
+  after: z.string().optional().describe('ISO 8601 time: only events after it.'),
+  before: z.string().optional().describe('ISO 8601 time: only events before it.'),
+  authors: z.array(z.string()).optional().describe('Only events by these authors.'),
   fromSeq: z.number().int().min(1).optional().describe('First seq of a range to read.'),
   toSeq: z.number().int().min(1).optional().describe('Last seq of a range to read.'),
 });
+
+type RecallArguments = z.output<typeof parameters>;
 
 function positiveInteger(field: string, value: number | undefined, fallback: number): number {
   const resolved = value ?? fallback;
@@ -70,6 +116,32 @@ function positiveInteger(field: string, value: number | undefined, fallback: num
     throw new RunnerConfigError({ field, value, message: 'must be a positive integer' });
   }
   return resolved;
+}
+
+function nonNegativeInteger(field: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isSafeInteger(resolved) || resolved < 0) {
+    throw new RunnerConfigError({ field, value, message: 'must be an integer >= 0' });
+  }
+  return resolved;
+}
+
+/** An event's timestamp (epoch seconds) as ISO 8601; an impossible one as its number. */
+export function eventDate(timestamp: number): string {
+  const date = new Date(timestamp * 1000);
+  return Number.isNaN(date.getTime()) ? String(timestamp) : date.toISOString();
+}
+
+/** An ISO 8601 time the model gave, as epoch seconds; a bad one names the argument. */
+function epochSeconds(field: 'after' | 'before', value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const milliseconds = Date.parse(value);
+  if (Number.isNaN(milliseconds)) {
+    throw new Error(
+      `${field}: expected an ISO 8601 date such as 2024-05-01 or 2024-05-01T14:00:00Z (got ${JSON.stringify(value)})`,
+    );
+  }
+  return milliseconds / 1000;
 }
 
 /**
@@ -94,8 +166,30 @@ function toItem(event: Event, maxChars: number, query?: string): RecallItem {
   return {
     seq: event.seq,
     author: event.author,
+    date: eventDate(event.timestamp),
     text: renderRecallItem({ event, maxChars, query }),
   };
+}
+
+/** Drops context items, lowest-ranked passage first, until the answer fits `maxChars`. */
+function fitPassages(passages: RecallPassage[], maxChars: number): RecallPassage[] {
+  let size = passages.reduce(
+    (sum, passage) => sum + passage.items.reduce((total, item) => total + item.text.length, 0),
+    0,
+  );
+  for (let index = passages.length - 1; index >= 0 && size > maxChars; index--) {
+    const passage = passages[index]!;
+    const kept = passage.items.filter((item) => item.hit);
+    size -= passage.items
+      .filter((item) => !item.hit)
+      .reduce((total, item) => total + item.text.length, 0);
+    passages[index] = {
+      fromSeq: kept[0]?.seq ?? passage.fromSeq,
+      toSeq: kept[kept.length - 1]?.seq ?? passage.toSeq,
+      items: kept,
+    };
+  }
+  return passages;
 }
 
 /** A recall tool reading `sessionService` (the session of the calling invocation). */
@@ -107,6 +201,13 @@ export function createRecallTool(options: {
   const settings = options.recall ?? {};
   const maxResults = positiveInteger('recall.maxResults', settings.maxResults, 5);
   const maxItemChars = positiveInteger('recall.maxItemChars', settings.maxItemChars, 2000);
+  const contextEvents = nonNegativeInteger('recall.contextEvents', settings.contextEvents, 2);
+  const maxContextItemChars = positiveInteger(
+    'recall.maxContextItemChars',
+    settings.maxContextItemChars,
+    600,
+  );
+  const maxAnswerChars = positiveInteger('recall.maxAnswerChars', settings.maxAnswerChars, 24_000);
   const maxRangeEvents = positiveInteger('recall.maxRangeEvents', settings.maxRangeEvents, 20);
   const maxRangeItemChars = positiveInteger(
     'recall.maxRangeItemChars',
@@ -127,19 +228,67 @@ export function createRecallTool(options: {
     return Math.max(summarized, elided);
   }
 
-  async function byQuery(context: ToolContext, query: string, endSeq: number) {
+  async function byQuery(
+    context: ToolContext,
+    args: RecallArguments & { query: string },
+    endSeq: number,
+  ): Promise<Omit<RecallResult, 'compactedThroughSeq'>> {
     if (!sessionService.searchEvents) {
-      return { items: [], note: 'this store cannot search: pass fromSeq and toSeq instead' };
+      return { passages: [], note: 'this store cannot search: pass fromSeq and toSeq instead' };
     }
-    const hits = await sessionService.searchEvents({
+    const { query } = args;
+    const limit = args.limit ?? Math.min(maxResults, MAX_RECALL_LIMIT);
+    const offset = args.cursor ?? 0;
+    const filters: HitFilters = {
+      after: epochSeconds('after', args.after),
+      before: epochSeconds('before', args.before),
+      authors: args.authors,
+    };
+    const found = await sessionService.searchEvents({
       ...keyOf(context),
       query,
-      limit: maxResults,
+      // One more than the page: whether there is a next one (within the store's largest page).
+      limit: Math.min(MAX_SEARCH_LIMIT, offset + limit + 1),
       beforeSeq: endSeq + 1,
+      ...definedHitFilters(filters),
       signal: context.signal,
     });
-    const items = hits.map((hit) => toItem(hit.event, maxItemChars, query));
-    return items.length > 0 ? { items } : { items, note: 'nothing earlier matches these words' };
+    const matching = found.filter((hit) => passesHitFilters(hit, filters));
+    const hits = matching.slice(offset, offset + limit);
+    const more = matching.length > offset + limit ? { nextCursor: offset + limit } : {};
+    if (hits.length === 0) {
+      return {
+        passages: [],
+        note: offset > 0 ? 'no more hits for this query' : 'nothing earlier matches these words',
+      };
+    }
+    const windows = mergeHitWindows({
+      hitSeqs: hits.map((hit) => hit.seq),
+      contextEvents,
+      maxSeq: endSeq,
+    });
+    const read = await readHitWindows({
+      sessionService,
+      ...keyOf(context),
+      windows,
+      signal: context.signal,
+    });
+    const hitSeqs = new Set(hits.map((hit) => hit.seq));
+    const passages = read.map(({ window, events }) => ({
+      fromSeq: window.fromSeq,
+      toSeq: window.toSeq,
+      items: events.map((event) =>
+        hitSeqs.has(event.seq)
+          ? { ...toItem(event, maxItemChars, query), hit: true as const }
+          : toItem(event, maxContextItemChars, query),
+      ),
+    }));
+    const hint = multiHopHint({ query, texts: hits.map((hit) => eventText(hit.event)) });
+    return {
+      passages: fitPassages(passages, maxAnswerChars),
+      ...more,
+      ...(hint !== undefined ? { hint } : {}),
+    };
   }
 
   async function byRange(context: ToolContext, fromSeq: number, toSeq: number, endSeq: number) {
@@ -184,12 +333,20 @@ export function createRecallTool(options: {
         if (toSeq < fromSeq) throw new Error(`toSeq ${toSeq} is before fromSeq ${fromSeq}`);
         return { compactedThroughSeq: endSeq, ...(await byRange(context, fromSeq, toSeq, endSeq)) };
       }
-      if (!args.query || args.query.trim() === '') {
+      const query = args.query;
+      if (!query || query.trim() === '') {
         throw new Error('pass a query, or fromSeq and toSeq');
       }
-      return { compactedThroughSeq: endSeq, ...(await byQuery(context, args.query, endSeq)) };
+      return {
+        compactedThroughSeq: endSeq,
+        ...(await byQuery(context, { ...args, query }, endSeq)),
+      };
     },
   });
+}
+
+function eventText(event: Event): string {
+  return renderEvent({ event, maxItemChars: Number.MAX_SAFE_INTEGER }) ?? '';
 }
 
 function keyOf(context: ToolContext) {

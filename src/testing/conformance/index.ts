@@ -33,6 +33,8 @@
  *   the wait, the caller's signal at once with its reason; a holder that stops renewing
  *   (`renew: false`) loses it after `ttlMs` (its signal aborts with `SessionLeaseLostError`),
  *   and a stale holder's `release()` never frees the next holder's lease.
+ * - Memory (`SessionMemoryService` over the store, with `searchEvents`): a search finds the
+ *   user's events across sessions with their session and seq, never another user's or app's.
  */
 import { describe } from 'vitest';
 import { describeAppendCompaction } from './append-compaction.js';
@@ -48,6 +50,7 @@ import { describeListAllSessions } from './list-all-sessions.js';
 import { describeListAndDelete } from './list-and-delete.js';
 import { describeListEvents } from './list-events.js';
 import { describeLoadView } from './load-view.js';
+import { describeMemory } from './memory.js';
 import type { SessionServiceConformanceOptions } from './options.js';
 import { describeRaces } from './races.js';
 import { describeSearchEvents } from './search-events.js';
@@ -71,7 +74,10 @@ export function runSessionServiceConformance(options: SessionServiceConformanceO
     if (options.leases === false) describe.skip('session lease (leases: false)', () => {});
     else describeLease(context);
     if (options.search === false) describe.skip('searchEvents (search: false)', () => {});
-    else describeSearchEvents(context);
+    else {
+      describeSearchEvents(context);
+      describeMemory(context);
+    }
     if (options.listAllSessions === false) {
       describe.skip('listAllSessions (listAllSessions: false)', () => {});
     } else describeListAllSessions(context);
