@@ -55,6 +55,7 @@ import {
   resolveSeqBounds,
   splitState,
 } from '../store-helpers.js';
+import { ViewCache } from '../view-cache.js';
 import { runWhileBusy } from './busy-wait.js';
 import { importSqliteSession } from './import-session.js';
 import { acquireSqliteLease } from './lease.js';
@@ -83,9 +84,12 @@ export class SqliteSessionService implements SessionService {
   private closed = false;
   /** Waiters of this process queue here in order before polling the lease row. */
   private readonly leases = new InMemoryLeases();
+  /** Views read, per session: a turn reads only what was appended since (view-cache.ts). */
+  private readonly views: ViewCache;
 
   constructor(options: SqliteSessionServiceOptions = {}) {
     this.options = options;
+    this.views = new ViewCache(options.viewCache);
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
@@ -157,7 +161,25 @@ export class SqliteSessionService implements SessionService {
     const { database, statements } = await this.open(options.signal);
     const work = database.transaction(() => {
       const row = this.requireSession(statements, options);
-      return readSqliteView(statements, row.last_seq, this.rowOptions(options));
+      // The session row read in this snapshot says what the cached view lacks (view-cache.ts).
+      const cached = this.views.lookup(options, row.created_at, row.last_seq);
+      if (cached.kind === 'hit') return cached.view;
+      if (cached.kind === 'behind') {
+        const rows = statements.pageAsc.iterate(
+          options.appName,
+          options.userId,
+          options.sessionId,
+          cached.afterSeq,
+          Number.MAX_SAFE_INTEGER,
+          -1,
+        );
+        const added = readRows(rows, this.rowOptions(options));
+        const view = this.views.extend(options, row.created_at, added, row.last_seq);
+        if (view) return view;
+      }
+      const view = readSqliteView(statements, row.last_seq, this.rowOptions(options));
+      this.views.remember(options, row.created_at, view);
+      return view;
     });
     return this.run(() => work.deferred(), {
       operation: 'loadView',
@@ -272,6 +294,7 @@ export class SqliteSessionService implements SessionService {
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
     assertValidSessionKey(options);
     const { database, statements } = await this.open(options.signal);
+    this.views.forget(options);
     const work = database.transaction(() => {
       statements.deleteEvents.run(options.appName, options.userId, options.sessionId);
       statements.deleteSession.run(options.appName, options.userId, options.sessionId);
