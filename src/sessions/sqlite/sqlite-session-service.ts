@@ -144,7 +144,7 @@ export class SqliteSessionService implements SessionService {
         );
         events = readRows(rows, this.rowOptions(options));
       } else {
-        const view = readSqliteView(statements, row.last_seq, this.rowOptions(options));
+        const view = this.readView(statements, row, options);
         events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
       }
       return toSqliteSession(statements, row, events);
@@ -161,25 +161,7 @@ export class SqliteSessionService implements SessionService {
     const { database, statements } = await this.open(options.signal);
     const work = database.transaction(() => {
       const row = this.requireSession(statements, options);
-      // The session row read in this snapshot says what the cached view lacks (view-cache.ts).
-      const cached = this.views.lookup(options, row.created_at, row.last_seq);
-      if (cached.kind === 'hit') return cached.view;
-      if (cached.kind === 'behind') {
-        const rows = statements.pageAsc.iterate(
-          options.appName,
-          options.userId,
-          options.sessionId,
-          cached.afterSeq,
-          Number.MAX_SAFE_INTEGER,
-          -1,
-        );
-        const added = readRows(rows, this.rowOptions(options));
-        const view = this.views.extend(options, row.created_at, added, row.last_seq);
-        if (view) return view;
-      }
-      const view = readSqliteView(statements, row.last_seq, this.rowOptions(options));
-      this.views.remember(options, row.created_at, view);
-      return view;
+      return this.readView(statements, row, options);
     });
     return this.run(() => work.deferred(), {
       operation: 'loadView',
@@ -374,6 +356,36 @@ export class SqliteSessionService implements SessionService {
     const connection = await this.connection;
     signal?.throwIfAborted();
     return connection;
+  }
+
+  /**
+   * Checkpoint + tail as stored at `row.last_seq`: from the cache when nothing was appended
+   * since this instance last read it, the cache and the rows appended since, or read whole.
+   * The session row read in the caller's snapshot says what the cache lacks (view-cache.ts).
+   */
+  private readView(statements: SqliteStatements, row: SessionRow, key: SessionKey): StoredView {
+    const cached = this.views.lookup(key, row.created_at, row.last_seq);
+    if (cached.kind === 'hit') return cached.view;
+    if (cached.kind === 'behind') {
+      const rows = statements.pageAsc.iterate(
+        key.appName,
+        key.userId,
+        key.sessionId,
+        cached.afterSeq,
+        Number.MAX_SAFE_INTEGER,
+        -1,
+      );
+      const view = this.views.extend(
+        key,
+        row.created_at,
+        readRows(rows, this.rowOptions(key)),
+        row.last_seq,
+      );
+      if (view) return view;
+    }
+    const view = readSqliteView(statements, row.last_seq, this.rowOptions(key));
+    this.views.remember(key, row.created_at, view);
+    return view;
   }
 
   private rowOptions(key: SessionKey): RowReadOptions {

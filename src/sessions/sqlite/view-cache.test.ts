@@ -157,3 +157,18 @@ describe('SQLite view cache', () => {
     expect((await cached.loadView(key)).tail).toHaveLength(1);
   });
 });
+
+describe('SQLite view cache behind getSession', () => {
+  it("serves getSession's view events from the same cache, fresh after another instance appends", async () => {
+    for (let index = 0; index < 4; index++) {
+      await cached.appendEvent({ ...key, event: textEvent(index) });
+    }
+    await cached.getSession(key);
+    await other.appendEvent({ ...key, event: textEvent(4) });
+    const parse = vi.spyOn(JSON, 'parse');
+    const session = await cached.getSession(key);
+    const rowsParsed = parse.mock.calls.filter(([text]) => String(text).includes('"event-')).length;
+    expect(rowsParsed).toBe(1);
+    expect(session?.events).toEqual((await fresh.getSession(key))?.events);
+  });
+});
