@@ -107,7 +107,6 @@ async function sqliteCounts(): Promise<Map<string, number>> {
       deferred: counted('deferred'),
       immediate: counted('immediate'),
       exclusive: wrapped.exclusive,
-      database: wrapped.database,
     });
   }) as unknown as typeof database.transaction;
   // Statements executed, by their first word (a lease step is a statement outside these).
