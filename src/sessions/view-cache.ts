@@ -13,8 +13,11 @@ import type { StoredView } from './session-service.js';
 export interface ViewCacheOptions {
   /** Sessions kept, least recently read dropped first (default 256; 0 turns the cache off). */
   sessions?: number;
-  /** A view whose tail is longer is not kept (default 20,000 events). */
-  maxTailEvents?: number;
+  /**
+   * Events kept across all sessions (default 100,000), least recently read sessions dropped
+   * first; a view whose tail alone is longer is not kept. Bounds the memory whatever the tails.
+   */
+  maxEvents?: number;
 }
 
 interface Entry {
@@ -23,7 +26,7 @@ interface Entry {
 }
 
 export const DEFAULT_VIEW_CACHE_SESSIONS = 256;
-const DEFAULT_MAX_TAIL_EVENTS = 20_000;
+const DEFAULT_MAX_EVENTS = 100_000;
 
 /** What a store does with its cached view for a session whose stored `lastSeq` it just read. */
 export type CachedView =
@@ -51,11 +54,18 @@ function copyOf(view: StoredView): StoredView {
 export class ViewCache {
   private readonly entries = new Map<string, Entry>();
   private readonly sessions: number;
-  private readonly maxTailEvents: number;
+  private readonly maxEvents: number;
+  /** The tail events of every entry. */
+  private events = 0;
 
   constructor(options: ViewCacheOptions = {}) {
     this.sessions = options.sessions ?? DEFAULT_VIEW_CACHE_SESSIONS;
-    this.maxTailEvents = options.maxTailEvents ?? DEFAULT_MAX_TAIL_EVENTS;
+    this.maxEvents = options.maxEvents ?? DEFAULT_MAX_EVENTS;
+  }
+
+  /** Sessions and events kept now. */
+  get size(): { sessions: number; events: number } {
+    return { sessions: this.entries.size, events: this.events };
   }
 
   lookup(key: SessionKey, stamp: number | string, lastSeq: number): CachedView {
@@ -96,22 +106,28 @@ export class ViewCache {
 
   /** Keeps `view` (read whole, as stored at `view.lastSeq`). */
   remember(key: SessionKey, stamp: number | string, view: StoredView): void {
-    if (this.sessions <= 0) return;
-    const name = cacheKey(key);
-    this.entries.delete(name);
-    if (view.tail.length > this.maxTailEvents) return;
-    this.entries.set(name, { stamp, view: copyOf(view) });
-    while (this.entries.size > this.sessions) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
+    this.drop(cacheKey(key));
+    if (this.sessions <= 0 || view.tail.length > this.maxEvents) return;
+    this.entries.set(cacheKey(key), { stamp, view: copyOf(view) });
+    this.events += view.tail.length;
+    while (this.entries.size > this.sessions || this.events > this.maxEvents) {
+      this.drop(this.entries.keys().next().value as string);
     }
   }
 
   forget(key: SessionKey): void {
-    this.entries.delete(cacheKey(key));
+    this.drop(cacheKey(key));
   }
 
   clear(): void {
     this.entries.clear();
+    this.events = 0;
+  }
+
+  private drop(name: string): void {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    this.entries.delete(name);
+    this.events -= entry.view.tail.length;
   }
 }

@@ -29,7 +29,8 @@ export interface SqliteSessionServiceOptions {
   /**
    * The views this instance already read, kept per session so a turn reads only the events
    * appended since (checked against the session's stored `lastSeq` on every read, so writes by
-   * other processes are seen). Default `{ sessions: 256 }`; `{ sessions: 0 }` turns it off.
+   * other processes are seen). Default `{ sessions: 256, maxEvents: 100_000 }`; `{ sessions: 0 }`
+   * turns it off.
    */
   viewCache?: ViewCacheOptions;
 }
