@@ -68,6 +68,11 @@ export class ViewCache {
     return { sessions: this.entries.size, events: this.events };
   }
 
+  /** The `lastSeq` of the view kept for `key`, if any (no recency change). */
+  peekLastSeq(key: SessionKey): number | undefined {
+    return this.entries.get(cacheKey(key))?.view.lastSeq;
+  }
+
   lookup(key: SessionKey, stamp: number | string, lastSeq: number): CachedView {
     const name = cacheKey(key);
     const entry = this.entries.get(name);
