@@ -27,7 +27,7 @@ export const adkKey = { appName: 'bench', userId: 'user' };
 const baseMillis = 1_700_000_000_000;
 
 /** A model that answers at once: the bench times ADK, not a provider. */
-class StubModel extends BaseLlm {
+export class StubModel extends BaseLlm {
   constructor() {
     super({ model: 'stub' });
   }

@@ -1,30 +1,32 @@
 /**
- * `orrery serve` under load, on loopback, against a stub model that answers at once: requests/s
- * and latency p50/p99 of `POST /run` at 1, 16 and 64 concurrent sessions (each connection its
- * own session), for 5 s a cell (`ORRERY_BENCH_SERVE_SECONDS`), on SQLite and, with a PostgreSQL
- * URL, on two replicas sharing it (two servers in this process, each with its own pool; the
- * connections split between them). After each cell every session is read back: each answered
- * run's events must be stored (`lost` must be 0). The last table sets the server's own
- * overhead per turn (HTTP, JSON, auth, access log) beside the library's turn on the same store.
+ * `npm run bench -- serve`: `POST /run` under load on loopback, orrery beside the floor and ADK
+ * in one window. Each server runs in a process of its own (`serve-target.ts`), the load
+ * generator (autocannon) in this one; each connection drives its own session. Targets: orrery
+ * on SQLite (and on PostgreSQL with a URL), the floor (bare `node:http` + better-sqlite3: parse,
+ * read the last 50 events, write the user event and the answer in one transaction), ADK for
+ * TypeScript's API server on its in-memory store and on SQLite. For each connection count the
+ * targets take turns, `ORRERY_BENCH_SERVE_ROUNDS` rounds (default 3) of
+ * `ORRERY_BENCH_SERVE_SECONDS` (default 3 s) each, so every ratio compares cells measured
+ * seconds apart under the same machine load; a ratio is the median over the rounds of the
+ * per-round ratio. CPU ms per request is the server process's user + system CPU over the cell
+ * divided by its answered requests: unlike requests/s it does not depend on how many cores the
+ * server got on a shared machine. After the cells, every orrery session is read back: each
+ * answered run's events must be stored (`lost` must be 0).
+ * `ORRERY_BENCH_SERVE_CONNECTIONS=16` picks the connection counts (default `1,16,64`),
+ * `ORRERY_BENCH_SERVE_TARGETS=orrery-sqlite,floor` the targets.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
-import { LlmAgent } from '../src/runtime/agents/llm-agent.js';
-import { Runner } from '../src/runtime/runner.js';
-import { createServer } from '../src/server/create-server.js';
-import type { ListeningServer } from '../src/server/listen.js';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { quoteIdentifier } from '../src/sessions/postgres/migrations.js';
-import { PostgresSessionService } from '../src/sessions/postgres/postgres-session-service.js';
 import type { SessionService } from '../src/sessions/session-service.js';
-import { SqliteSessionService } from '../src/sessions/sqlite/index.js';
-import { DigestSummarizer } from '../src/summarizers/index.js';
-import { textResponse } from '../src/testing/scripted-model.js';
 import type { BenchOptions } from './run.js';
+import { BENCH_APP, BENCH_TOKEN, type ServeTargetKind } from './serve-target.js';
 import { median } from './workload.js';
 
 /** The parts of autocannon's result this bench reads (the package ships no types). */
@@ -36,58 +38,22 @@ interface AutocannonResult {
   errors: number;
   timeouts: number;
 }
-interface AutocannonClient {
-  setBody(body: string): void;
-}
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-const concurrencies = [1, 16, 64];
-const seconds = Number(process.env.ORRERY_BENCH_SERVE_SECONDS ?? 5);
-const APP = 'bench';
-const TOKEN = 'bench-token-0123456789abcdef';
+const folder = dirname(fileURLToPath(import.meta.url));
+const connectionCounts = (process.env.ORRERY_BENCH_SERVE_CONNECTIONS ?? '1,16,64')
+  .split(',')
+  .map(Number);
+const seconds = Number(process.env.ORRERY_BENCH_SERVE_SECONDS ?? 3);
+const rounds = Number(process.env.ORRERY_BENCH_SERVE_ROUNDS ?? 3);
 
-const stubModel = {
-  modelId: 'stub',
-  contextWindowTokens: 1_000_000,
-  generate: async () => textResponse('ok', { promptTokenCount: 900, candidatesTokenCount: 1 }),
-};
-
-function newRunner(service: SessionService): Runner {
-  return new Runner({
-    appName: APP,
-    agent: new LlmAgent({ name: 'agent', model: stubModel }),
-    sessionService: service,
-    // The triggers are checked every turn, as in production; none fires at this size.
-    compaction: {
-      tokenThreshold: 250_000,
-      eventRetentionSize: 10,
-      summarizer: new DigestSummarizer(),
-    },
-    logger: false,
-    background: true,
-  });
-}
-
-/** Access logs are written (to nowhere): their cost is part of the server's. */
-function nullLogger() {
-  return pino(
-    { level: 'info' },
-    new Writable({ write: (_chunk, _encoding, callback) => callback() }),
-  );
-}
-
-async function startReplicas(services: SessionService[]): Promise<ListeningServer[]> {
-  return Promise.all(
-    services.map((service) =>
-      createServer({
-        runner: newRunner(service),
-        sessionService: service,
-        logger: nullLogger(),
-        auth: { grants: [{ token: TOKEN, userIds: ['user'] }] },
-      }).listen({ port: 0, host: '127.0.0.1' }),
-    ),
-  );
+interface Target {
+  kind: ServeTargetKind;
+  url: string;
+  child: ChildProcess;
+  lines: Interface;
+  nextLine(): Promise<string>;
 }
 
 interface Cell {
@@ -96,194 +62,239 @@ interface Cell {
   p99: number;
   answered: number;
   failed: number;
-  lost: number;
+  cpuPerRequest: number;
 }
 
-async function loadCell(options: {
-  replicas: ListeningServer[];
-  service: SessionService;
-  connections: number;
-  cell: string;
-}): Promise<Cell> {
-  const { replicas, service, connections } = options;
-  const sessionIds = Array.from({ length: connections }, (_, index) => `${options.cell}-${index}`);
-  for (const sessionId of sessionIds)
-    await service.createSession({ appName: APP, userId: 'user', sessionId });
-  // The connections split across the replicas; each connection drives its own session.
-  const shares = replicas.map((_, index) =>
-    sessionIds.filter((_, session) => session % replicas.length === index),
+/** Round -1 is the warm-up (JIT, caches, connections): one cell per target, not counted. */
+function sessionIdsFor(connections: number, round: number): string[] {
+  const name = round < 0 ? 'warm' : `r${round}`;
+  return Array.from({ length: connections }, (_, index) => `c${connections}-${name}-${index}`);
+}
+
+async function startTarget(
+  kind: ServeTargetKind,
+  directory: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Target> {
+  const ids = connectionCounts.flatMap((connections) =>
+    Array.from({ length: rounds + 1 }, (_, round) => sessionIdsFor(connections, round - 1)).flat(),
   );
-  const results = await Promise.all(
-    replicas.flatMap((replica, index) => {
-      const share = shares[index] ?? [];
-      if (share.length === 0) return [];
-      let next = 0;
-      return [
-        autocannon({
-          url: `${replica.url}/run`,
-          method: 'POST',
-          connections: share.length,
-          duration: seconds,
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-          setupClient: (client: AutocannonClient) => {
-            const sessionId = share[next++ % share.length];
-            client.setBody(
-              JSON.stringify({
-                appName: APP,
-                userId: 'user',
-                sessionId,
-                newMessage: { role: 'user', parts: [{ text: 'next' }] },
-              }),
-            );
-          },
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(folder, 'serve-target.ts'), kind, directory, ids.join(',')],
+    { env, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout! });
+  const queue: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter(line);
+    else queue.push(line);
+  });
+  const nextLine = () =>
+    new Promise<string>((resolve, reject) => {
+      const line = queue.shift();
+      if (line !== undefined) return resolve(line);
+      const timer = setTimeout(() => reject(new Error(`${kind}: no answer within 120 s`)), 120_000);
+      waiting.push((value) => {
+        clearTimeout(timer);
+        resolve(value);
+      });
+    });
+  const { url } = JSON.parse(await nextLine()) as { url: string };
+  return { kind, url, child, lines, nextLine };
+}
+
+async function cpuMs(target: Target): Promise<number> {
+  target.child.stdin!.write('cpu\n');
+  return (JSON.parse(await target.nextLine()) as { cpuMs: number }).cpuMs;
+}
+
+async function loadCell(
+  target: Target,
+  connections: number,
+  round: number,
+  duration = seconds,
+): Promise<Cell> {
+  const sessionIds = sessionIdsFor(connections, round);
+  let next = 0;
+  const before = await cpuMs(target);
+  const result = await autocannon({
+    url: `${target.url}/run`,
+    method: 'POST',
+    connections,
+    duration,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_TOKEN}` },
+    setupClient: (client: { setBody(body: string): void }) => {
+      client.setBody(
+        JSON.stringify({
+          appName: BENCH_APP,
+          userId: 'user',
+          sessionId: sessionIds[next++ % sessionIds.length],
+          newMessage: { role: 'user', parts: [{ text: 'next' }] },
         }),
-      ];
-    }),
-  );
-  const answered = results.reduce((sum, result) => sum + result['2xx'], 0);
-  // Every answered run left its user message and answer; runs the bench's end cut off may
-  // have left a user message alone, never a gap.
-  let complete = 0;
-  for (const sessionId of sessionIds) {
-    const page = await service.listEvents({
-      appName: APP,
-      userId: 'user',
-      sessionId,
-      limit: 100_000,
-    });
-    page.events.forEach((event, index) => {
-      if (event.seq !== index + 1)
-        throw new Error(`${sessionId}: seq ${event.seq} at ${index + 1}`);
-    });
-    complete += page.events.filter((event) => event.author === 'agent').length;
-  }
+      );
+    },
+  });
+  const used = (await cpuMs(target)) - before;
   return {
-    requestsPerSecond: results.reduce((sum, result) => sum + result.requests.average, 0),
-    p50: Math.max(...results.map((result) => result.latency.p50)),
-    p99: Math.max(...results.map((result) => result.latency.p99)),
-    answered,
-    failed: results.reduce(
-      (sum, result) => sum + result.non2xx + result.errors + result.timeouts,
-      0,
-    ),
-    lost: Math.max(0, answered - complete),
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    answered: result['2xx'],
+    failed: result.non2xx + result.errors + result.timeouts,
+    cpuPerRequest: result['2xx'] > 0 ? used / result['2xx'] : Number.NaN,
   };
 }
 
-/** The library's turn on the same store: `runner.run` drained, no HTTP. */
-async function libraryTurn(service: SessionService, sessionId: string): Promise<number> {
-  await service.createSession({ appName: APP, userId: 'user', sessionId });
-  const runner = newRunner(service);
-  const samples: number[] = [];
-  for (let turn = 0; turn < 200; turn++) {
-    const started = performance.now();
-    for await (const _event of runner.run({ userId: 'user', sessionId, newMessage: 'next' })) {
-      // drained
-    }
-    samples.push(performance.now() - started);
-  }
-  await runner.flush();
-  return median(samples);
+async function stopTarget(target: Target): Promise<void> {
+  const exited = new Promise((resolve) => target.child.once('exit', resolve));
+  target.child.stdin!.end();
+  await exited;
 }
 
-/** The same turn over HTTP: sequential `/run` requests from one client, median. */
-async function httpTurn(url: string, service: SessionService, sessionId: string): Promise<number> {
-  await service.createSession({ appName: APP, userId: 'user', sessionId });
-  const body = JSON.stringify({
-    appName: APP,
-    userId: 'user',
-    sessionId,
-    newMessage: { role: 'user', parts: [{ text: 'next' }] },
-  });
-  const samples: number[] = [];
-  for (let turn = 0; turn < 200; turn++) {
-    const started = performance.now();
-    const response = await fetch(`${url}/run`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-      body,
-    });
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`/run answered ${response.status}`);
-    samples.push(performance.now() - started);
-  }
-  return median(samples);
-}
-
-async function storeRows(options: {
-  name: string;
-  services: SessionService[];
-  rows: string[];
-  overhead: string[];
-}): Promise<void> {
-  const { services } = options;
-  const replicas = await startReplicas(services);
-  const reader = services[0]!;
-  try {
-    for (const connections of concurrencies) {
-      const cell = await loadCell({
-        replicas,
-        service: reader,
-        connections,
-        cell: `${options.name}-c${connections}`,
-      });
-      options.rows.push(
-        `| ${options.name} | ${connections} | ${cell.requestsPerSecond.toFixed(0)} | ${cell.p50} | ${cell.p99} | ${cell.answered} | ${cell.failed} | ${cell.lost} |`,
-      );
+/** Every answered run left its user message and answer, with no gap in `seq`. */
+async function lostRuns(service: SessionService, answered: Map<string, number>): Promise<number> {
+  let lost = 0;
+  for (const connections of connectionCounts) {
+    let complete = 0;
+    for (let round = 0; round < rounds; round++) {
+      for (const sessionId of sessionIdsFor(connections, round)) {
+        const page = await service.listEvents({
+          appName: BENCH_APP,
+          userId: 'user',
+          sessionId,
+          limit: 100_000,
+        });
+        page.events.forEach((event, index) => {
+          if (event.seq !== index + 1)
+            throw new Error(`${sessionId}: seq ${event.seq} at ${index + 1}`);
+        });
+        complete += page.events.filter((event) => event.author === 'agent').length;
+      }
     }
-    // Interleaved, so both see the same machine load.
-    const library: number[] = [];
-    const http: number[] = [];
-    for (let round = 0; round < 3; round++) {
-      library.push(await libraryTurn(reader, `${options.name}-library-${round}`));
-      http.push(await httpTurn(replicas[0]!.url, reader, `${options.name}-http-${round}`));
-    }
-    const [libraryMs, httpMs] = [median(library), median(http)];
-    options.overhead.push(
-      `| ${options.name} | ${libraryMs.toFixed(2)} | ${httpMs.toFixed(2)} | ${(httpMs - libraryMs).toFixed(2)} |`,
-    );
-  } finally {
-    await Promise.all(replicas.map((replica) => replica.shutdown({ timeoutMs: 5_000 })));
+    lost += Math.max(0, (answered.get(String(connections)) ?? 0) - complete);
   }
+  return lost;
 }
 
 export async function run(options: BenchOptions = {}): Promise<void> {
-  const rows: string[] = [];
-  const overhead: string[] = [];
   const directory = mkdtempSync(join(tmpdir(), 'orrery-bench-serve-'));
+  const schema = `orrery_bench_serve_${randomBytes(6).toString('hex')}`;
+  const wanted = process.env.ORRERY_BENCH_SERVE_TARGETS?.split(',');
+  const kinds = (
+    ['orrery-sqlite', 'floor', 'adk-memory', 'adk-sqlite', 'orrery-postgres'] as ServeTargetKind[]
+  )
+    .filter((kind) => kind !== 'orrery-postgres' || options.postgresUrl)
+    .filter((kind) => !wanted || wanted.includes(kind));
+  const env = {
+    ...process.env,
+    ORRERY_BENCH_PG_URL: options.postgresUrl,
+    ORRERY_BENCH_PG_SCHEMA: schema,
+  };
+  const cells = new Map<string, Cell[]>();
+  const answered = new Map<ServeTargetKind, Map<string, number>>();
+  const load: number[] = [];
+  const targets: Target[] = [];
   try {
-    const sqlite = new SqliteSessionService({ path: join(directory, 'serve.db') });
-    await storeRows({ name: 'sqlite', services: [sqlite], rows, overhead });
-    await sqlite.close();
-    if (options.postgresUrl) {
-      const schema = `orrery_bench_serve_${randomBytes(6).toString('hex')}`;
-      const replicas = [0, 1].map(
-        () => new PostgresSessionService({ connectionString: options.postgresUrl, schema }),
-      );
-      try {
-        await storeRows({ name: 'postgres x2', services: replicas, rows, overhead });
-      } finally {
-        const { default: pg } = await import('pg');
-        const admin = new pg.Client({ connectionString: options.postgresUrl });
-        await admin.connect();
-        await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`);
-        await admin.end();
-        await Promise.all(replicas.map((replica) => replica.close()));
+    for (const kind of kinds) targets.push(await startTarget(kind, directory, env));
+    for (const target of targets) await loadCell(target, connectionCounts.at(-1) ?? 16, -1, 1);
+    for (const connections of connectionCounts) {
+      for (let round = 0; round < rounds; round++) {
+        load.push(loadavg()[0] ?? 0);
+        for (const target of targets) {
+          const cell = await loadCell(target, connections, round);
+          const name = `${target.kind} ${connections}`;
+          cells.set(name, [...(cells.get(name) ?? []), cell]);
+          const counts = answered.get(target.kind) ?? new Map<string, number>();
+          counts.set(String(connections), (counts.get(String(connections)) ?? 0) + cell.answered);
+          answered.set(target.kind, counts);
+        }
       }
     }
+    await Promise.all(targets.map(stopTarget));
+    const lost = new Map<ServeTargetKind, number>();
+    if (kinds.includes('orrery-sqlite')) {
+      const { SqliteSessionService } = await import('../src/sessions/sqlite/index.js');
+      const service = new SqliteSessionService({ path: join(directory, 'orrery.db') });
+      lost.set('orrery-sqlite', await lostRuns(service, answered.get('orrery-sqlite')!));
+      await service.close();
+    }
+    if (kinds.includes('orrery-postgres') && options.postgresUrl) {
+      const { PostgresSessionService } = await import(
+        '../src/sessions/postgres/postgres-session-service.js'
+      );
+      const service = new PostgresSessionService({ connectionString: options.postgresUrl, schema });
+      lost.set('orrery-postgres', await lostRuns(service, answered.get('orrery-postgres')!));
+      await service.close();
+    }
+    print({ kinds, cells, lost, load });
   } finally {
+    for (const target of targets) if (target.child.exitCode === null) target.child.kill();
+    if (options.postgresUrl) {
+      const { default: pg } = await import('pg');
+      const admin = new pg.Client({ connectionString: options.postgresUrl });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`);
+      await admin.end();
+    }
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+function print(options: {
+  kinds: ServeTargetKind[];
+  cells: Map<string, Cell[]>;
+  lost: Map<ServeTargetKind, number>;
+  load: number[];
+}): void {
+  const { kinds, cells, lost, load } = options;
   console.log(
-    `POST /run on loopback, stub model, ${seconds} s a cell, each connection its own session:\n`,
+    `POST /run on loopback, stub model, each server in its own process, ${rounds} rounds of ${seconds} s a cell (targets in turn), each connection its own session; load average (1 min) at the rounds: ${load.map((value) => value.toFixed(1)).join(', ')}\n`,
   );
-  console.log('| store | sessions | requests/s | p50 ms | p99 ms | answered | failed | lost |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-  for (const row of rows) console.log(row);
   console.log(
-    "\nThe server's own overhead per turn: 200 sequential turns on one session, median of 3 rounds:\n",
+    '| connections | server | requests/s | p50 ms | p99 ms | CPU ms / request | answered | failed | lost |',
   );
-  console.log('| store | library turn ms | same turn over /run ms | server overhead ms |');
-  console.log('|---|---:|---:|---:|');
-  for (const row of overhead) console.log(row);
+  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const connections of connectionCounts) {
+    for (const kind of kinds) {
+      const list = cells.get(`${kind} ${connections}`) ?? [];
+      const sum = (pick: (cell: Cell) => number) =>
+        list.reduce((total, cell) => total + pick(cell), 0);
+      console.log(
+        `| ${connections} | ${kind} | ${median(list.map((cell) => cell.requestsPerSecond)).toFixed(0)} | ${median(list.map((cell) => cell.p50))} | ${median(list.map((cell) => cell.p99))} | ${median(list.map((cell) => cell.cpuPerRequest)).toFixed(2)} | ${sum((cell) => cell.answered)} | ${sum((cell) => cell.failed)} | ${lost.get(kind) ?? '-'} |`,
+      );
+    }
+  }
+  const pairs: [ServeTargetKind, ServeTargetKind][] = [
+    ['orrery-sqlite', 'floor'],
+    ['orrery-sqlite', 'adk-memory'],
+    ['orrery-sqlite', 'adk-sqlite'],
+    ['orrery-postgres', 'orrery-sqlite'],
+    ['orrery-postgres', 'floor'],
+  ];
+  console.log(
+    '\nRatios (median over the rounds of the per-round ratio; requests/s: higher is better for the first; CPU/request: the first over the second):\n',
+  );
+  console.log('| connections | ratio | requests/s | CPU ms / request |');
+  console.log('|---:|---|---:|---:|');
+  for (const connections of connectionCounts) {
+    for (const [first, second] of pairs) {
+      const a = cells.get(`${first} ${connections}`);
+      const b = cells.get(`${second} ${connections}`);
+      if (!a || !b) continue;
+      const throughput = median(
+        a.map(
+          (cell, round) => cell.requestsPerSecond / (b[round]?.requestsPerSecond ?? Number.NaN),
+        ),
+      );
+      const cpu = median(
+        a.map((cell, round) => cell.cpuPerRequest / (b[round]?.cpuPerRequest ?? Number.NaN)),
+      );
+      console.log(
+        `| ${connections} | ${first} / ${second} | ${throughput.toFixed(2)}x | ${cpu.toFixed(2)}x |`,
+      );
+    }
+  }
 }

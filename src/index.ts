@@ -230,6 +230,7 @@ export {
 export { LlmAgent, type LlmAgentOptions } from './runtime/agents/llm-agent.js';
 export { SequentialAgent, type SequentialAgentOptions } from './runtime/agents/sequential-agent.js';
 export { type AgentApp, defineApp } from './runtime/app.js';
+export { type ChunkProgress, SUMMARY_CHUNK_EVENTS } from './runtime/chunked-summary.js';
 export {
   type CompactionOutcome,
   type CompactionReport,

@@ -20,7 +20,7 @@ import type {
   TieredCompactionDecision,
 } from '../compaction/types.js';
 import { errorMessage } from '../events/errors.js';
-import { getText, newId } from '../events/event-helpers.js';
+import { newId } from '../events/event-helpers.js';
 import type {
   CompactionEvent,
   CompactionTrigger,
@@ -34,7 +34,7 @@ import { CompactionConflictError } from '../sessions/errors.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { fallbackReason } from '../summarizers/fallback-reason.js';
 import { loadActiveView } from './active-view.js';
-import { summarizeWithin } from './summarize-within.js';
+import { type ChunkProgress, summarizeInChunks } from './chunked-summary.js';
 
 /** `elided`: the cheap tier recorded an elision rule instead of a summary. */
 export type CompactionOutcome = 'compacted' | 'elided' | 'skipped' | 'failed' | 'conflict';
@@ -95,6 +95,11 @@ export interface CompactorHooks {
    * the fallback is tried. Must not throw.
    */
   summarizerFailed?(details: { summarizer: string; error: unknown }): void;
+  /**
+   * Called after each chunk of a window longer than one summarizer call takes
+   * (`SUMMARY_CHUNK_EVENTS` events, chunked-summary.ts). Must not throw.
+   */
+  summaryProgress?(progress: ChunkProgress): void;
 }
 
 export interface CompactorOptions {
@@ -402,16 +407,15 @@ export class Compactor {
     const timeoutMs = this.config.summarizerTimeoutMs ?? COMPACTION_DEFAULTS.summarizerTimeoutMs;
     const run = async (summarizer: EventsSummarizer) => {
       try {
-        const summary = await summarizeWithin({
+        // A long backlog (the first compaction after an import) goes chunk by chunk.
+        return await summarizeInChunks({
           summarizer,
-          request: { events: plan.events, previousSummary: plan.previousSummary },
+          events: plan.events,
+          previousSummary: plan.previousSummary,
           timeoutMs,
           signal,
+          onProgress: this.hooks.summaryProgress,
         });
-        if (summary !== null && getText(summary.content).trim() === '') {
-          throw new Error(`Summarizer '${summarizer.name}' returned an empty summary`);
-        }
-        return summary;
       } catch (error) {
         if (!signal?.aborted) this.hooks.summarizerFailed?.({ summarizer: summarizer.name, error });
         throw error;

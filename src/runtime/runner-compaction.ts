@@ -67,6 +67,12 @@ export class RunnerCompaction {
             `summarizer '${name}' failed`,
           );
         },
+        summaryProgress: (progress) => {
+          logger.info(
+            { msgType: 'compaction_progress', ...progress },
+            `compaction progress: ${progress.eventsDone}/${progress.events} events (chunk ${progress.chunk}/${progress.chunks})`,
+          );
+        },
         beforeCompaction: (plan) =>
           plugins.beforeCompaction({
             appName: options.appName,

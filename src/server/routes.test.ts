@@ -299,6 +299,45 @@ describe('POST /run and /run_sse', () => {
     expect(server.model.calls).toHaveLength(0);
   });
 
+  it('refuses a streamed body (no content-length) over the limit with 413', async () => {
+    server = await startTestServer({ maxBodyBytes: 1024 });
+    await call(`${sessions()}/s`, { method: 'POST' });
+    const text = JSON.stringify(runBody('s', 'x'.repeat(2000)));
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${server!.url}/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(server.model.calls).toHaveLength(0);
+  });
+
+  it('runs a streamed body under the limit', async () => {
+    server = await startTestServer({ maxBodyBytes: 4096, script: [textResponse('hello')] });
+    await call(`${sessions()}/s`, { method: 'POST' });
+    const text = JSON.stringify(runBody('s', 'hi'));
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${server!.url}/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(200);
+  });
+
   it('/run on an unknown session is a 404 and stores nothing', async () => {
     server = await startTestServer();
     const response = await call('/run', { method: 'POST', json: runBody('ghost') });

@@ -22,6 +22,7 @@ import {
   type SectionLength,
 } from './digest-format.js';
 import { findIdentifiers } from './digest-identifiers.js';
+import { NewestItems, RecentItems } from './recent-items.js';
 import { capText } from './render.js';
 
 export interface DigestSummarizerOptions {
@@ -119,16 +120,6 @@ function responseError(response: FunctionResponse['response']): string | undefin
   return ERROR_TEXT.test(head) ? head : undefined;
 }
 
-/** Appends `item`; a repeat moves to the end (most recent), or stays put when `keepFirst`. */
-function remember(list: string[], item: string, keepFirst = false): void {
-  const index = list.indexOf(item);
-  if (index !== -1) {
-    if (keepFirst) return;
-    list.splice(index, 1);
-  }
-  list.push(item);
-}
-
 /** Every string in `value` (the text a tool returned, without JSON's escapes), one per line. */
 function stringsOf(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
@@ -152,53 +143,36 @@ function untagged(item: string): string {
 }
 
 /**
- * `remember` for tagged items: a repeat is the same text from another seq, so it is found by
- * its text and moves to the end with the newer seq (or, `keepFirst`, stays with its first).
- */
-function rememberAt(list: string[], text: string, seq: number, keepFirst = false): void {
-  const index = list.findIndex((item) => untagged(item) === text);
-  if (index !== -1) {
-    if (keepFirst) return;
-    list.splice(index, 1);
-  }
-  list.push(tagged(text, seq));
-}
-
-/**
  * Identifiers are listed one line per seq (`a.ts, INC-4411 [seq 12]`): a tag on each of 80
- * identifiers would cost more than the identifiers. Read back as identifier -> seq, in order
- * (an untagged line, from a digest written before tags, has seq 0).
+ * identifiers would cost more than the identifiers. Read back as one tagged item per identifier,
+ * in order (an untagged line, from a digest written before tags, gives untagged items).
  */
-function identifierSeqs(lines: readonly string[]): Map<string, number> {
-  const seqs = new Map<string, number>();
+function identifierItems(lines: readonly string[]): string[] {
+  const items: string[] = [];
   for (const line of lines) {
     const match = /^(.*) \[seq (\d+)\]$/s.exec(line);
-    const names = match ? (match[1] ?? '').split(', ') : [line];
-    const seq = match ? Number(match[2]) : 0;
-    for (const name of names) {
-      seqs.delete(name);
-      seqs.set(name, seq);
-    }
+    if (!match) items.push(line);
+    else for (const name of (match[1] ?? '').split(', ')) items.push(tagged(name, match[2] ?? 0));
   }
-  return seqs;
+  return items;
 }
 
-/** The newest `limit` identifiers, consecutive ones of one seq on one line. */
-function identifierLines(seqs: Map<string, number>, limit: number): string[] {
-  const entries = [...seqs.entries()].slice(-limit);
+/** Identifier items (oldest first) as lines, consecutive ones of one seq on one line. */
+function identifierLines(items: readonly string[]): string[] {
   const lines: string[] = [];
   let names: string[] = [];
-  let current: number | undefined;
+  let current: string | undefined;
   const flush = () => {
     if (names.length === 0) return;
-    if (current === 0) lines.push(...names);
-    else lines.push(tagged(names.join(', '), current ?? 0));
+    if (current === undefined) lines.push(...names);
+    else lines.push(tagged(names.join(', '), current));
     names = [];
   };
-  for (const [name, seq] of entries) {
-    if (seq !== current) flush();
+  for (const item of items) {
+    const seq = / \[seq (\d+)\]$/.exec(item)?.[1];
+    if (seq !== current || seq === undefined) flush();
     current = seq;
-    names.push(name);
+    names.push(untagged(item));
   }
   flush();
   return lines;
@@ -206,6 +180,103 @@ function identifierLines(seqs: Map<string, number>, limit: number): string[] {
 
 function callIdOf(openCallItem: string): string | undefined {
   return /\(([^()]*)\)$/.exec(untagged(openCallItem))?.[1];
+}
+
+type NewestSections = Record<
+  'toolCalls' | 'errors' | 'identifiers' | 'agentAnswers' | 'lastResults',
+  NewestItems
+>;
+
+/**
+ * One event's items for the sections that can still take one, in the order the event gives
+ * them. Only what a section still needs is redacted; identifiers are picked from the redacted
+ * text, and only from a text whose unredacted form holds one (masking can remove an
+ * identifier, never reveal one).
+ */
+function eventItems(
+  event: Event,
+  sections: NewestSections,
+): Record<keyof NewestSections, string[]> {
+  const items: Record<keyof NewestSections, string[]> = {
+    toolCalls: [],
+    errors: [],
+    identifiers: [],
+    agentAnswers: [],
+    lastResults: [],
+  };
+  const wantsIdentifiers = !sections.identifiers.full;
+  const addIdentifiers = (raw: string, redact: (text: string) => string) => {
+    if (
+      !wantsIdentifiers ||
+      findIdentifiers(capText({ text: raw, maxChars: SCAN_CHARS })).length === 0
+    )
+      return;
+    for (const identifier of findIdentifiers(
+      capText({ text: redact(raw), maxChars: SCAN_CHARS }),
+    )) {
+      items.identifiers.push(
+        tagged(capText({ text: identifier, maxChars: IDENTIFIER_CHARS }), event.seq),
+      );
+    }
+  };
+  const raw = getText(event).trim();
+  if (raw !== '') {
+    const isRequest = event.author === 'user' && event.content?.role === 'user';
+    if (!isRequest && !sections.agentAnswers.full) {
+      const text = redactText(raw);
+      items.agentAnswers.push(
+        `${event.author}: ${oneLine(capText({ text, maxChars: RESULT_CHARS }))} [seq ${event.seq}]`,
+      );
+    }
+    addIdentifiers(raw, redactText);
+  }
+  for (const part of event.content?.parts ?? []) {
+    if (part.functionCall) {
+      const { name } = part.functionCall;
+      const rawArgs = part.functionCall.args ?? {};
+      if (!sections.toolCalls.full) {
+        items.toolCalls.push(tagged(formatCall(name, redactJson(rawArgs)), event.seq));
+      }
+      addIdentifiers(stringsOf(rawArgs).join('\n'), () =>
+        stringsOf(redactJson(rawArgs)).join('\n'),
+      );
+    }
+    if (part.functionResponse) {
+      const { id, name } = part.functionResponse;
+      const rawResponse = part.functionResponse.response ?? {};
+      // A response that is no error unredacted is none redacted (masking adds no error word).
+      const mayBeError = !sections.errors.full && responseError(rawResponse) !== undefined;
+      if (mayBeError || !sections.lastResults.full) {
+        const response = redactJson(rawResponse);
+        const error = mayBeError ? responseError(response) : undefined;
+        if (error !== undefined) {
+          items.errors.push(
+            oneLine(
+              `${name}(${id}): ${capText({ text: error, maxChars: ERROR_CHARS })} [seq ${event.seq}]`,
+            ),
+          );
+        }
+        if (!sections.lastResults.full) {
+          const json = toJson(response ?? {});
+          items.lastResults.push(
+            oneLine(
+              `${name}(${id}) -> ${capText({ text: json, maxChars: TOOL_RESULT_CHARS })} [seq ${event.seq}]`,
+            ),
+          );
+        }
+      }
+      addIdentifiers(stringsOf(rawResponse).join('\n'), () =>
+        stringsOf(redactJson(rawResponse)).join('\n'),
+      );
+    }
+  }
+  if (event.errorCode !== undefined || event.errorMessage !== undefined) {
+    const message = `${event.author}: ${event.errorCode ?? 'error'}: ${redactText(event.errorMessage ?? '')}`;
+    items.errors.push(
+      `${oneLine(capText({ text: message, maxChars: ERROR_CHARS }))} [seq ${event.seq}]`,
+    );
+  }
+  return items;
 }
 
 export class DigestSummarizer implements EventsSummarizer {
@@ -257,88 +328,67 @@ export class DigestSummarizer implements EventsSummarizer {
     return sections;
   }
 
-  private addEvents(sections: DigestSections, events: Event[]): void {
+  private addEvents(digest: DigestSections, events: Event[]): void {
+    // Oldest first and whole: the requests (the first one is the goal and a repeat keeps its
+    // place) and the calls still open, which need no redaction.
+    // Tagged items are the same item whatever their seq: keyed by their text.
+    const userRequests = new RecentItems(digest.userRequests, untagged);
     const openCalls = new Map<string, string>();
-    const identifiers = identifierSeqs(sections.identifiers);
-    const addIdentifiers = (text: string, seq: number) => {
-      for (const found of findIdentifiers(capText({ text, maxChars: SCAN_CHARS }))) {
-        const identifier = capText({ text: found, maxChars: IDENTIFIER_CHARS });
-        // A repeat moves to the end (most recent) with its newer seq.
-        identifiers.delete(identifier);
-        identifiers.set(identifier, seq);
-      }
-    };
+    const answered = new Set<string>();
     for (const event of events) {
-      const role = event.content?.role;
-      const text = redactText(getText(event).trim());
-      if (text !== '') {
-        if (event.author === 'user' && role === 'user') {
-          rememberAt(
-            sections.userRequests,
-            capText({ text, maxChars: USER_REQUEST_CHARS }),
-            event.seq,
-            true,
-          );
-        } else {
-          remember(
-            sections.agentAnswers,
-            `${event.author}: ${oneLine(capText({ text, maxChars: RESULT_CHARS }))} [seq ${event.seq}]`,
-          );
+      if (event.author === 'user' && event.content?.role === 'user') {
+        const text = getText(event).trim();
+        if (text !== '') {
+          const request = capText({ text: redactText(text), maxChars: USER_REQUEST_CHARS });
+          userRequests.remember(tagged(request, event.seq), true);
         }
-        addIdentifiers(text, event.seq);
       }
       for (const part of event.content?.parts ?? []) {
         if (part.functionCall) {
           const { id, name } = part.functionCall;
-          const args = redactJson(part.functionCall.args ?? {});
-          rememberAt(sections.toolCalls, formatCall(name, args), event.seq);
           openCalls.set(id, tagged(`${name}(${id})`, event.seq));
-          addIdentifiers(stringsOf(args ?? {}).join('\n'), event.seq);
         }
         if (part.functionResponse) {
-          const { id, name } = part.functionResponse;
-          const response = redactJson(part.functionResponse.response ?? {});
-          openCalls.delete(id);
-          const json = toJson(response ?? {});
-          const error = responseError(response);
-          if (error !== undefined) {
-            remember(
-              sections.errors,
-              oneLine(
-                `${name}(${id}): ${capText({ text: error, maxChars: ERROR_CHARS })} [seq ${event.seq}]`,
-              ),
-            );
-          }
-          remember(
-            sections.lastResults,
-            oneLine(
-              `${name}(${id}) -> ${capText({ text: json, maxChars: TOOL_RESULT_CHARS })} [seq ${event.seq}]`,
-            ),
-          );
-          addIdentifiers(stringsOf(response).join('\n'), event.seq);
+          openCalls.delete(part.functionResponse.id);
+          answered.add(part.functionResponse.id);
         }
-      }
-      if (event.errorCode !== undefined || event.errorMessage !== undefined) {
-        const message = `${event.author}: ${event.errorCode ?? 'error'}: ${redactText(event.errorMessage ?? '')}`;
-        remember(
-          sections.errors,
-          `${oneLine(capText({ text: message, maxChars: ERROR_CHARS }))} [seq ${event.seq}]`,
-        );
       }
     }
     // A carried-forward open call answered in this window is no longer open.
-    const answered = new Set<string>();
-    for (const event of events) {
-      for (const part of event.content?.parts ?? []) {
-        if (part.functionResponse) answered.add(part.functionResponse.id);
-      }
-    }
-    sections.openCalls = sections.openCalls.filter((item) => {
+    const open = new RecentItems(digest.openCalls);
+    open.retain((item) => {
       const id = callIdOf(item);
       return id === undefined || !answered.has(id);
     });
-    for (const item of openCalls.values()) remember(sections.openCalls, item);
-    sections.identifiers = identifierLines(identifiers, SECTION_LIMITS.identifiers);
+    for (const item of openCalls.values()) open.remember(item);
+    digest.userRequests = userRequests.toArray();
+    digest.openCalls = open.toArray();
+    // Newest first: the other sections keep their most recent items only, so the events a full
+    // section can no longer take are neither redacted nor scanned (a 50k-event backlog costs
+    // what its newest events cost, not a redaction of everything).
+    const newest = {
+      toolCalls: new NewestItems(digest.toolCalls, SECTION_LIMITS.toolCalls, untagged),
+      errors: new NewestItems(digest.errors, SECTION_LIMITS.errors),
+      identifiers: new NewestItems(
+        identifierItems(digest.identifiers),
+        SECTION_LIMITS.identifiers,
+        untagged,
+      ),
+      agentAnswers: new NewestItems(digest.agentAnswers, SECTION_LIMITS.agentAnswers),
+      lastResults: new NewestItems(digest.lastResults, SECTION_LIMITS.lastResults),
+    };
+    const sections = Object.values(newest);
+    for (let index = events.length - 1; index >= 0; index--) {
+      if (sections.every((section) => section.full)) break;
+      const items = eventItems(events[index] as Event, newest);
+      for (const [key, list] of Object.entries(items) as [keyof typeof newest, string[]][]) {
+        for (let item = list.length - 1; item >= 0; item--) newest[key].offer(list[item] as string);
+      }
+    }
+    for (const [key, section] of Object.entries(newest) as [keyof typeof newest, NewestItems][]) {
+      digest[key] = section.toArray();
+    }
+    digest.identifiers = identifierLines(digest.identifiers);
   }
 
   /** The digest within `maxChars`: the oldest item of the largest section goes first. */

@@ -24,6 +24,12 @@ interface Header {
   app: Record<string, unknown>;
   user: Record<string, unknown>;
   updatedAt: number;
+  createdAt?: number;
+}
+
+/** The session's identity in the view cache: its creation time, from a view's header row. */
+export function headerStamp(row: ViewRow): number {
+  return Number((row.event as Header | undefined)?.createdAt);
 }
 
 export class PostgresEventReader {

@@ -2,6 +2,7 @@
 import type { Pool } from 'pg';
 import { InvalidArgumentError } from '../../events/errors.js';
 import type { SessionStoreError } from '../errors.js';
+import type { ViewCacheOptions } from '../view-cache.js';
 import { defaultConnectionTimeoutMs, defaultQueryTimeoutMs } from './pg-checkout.js';
 import type { SynchronousCommit } from './synchronous-commit.js';
 
@@ -20,6 +21,13 @@ export interface PostgresSessionServiceOptions {
    */
   onCorruptEvent?: 'throw' | 'skip' | ((error: SessionStoreError) => void);
   logger?: PostgresSessionLogger;
+  /**
+   * The views this instance already read, kept per session: a turn's view read is then one
+   * statement that returns the session row and only the events appended since (other
+   * replicas' appends included). Default `{ sessions: 256, maxEvents: 100_000 }`;
+   * `{ sessions: 0 }` turns it off.
+   */
+  viewCache?: ViewCacheOptions;
   /**
    * Deadline of each statement in ms (default 30000; 0 disables). Past it the connection is
    * closed (the server rolls the transaction back) and the operation fails with a retryable

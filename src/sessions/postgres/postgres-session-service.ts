@@ -45,8 +45,9 @@ import {
   resolveSeqBounds,
   splitState,
 } from '../store-helpers.js';
+import { ViewCache } from '../view-cache.js';
 import { PostgresConnection } from './connection.js';
-import { PostgresEventReader, type ViewRow } from './event-reader.js';
+import { headerStamp, PostgresEventReader, type ViewRow } from './event-reader.js';
 import { insertPostgresEvent, upsertScopedState } from './event-writer.js';
 import { importPostgresSession } from './import-session.js';
 import { assertJsonbStorable } from './jsonb-state.js';
@@ -80,6 +81,8 @@ export class PostgresSessionService implements SessionService {
   private readonly synchronousCommit?: SynchronousCommit;
   private readonly connection: PostgresConnection;
   private readonly reader: PostgresEventReader;
+  /** Views read, per session: a turn reads only what was appended since (view-cache.ts). */
+  private readonly views: ViewCache;
 
   constructor(options: PostgresSessionServiceOptions = {}) {
     this.schema = options.schema ?? 'public';
@@ -99,6 +102,7 @@ export class PostgresSessionService implements SessionService {
       setCommitModeSql: this.queries.setCommitMode,
     });
     this.reader = new PostgresEventReader(this.connection, this.queries, options);
+    this.views = new ViewCache(options.viewCache);
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
@@ -132,17 +136,22 @@ export class PostgresSessionService implements SessionService {
   async getSession(options: GetSessionOptions): Promise<Session | undefined> {
     const key = pickKey(options);
     const full = options.events === 'full';
-    const rows = full
-      ? await this.connection.query<ViewRow>(
-          key,
-          options.signal,
-          this.queries.full,
-          keyParams(key),
-          {
-            operation: 'getSession',
-          },
-        )
-      : await this.reader.readViewRows(key, options.signal, 'getSession');
+    if (!full) {
+      const read = await this.readView(key, options.signal, 'getSession');
+      if (!read) return undefined;
+      const { checkpoint, tail } = read.view;
+      const events = checkpoint ? [checkpoint, ...tail] : tail;
+      return { ...key, ...this.reader.readHeader(read.header), events };
+    }
+    const rows = await this.connection.query<ViewRow>(
+      key,
+      options.signal,
+      this.queries.full,
+      keyParams(key),
+      {
+        operation: 'getSession',
+      },
+    );
     const header = rows[0];
     if (header?.part !== 0) return undefined;
     const events = this.reader.parseRows(rows.slice(1), key);
@@ -151,10 +160,50 @@ export class PostgresSessionService implements SessionService {
 
   async loadView(options: SessionKey & { signal?: AbortSignal }): Promise<StoredView> {
     const key = pickKey(options);
+    const read = await this.readView(key, options.signal, 'loadView');
+    if (!read) throw new SessionNotFoundError(key);
+    return read.view;
+  }
+
+  /**
+   * Checkpoint + tail with the session's header row, or `undefined` when the session does not
+   * exist. With a view of the session cached (view-cache.ts), one statement reads the header
+   * and only the rows appended since; a compaction among them, another identity (the session
+   * was deleted and created again) or a missing entry reads the view whole.
+   */
+  private async readView(
+    key: SessionKey,
+    signal: AbortSignal | undefined,
+    operation: string,
+  ): Promise<{ header: ViewRow; view: StoredView } | undefined> {
+    const afterSeq = this.views.peekLastSeq(key);
+    if (afterSeq !== undefined) {
+      const rows = await this.connection.query<ViewRow>(
+        key,
+        signal,
+        this.queries.viewSince,
+        [...keyParams(key), afterSeq],
+        { operation },
+      );
+      const header = rows[0];
+      if (header?.part !== 0) {
+        this.views.forget(key);
+        return undefined;
+      }
+      const stamp = headerStamp(header);
+      const cached = this.views.lookup(key, stamp, Number(header.seq));
+      if (cached.kind === 'hit') return { header, view: cached.view };
+      // `afterSeq` still the cached one: no other read of this session moved it meanwhile.
+      if (cached.kind === 'behind' && cached.afterSeq === afterSeq) {
+        const added = this.reader.parseRows(rows.slice(1), key);
+        const view = this.views.extend(key, stamp, added, Number(header.seq));
+        if (view) return { header, view };
+      }
+    }
     const warnings: ViewWarning[] = [];
-    const rows = await this.reader.readViewRows(key, options.signal, 'loadView', warnings);
+    const rows = await this.reader.readViewRows(key, signal, operation, warnings);
     const header = rows[0];
-    if (header?.part !== 0) throw new SessionNotFoundError(key);
+    if (header?.part !== 0) return undefined;
     const checkpointRow = rows[1]?.part === 1 ? rows[1] : undefined;
     const tail = this.reader.parseRows(rows.slice(checkpointRow ? 2 : 1), key);
     // readViewRows has checked the checkpoint row already (or thrown).
@@ -163,7 +212,8 @@ export class PostgresSessionService implements SessionService {
       : undefined;
     const view: StoredView = { checkpoint, tail, lastSeq: Number(header.seq) };
     if (warnings.length > 0) view.warnings = warnings;
-    return view;
+    this.views.remember(key, headerStamp(header), view);
+    return { header, view };
   }
 
   async listEvents(options: ListEventsOptions): Promise<EventPage> {
@@ -296,6 +346,7 @@ export class PostgresSessionService implements SessionService {
 
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
     const key = pickKey(options);
+    this.views.forget(key);
     await this.connection.query(key, options.signal, this.queries.deleteSession, keyParams(key), {
       operation: 'deleteSession',
     });

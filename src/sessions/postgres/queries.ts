@@ -25,6 +25,7 @@ export interface Queries {
   view: string;
   /** Header (part 0) and every event (part 2) in one statement. */
   full: string;
+  viewSince: string;
   listEventsAsc: string;
   listEventsDesc: string;
   sessionExists: string;
@@ -53,7 +54,8 @@ export function buildQueries(schemaName: string): Queries {
   const header = `SELECT 0 AS part, s.last_seq AS seq, false AS is_compaction,
       NULL::bigint AS compaction_start_seq, NULL::bigint AS compaction_end_seq,
       json_build_object('state', s.state, 'app', coalesce(a.state, '{}'::jsonb),
-        'user', coalesce(u.state, '{}'::jsonb), 'updatedAt', s.updated_at) AS event
+        'user', coalesce(u.state, '{}'::jsonb), 'updatedAt', s.updated_at,
+        'createdAt', s.created_at) AS event
     FROM ${sessions} s
     LEFT JOIN ${appState} a ON a.app_name = s.app_name
     LEFT JOIN ${userState} u ON u.app_name = s.app_name AND u.user_id = s.user_id
@@ -102,6 +104,14 @@ export function buildQueries(schemaName: string): Queries {
       ORDER BY part, seq`,
     full: `${header}
       UNION ALL SELECT 2, ${eventColumns} FROM ${events} WHERE ${sessionKey}
+      ORDER BY part, seq`,
+    // The header and every row (compactions too) after a view the store already holds
+    // (view-cache.ts): one round trip that reads only what was appended since.
+    viewSince: `${header}
+      UNION ALL SELECT 2, ${eventColumns} FROM ${events}
+        WHERE ${sessionKey} AND seq > $4
+          AND seq <= (SELECT last_seq FROM ${sessions}
+            WHERE app_name = $1 AND user_id = $2 AND id = $3)
       ORDER BY part, seq`,
     listEventsAsc: `SELECT ${eventColumns} FROM ${events}
       WHERE ${sessionKey} AND seq > $4 AND seq < $5 ORDER BY seq ASC LIMIT $6`,

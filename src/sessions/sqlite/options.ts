@@ -1,5 +1,6 @@
 /** The SQLite store's options and defaults. */
 import type BetterSqlite3 from 'better-sqlite3';
+import type { ViewCacheOptions } from '../view-cache.js';
 
 /** pino-compatible: `logger.warn({ ...fields }, message)`. */
 export interface SqliteSessionLogger {
@@ -25,6 +26,13 @@ export interface SqliteSessionServiceOptions {
   /** What reads do with an event row whose JSON is corrupted (see the file comment). */
   onCorruptEvent?: 'throw' | 'skip';
   logger?: SqliteSessionLogger;
+  /**
+   * The views this instance already read, kept per session so a turn reads only the events
+   * appended since (checked against the session's stored `lastSeq` on every read, so writes by
+   * other processes are seen). Default `{ sessions: 256, maxEvents: 100_000 }`; `{ sessions: 0 }`
+   * turns it off.
+   */
+  viewCache?: ViewCacheOptions;
 }
 
 export const DEFAULT_SQLITE_PATH = './.orrery/orrery.db';

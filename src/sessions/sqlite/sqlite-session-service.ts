@@ -55,6 +55,7 @@ import {
   resolveSeqBounds,
   splitState,
 } from '../store-helpers.js';
+import { ViewCache } from '../view-cache.js';
 import { runWhileBusy } from './busy-wait.js';
 import { importSqliteSession } from './import-session.js';
 import { acquireSqliteLease } from './lease.js';
@@ -83,9 +84,12 @@ export class SqliteSessionService implements SessionService {
   private closed = false;
   /** Waiters of this process queue here in order before polling the lease row. */
   private readonly leases = new InMemoryLeases();
+  /** Views read, per session: a turn reads only what was appended since (view-cache.ts). */
+  private readonly views: ViewCache;
 
   constructor(options: SqliteSessionServiceOptions = {}) {
     this.options = options;
+    this.views = new ViewCache(options.viewCache);
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
@@ -140,7 +144,7 @@ export class SqliteSessionService implements SessionService {
         );
         events = readRows(rows, this.rowOptions(options));
       } else {
-        const view = readSqliteView(statements, row.last_seq, this.rowOptions(options));
+        const view = this.readView(statements, row, options);
         events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
       }
       return toSqliteSession(statements, row, events);
@@ -157,7 +161,7 @@ export class SqliteSessionService implements SessionService {
     const { database, statements } = await this.open(options.signal);
     const work = database.transaction(() => {
       const row = this.requireSession(statements, options);
-      return readSqliteView(statements, row.last_seq, this.rowOptions(options));
+      return this.readView(statements, row, options);
     });
     return this.run(() => work.deferred(), {
       operation: 'loadView',
@@ -272,6 +276,7 @@ export class SqliteSessionService implements SessionService {
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
     assertValidSessionKey(options);
     const { database, statements } = await this.open(options.signal);
+    this.views.forget(options);
     const work = database.transaction(() => {
       statements.deleteEvents.run(options.appName, options.userId, options.sessionId);
       statements.deleteSession.run(options.appName, options.userId, options.sessionId);
@@ -351,6 +356,36 @@ export class SqliteSessionService implements SessionService {
     const connection = await this.connection;
     signal?.throwIfAborted();
     return connection;
+  }
+
+  /**
+   * Checkpoint + tail as stored at `row.last_seq`: from the cache when nothing was appended
+   * since this instance last read it, the cache and the rows appended since, or read whole.
+   * The session row read in the caller's snapshot says what the cache lacks (view-cache.ts).
+   */
+  private readView(statements: SqliteStatements, row: SessionRow, key: SessionKey): StoredView {
+    const cached = this.views.lookup(key, row.created_at, row.last_seq);
+    if (cached.kind === 'hit') return cached.view;
+    if (cached.kind === 'behind') {
+      const rows = statements.pageAsc.iterate(
+        key.appName,
+        key.userId,
+        key.sessionId,
+        cached.afterSeq,
+        Number.MAX_SAFE_INTEGER,
+        -1,
+      );
+      const view = this.views.extend(
+        key,
+        row.created_at,
+        readRows(rows, this.rowOptions(key)),
+        row.last_seq,
+      );
+      if (view) return view;
+    }
+    const view = readSqliteView(statements, row.last_seq, this.rowOptions(key));
+    this.views.remember(key, row.created_at, view);
+    return view;
   }
 
   private rowOptions(key: SessionKey): RowReadOptions {

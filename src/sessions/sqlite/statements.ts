@@ -14,6 +14,7 @@ export interface SessionRow {
   state: string;
   last_seq: number;
   event_count: number;
+  created_at: number;
   updated_at: number;
 }
 

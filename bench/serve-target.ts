@@ -1,0 +1,232 @@
+/**
+ * One server of `npm run bench -- serve`, in a process of its own (so the load generator never
+ * shares its event loop): `tsx bench/serve-target.ts <kind> <directory> <sessionIds,...>`. It
+ * creates the sessions, listens on a free loopback port, prints `{ "url", "pid" }` on one line,
+ * and on each `cpu` line on stdin prints its CPU time used so far (`{ "cpuMs" }`), so the bench
+ * can set CPU per request beside requests/s. Kinds:
+ *
+ * - `orrery-sqlite`, `orrery-postgres`: `createServer` over a Runner, stub model, the compaction
+ *   triggers checked every turn, bearer auth, access log written to nowhere (as `orrery serve`).
+ * - `floor`: what the machine can do: bare `node:http` + better-sqlite3; parses the body, reads
+ *   the session's last 50 events (parsed), writes the user event and the answer in one
+ *   transaction, replies with the answer. No auth, no lease, no compaction, no validation.
+ * - `adk-memory`, `adk-sqlite`: ADK for TypeScript's own API server (`AdkApiServer` from
+ *   `@google/adk-devtools`) on its default in-memory store or `DatabaseSessionService` (SQLite),
+ *   the same stub model.
+ */
+import { createServer as createHttpServer } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+
+export const BENCH_APP = 'bench';
+export const BENCH_TOKEN = 'bench-token-0123456789abcdef';
+export type ServeTargetKind =
+  | 'orrery-sqlite'
+  | 'orrery-postgres'
+  | 'floor'
+  | 'adk-memory'
+  | 'adk-sqlite';
+
+interface Started {
+  port: number;
+  close(): Promise<void>;
+}
+
+async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds: string[]) {
+  const [{ default: pino }, { LlmAgent }, { Runner }, { createServer }, summarizers, testing] =
+    await Promise.all([
+      import('pino'),
+      import('../src/runtime/agents/llm-agent.js'),
+      import('../src/runtime/runner.js'),
+      import('../src/server/create-server.js'),
+      import('../src/summarizers/index.js'),
+      import('../src/testing/scripted-model.js'),
+    ]);
+  const service =
+    kind === 'orrery-postgres'
+      ? new (
+          await import('../src/sessions/postgres/postgres-session-service.js')
+        ).PostgresSessionService({
+          connectionString: process.env.ORRERY_BENCH_PG_URL,
+          schema: process.env.ORRERY_BENCH_PG_SCHEMA,
+        })
+      : new (await import('../src/sessions/sqlite/index.js')).SqliteSessionService({
+          path: join(directory, 'orrery.db'),
+        });
+  for (const sessionId of sessionIds) {
+    await service.createSession({ appName: BENCH_APP, userId: 'user', sessionId });
+  }
+  const runner = new Runner({
+    appName: BENCH_APP,
+    agent: new LlmAgent({
+      name: 'agent',
+      model: {
+        modelId: 'stub',
+        contextWindowTokens: 1_000_000,
+        generate: async () =>
+          testing.textResponse('ok', { promptTokenCount: 900, candidatesTokenCount: 1 }),
+      },
+    }),
+    sessionService: service,
+    // The triggers are checked every turn, as in production; none fires at this size.
+    compaction: {
+      tokenThreshold: 250_000,
+      eventRetentionSize: 10,
+      summarizer: new summarizers.DigestSummarizer(),
+    },
+    logger: false,
+    background: true,
+  });
+  const server = await createServer({
+    runner,
+    sessionService: service,
+    // Access logs are written (to nowhere): their cost is part of the server's.
+    logger: pino({ level: 'info' }, new Writable({ write: (_c, _e, done) => done() })),
+    auth: { grants: [{ token: BENCH_TOKEN, userIds: ['user'] }] },
+  }).listen({ port: 0, host: '127.0.0.1' });
+  return {
+    port: Number(new URL(server.url).port),
+    close: async () => {
+      await server.shutdown({ timeoutMs: 5_000 });
+      await service.close();
+    },
+  };
+}
+
+/** The floor: the least a server that stores a turn can do (see the file comment). */
+async function startFloor(directory: string): Promise<Started> {
+  const Database = createRequire(import.meta.url)('better-sqlite3');
+  const database = new Database(join(directory, 'floor.db'));
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.exec(
+    'CREATE TABLE IF NOT EXISTS events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (session_id, seq))',
+  );
+  const last50 = database.prepare(
+    'SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 50',
+  );
+  const insert = database.prepare('INSERT INTO events (session_id, seq, event) VALUES (?, ?, ?)');
+  const turn = database.transaction((sessionId: string, message: unknown) => {
+    const rows = last50.all(sessionId) as { seq: number; event: string }[];
+    const history = rows.map((row) => JSON.parse(row.event));
+    const seq = (rows[0]?.seq ?? 0) + 1;
+    const now = Date.now() / 1000;
+    insert.run(
+      sessionId,
+      seq,
+      JSON.stringify({ author: 'user', content: message, timestamp: now }),
+    );
+    const answer = {
+      author: 'agent',
+      content: { role: 'model', parts: [{ text: 'ok' }] },
+      timestamp: now,
+      seq: seq + 1,
+      seen: history.length,
+    };
+    insert.run(sessionId, seq + 1, JSON.stringify(answer));
+    return answer;
+  });
+  const server = createHttpServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const answer = turn(String(body.sessionId), body.newMessage);
+        const json = JSON.stringify([answer]);
+        response.writeHead(200, { 'content-type': 'application/json' }).end(json);
+      } catch (error) {
+        response.writeHead(400).end(String(error));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      database.close();
+    },
+  };
+}
+
+async function startAdk(kind: ServeTargetKind, directory: string, sessionIds: string[]) {
+  const adk = await import('@google/adk');
+  const { AdkApiServer } = await import('@google/adk-devtools');
+  const { StubModel } = await import('./adk-session.js');
+  adk.setLogLevel(adk.LogLevel.ERROR);
+  const sessionService =
+    kind === 'adk-sqlite'
+      ? new adk.DatabaseSessionService(`sqlite://${join(directory, 'adk.db')}`)
+      : new adk.InMemorySessionService();
+  for (const sessionId of sessionIds) {
+    await sessionService.createSession({ appName: BENCH_APP, userId: 'user', sessionId });
+  }
+  const agent = new adk.LlmAgent({ name: 'agent', model: new StubModel() });
+  // The loader the server asks for the app's agent on every run: the agent, already built.
+  const agentLoader = {
+    listAgents: async () => [BENCH_APP],
+    getAgentFile: async () => ({
+      load: async () => agent,
+      [Symbol.asyncDispose]: async () => {},
+    }),
+  };
+  const port = await freePort();
+  const server = new AdkApiServer({
+    host: '127.0.0.1',
+    port,
+    sessionService,
+    agentLoader: agentLoader as never,
+    logLevel: adk.LogLevel.ERROR,
+    logger: {
+      setLogLevel: () => {},
+      log: () => {},
+      debug: () => {},
+      info: () => {},
+      warn: () => {},
+      error: () => {},
+    } as never,
+  });
+  const log = console.log;
+  console.log = () => {}; // its start banner would garble the one line the bench reads
+  await server.start();
+  console.log = log;
+  return { port, close: () => server.stop() };
+}
+
+async function freePort(): Promise<number> {
+  const probe = createHttpServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function main(): Promise<void> {
+  const [kind, directory, ids = ''] = process.argv.slice(2) as [ServeTargetKind, string, string];
+  const sessionIds = ids.split(',').filter(Boolean);
+  const started: Started =
+    kind === 'floor'
+      ? await startFloor(directory)
+      : kind.startsWith('adk')
+        ? await startAdk(kind, directory, sessionIds)
+        : await startOrrery(kind, directory, sessionIds);
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${started.port}`, pid: process.pid })}\n`,
+  );
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
+    if (line === 'cpu') {
+      const used = process.cpuUsage();
+      process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000 })}\n`);
+    }
+  });
+  lines.on('close', () => {
+    void started.close().finally(() => process.exit(0));
+  });
+}
+
+if (process.argv[1]?.endsWith('serve-target.ts')) await main();
