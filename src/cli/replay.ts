@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { COMPACTION_ENV } from '../compaction/config.js';
 import { importTranscriptsAsync } from '../importers/import-transcripts-async.js';
 import type { ImportFormat } from '../importers/types.js';
+import { type PricedModel, replayCost } from '../runtime/replay-cost.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import {
@@ -13,9 +14,11 @@ import {
   requireEvents,
   transcriptFormat,
 } from './common.js';
+import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { replayImportedTranscript } from './replay-engine.js';
 import { printReplayOutputs, type ReplayOutput, type ReplayTranscript } from './replay-output.js';
+import { pricedModel, summarizerPricedModel } from './replay-price.js';
 import { transcriptProgress } from './replay-progress.js';
 import {
   REPLAY_DEFAULT_THRESHOLD,
@@ -39,6 +42,9 @@ interface ReplayFlags {
   user: string;
   json?: boolean;
   progress?: boolean;
+  price?: string;
+  summarizerPrice?: string;
+  cacheHints: boolean;
 }
 
 export function registerReplay(program: Command, io: CliIo): void {
@@ -93,6 +99,15 @@ export function registerReplay(program: Command, io: CliIo): void {
     .option('--user <id>', 'user id for --db', nonEmpty('--user'), 'local')
     .option('--json', 'print one JSON object per transcript (an array for several)')
     .option(
+      '--price <provider:model>',
+      "add dollars with and without compaction at this model's catalog prices and prompt cache (e.g. anthropic:claude-sonnet-4-5)",
+    )
+    .option(
+      '--summarizer-price <provider:model>',
+      'price the summarizer calls at this model (default: the --summarizer model, else --price)',
+    )
+    .option('--no-cache-hints', 'price without cache hints (Anthropic then caches nothing)')
+    .option(
       '--progress',
       'progress lines on stderr at each tenth of the events, also when piped or with --json',
     )
@@ -105,6 +120,7 @@ Examples:
   orrery replay gpt-4o-airline.json --run 12 --json
   orrery replay long-session.jsonl --json --progress > report.json
   orrery replay session.jsonl --summarizer google:gemini-2.5-flash --db ./replays.db
+  orrery replay examples/incident-session.jsonl --price anthropic:claude-sonnet-4-5
 
 Before each model call the replay builds the request that call would have held (recorded
 usage is ignored), runs the token trigger, and compacts with the summarizer; the sliding window
@@ -116,7 +132,14 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
       // Read and parse every file first: a bad one fails before anything runs.
       const transcripts = await readTranscripts({ files, format, run: flags.run });
       const settings = await replaySettings({ flags, io });
+      // Priced before replaying: an unknown model fails at once, not after the replay.
+      const pricing = await replayPricing(flags);
       const outputs = await replayTranscripts({ transcripts, settings, flags, io });
+      if (pricing) {
+        for (const output of outputs) {
+          output.cost = replayCost({ report: output.result, ...pricing });
+        }
+      }
       printReplayOutputs({
         io,
         outputs,
@@ -151,6 +174,28 @@ async function readTranscripts(options: {
     }
   }
   return transcripts;
+}
+
+/** `--price` and its companions, or nothing when not asked. */
+async function replayPricing(
+  flags: ReplayFlags,
+): Promise<{ model: PricedModel; summarizer: PricedModel; cacheHints: boolean } | undefined> {
+  if (flags.price === undefined) {
+    if (flags.summarizerPrice !== undefined) {
+      throw new CliUsageError({
+        message: '--summarizer-price needs --price',
+        field: '--summarizer-price',
+      });
+    }
+    return undefined;
+  }
+  const model = await pricedModel(flags.price);
+  const summarizer = await summarizerPricedModel({
+    summarizerPrice: flags.summarizerPrice,
+    summarizer: flags.summarizer,
+    price: model,
+  });
+  return { model, summarizer, cacheHints: flags.cacheHints };
 }
 
 interface ReplaySettings extends ReplayCompactionSettings {

@@ -1,0 +1,64 @@
+/** The dollars of `orrery replay --price` as report lines (docs/cost.md#replay-cost). */
+import type { ReplayCost, ReplayCostFigures } from '../runtime/replay-cost.js';
+import { groupDigits } from './group-digits.js';
+
+/** $0.0123 below a dollar, $12.34 above. */
+export function usd(value: number): string {
+  return value < 1 ? `$${value.toFixed(4)}` : `$${value.toFixed(2)}`;
+}
+
+/** Share of the prompt tokens that were cache reads, as a whole percent. */
+export function cacheReadShare(figures: ReplayCostFigures): number {
+  return figures.inputTokens > 0
+    ? Math.round((figures.cacheReadTokens / figures.inputTokens) * 100)
+    : 0;
+}
+
+export function costLines(cost: ReplayCost): string[] {
+  const side = (label: string, figures: ReplayCostFigures) =>
+    `  ${label} ${usd(figures.usd)} · ${groupDigits(figures.inputTokens)} input tokens, ${cacheReadShare(figures)}% cache reads, ${groupDigits(figures.cacheWriteTokens)} cache writes${figures.summarizerUsd > 0 ? ` · summarizer ${usd(figures.summarizerUsd)}` : ''}`;
+  const { withCompaction, withoutCompaction } = cost;
+  const saved =
+    withoutCompaction.usd > 0
+      ? Math.round((1 - withCompaction.usd / withoutCompaction.usd) * 100)
+      : 0;
+  return [
+    `Cost at ${cost.model} catalog prices (USD; summarizer at ${cost.summarizerModel}; cache hints ${cost.cacheHints ? 'on' : 'off'})`,
+    side('with compaction   ', withCompaction),
+    side('without compaction', withoutCompaction),
+    `  compaction ${saved >= 0 ? `saves ${saved}%` : `costs ${-saved}% more`}`,
+  ];
+}
+
+/** Several transcripts' costs added up (the same model and settings). */
+export function sumReplayCosts(costs: readonly ReplayCost[]): ReplayCost {
+  const add = (pick: (cost: ReplayCost) => ReplayCostFigures): ReplayCostFigures => {
+    const total: ReplayCostFigures = {
+      inputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 0,
+      summarizerUsd: 0,
+      usd: 0,
+    };
+    for (const cost of costs) {
+      const figures = pick(cost);
+      total.inputTokens += figures.inputTokens;
+      total.cacheReadTokens += figures.cacheReadTokens;
+      total.cacheWriteTokens += figures.cacheWriteTokens;
+      total.outputTokens += figures.outputTokens;
+      total.summarizerUsd += figures.summarizerUsd;
+      total.usd += figures.usd;
+    }
+    return total;
+  };
+  const first = costs[0];
+  return {
+    model: first?.model ?? '',
+    currency: 'USD',
+    summarizerModel: first?.summarizerModel ?? '',
+    cacheHints: first?.cacheHints ?? true,
+    withCompaction: add((cost) => cost.withCompaction),
+    withoutCompaction: add((cost) => cost.withoutCompaction),
+  };
+}
