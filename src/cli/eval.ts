@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import {
   combineEvaluations,
+  type EvaluateRecallOptions,
   evaluateRecall,
   type RecallConversation,
   type RecallEvaluation,
@@ -22,6 +23,8 @@ import { integerOption, writeJson } from './common.js';
 import { CliUsageError } from './errors.js';
 import { loadEvalFile, loadProbes } from './eval-probes.js';
 import type { CliIo } from './io.js';
+import { usd } from './replay-cost-lines.js';
+import { pricedModel, summarizerPricedModel } from './replay-price.js';
 
 type ElisionMode = 'on' | 'off' | 'both';
 
@@ -34,6 +37,8 @@ interface EvalFlags {
   conversations: number;
   datasets?: boolean;
   json?: boolean;
+  price?: string;
+  summarizerPrice?: string;
 }
 
 function percent(value: number): string {
@@ -52,6 +57,15 @@ function row(label: string, result: Omit<RecallEvaluation, 'name'>): string {
     percent(result.inTruncation).padStart(10),
     percent(result.inFullHistory).padStart(8),
     percent(result.recallAtK).padStart(9),
+    ...(result.cost
+      ? [
+          usd(result.cost.usd).padStart(9),
+          usd(result.cost.usdWithoutCompaction).padStart(9),
+          `${Math.round((result.cost.cacheReadTokens / Math.max(1, result.cost.inputTokens)) * 100)}%`.padStart(
+            6,
+          ),
+        ]
+      : []),
   ].join(' ');
 }
 
@@ -95,6 +109,7 @@ function elisionRuns(mode: ElisionMode): Array<{ elision: boolean; suffix: strin
 async function evaluateGroups(
   groups: Array<{ label: string; conversations: RecallConversation[] }>,
   flags: EvalFlags,
+  price: EvaluateRecallOptions['price'],
 ) {
   const report = [];
   for (const group of groups) {
@@ -107,6 +122,7 @@ async function evaluateGroups(
             threshold: flags.threshold,
             topK: flags.topK,
             elision: run.elision,
+            ...(price ? { price } : {}),
           }),
         );
       }
@@ -119,6 +135,26 @@ async function evaluateGroups(
     }
   }
   return report;
+}
+
+/** `--price` as a priced model (and the summarizer's), or nothing. */
+async function evalPrice(flags: EvalFlags): Promise<EvaluateRecallOptions['price']> {
+  if (flags.price === undefined) {
+    if (flags.summarizerPrice !== undefined) {
+      throw new CliUsageError({
+        field: '--summarizer-price',
+        message: '--summarizer-price needs --price',
+      });
+    }
+    return undefined;
+  }
+  const model = await pricedModel(flags.price);
+  const summarizer = await summarizerPricedModel({
+    summarizerPrice: flags.summarizerPrice,
+    summarizer: 'digest',
+    price: model,
+  });
+  return { model, summarizer };
 }
 
 export function registerEval(program: Command, io: CliIo): void {
@@ -151,7 +187,16 @@ export function registerEval(program: Command, io: CliIo): void {
       'off' as ElisionMode,
     )
     .option('--json', 'print the figures as JSON')
+    .option(
+      '--price <provider:model>',
+      "add dollars with and without compaction at this model's catalog prices (docs/cost.md)",
+    )
+    .option(
+      '--summarizer-price <provider:model>',
+      'price the summarizer calls at this model (default: --price)',
+    )
     .action(async (files: string[], flags: EvalFlags) => {
+      const price = await evalPrice(flags);
       const groups: Array<{ label: string; conversations: RecallConversation[] }> = [];
       if (flags.generate) {
         groups.push({
@@ -178,19 +223,20 @@ export function registerEval(program: Command, io: CliIo): void {
           message: 'nothing to evaluate: pass FILE, --generate or --datasets',
         });
       }
-      const report = await evaluateGroups(groups, flags);
+      const report = await evaluateGroups(groups, flags, price);
       if (flags.json) {
         writeJson(io, {
           threshold: flags.threshold,
           topK: flags.topK,
           elision: flags.elision,
+          ...(price ? { price: price.model.id } : {}),
           groups: report,
         });
         return;
       }
       io.stdout(`threshold ${flags.threshold} tokens, recall top ${flags.topK}\n`);
       io.stdout(
-        `${'input'.padEnd(36)} ${'summ.'.padStart(5)} ${'elided'.padStart(6)} ${'sent tk'.padStart(7)} ${'answers'.padStart(7)} ${'(a) view'.padStart(8)} ${'(b) +recall'.padStart(12)} ${'(c) trunc'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)}\n`,
+        `${'input'.padEnd(36)} ${'summ.'.padStart(5)} ${'elided'.padStart(6)} ${'sent tk'.padStart(7)} ${'answers'.padStart(7)} ${'(a) view'.padStart(8)} ${'(b) +recall'.padStart(12)} ${'(c) trunc'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)}${price ? ` ${'USD'.padStart(9)} ${'USD w/o'.padStart(9)} ${'cached'.padStart(6)}` : ''}\n`,
       );
       for (const group of report) io.stdout(`${row(group.label, group.total)}\n`);
     });
