@@ -27,6 +27,25 @@ export function costLines(cost: ReplayCost): string[] {
     side('with compaction   ', withCompaction),
     side('without compaction', withoutCompaction),
     `  compaction ${saved >= 0 ? `saves ${saved}%` : `costs ${-saved}% more`}`,
+    ...paybackLine(cost),
+  ];
+}
+
+/** How many compactions repaid their summarizer call and prefix rewrite within the session. */
+function paybackLine(cost: ReplayCost): string[] {
+  const { compactions } = cost;
+  if (compactions.length === 0) return [];
+  const repaid = compactions.filter(
+    (compaction) =>
+      compaction.paybackCalls !== null && compaction.paybackCalls <= compaction.callsAfter,
+  ).length;
+  const needed = compactions
+    .map((compaction) => compaction.paybackCalls)
+    .filter((calls): calls is number => calls !== null)
+    .sort((left, right) => left - right);
+  const median = needed[Math.floor(needed.length / 2)];
+  return [
+    `  ${repaid} of ${compactions.length} compactions repaid themselves within the session${median === undefined ? '' : ` (median payback ${median} calls)`}`,
   ];
 }
 
@@ -60,5 +79,6 @@ export function sumReplayCosts(costs: readonly ReplayCost[]): ReplayCost {
     cacheHints: first?.cacheHints ?? true,
     withCompaction: add((cost) => cost.withCompaction),
     withoutCompaction: add((cost) => cost.withoutCompaction),
+    compactions: costs.flatMap((cost) => cost.compactions),
   };
 }

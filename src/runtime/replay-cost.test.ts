@@ -103,6 +103,11 @@ describe('replayCost', () => {
       summarizerUsd: 0,
     });
     expect(cost).toMatchObject({ model: 'anthropic:test', currency: 'USD', cacheHints: true });
+    // Once: 0.042 + (2,000 x 3.75 + 2,000 x 0.3 - 12,000 x 0.3) / 1e6 = 0.0465; each later call
+    // saves 8,000 tokens read at 0.3: 0.0024, so 20 calls; the session had none left.
+    expect(cost.compactions).toEqual([
+      { beforeCall: 3, summarizerUsd: summarizerUsd, paybackCalls: 20, callsAfter: 0 },
+    ]);
   });
 
   it('without cache hints Anthropic caches nothing', () => {

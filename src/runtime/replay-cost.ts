@@ -10,6 +10,7 @@
  * breakpoints after the stable prefix and at the moving tail, as `fromAiSdk` sends them; without
  * them Anthropic caches nothing, and the automatic caches (OpenAI, Gemini) are unchanged.
  */
+import { compactionPayback } from '../costs/payback.js';
 import type { PromptCachePolicy } from '../costs/prompt-cache.js';
 import { requestCosts } from '../costs/session-cost.js';
 import type { CacheRequest, TokenPrices } from '../costs/types.js';
@@ -36,6 +37,21 @@ export interface ReplayCost {
   cacheHints: boolean;
   withCompaction: ReplayCostFigures;
   withoutCompaction: ReplayCostFigures;
+  /**
+   * Each compaction's payback (docs/cost.md#payback): the later calls it needed to repay its
+   * summarizer call and prefix rewrite, against the calls the session had left after it.
+   */
+  compactions: ReplayCompactionCost[];
+}
+
+export interface ReplayCompactionCost {
+  /** The model call (1-based) it ran before, as in the report. */
+  beforeCall: number;
+  summarizerUsd: number;
+  /** Later calls needed to repay it; `null` when it never can (it removed nothing). */
+  paybackCalls: number | null;
+  /** Calls after the first one that followed it in the session. */
+  callsAfter: number;
 }
 
 export interface PricedModel {
@@ -64,11 +80,33 @@ export function replayCost(options: ReplayCostOptions): ReplayCost {
     cacheHints || model.policy.provider !== 'anthropic' ? model.policy : { provider: 'none' };
   const withRequests = cacheRequests(report, 'withCompaction', cacheHints);
   const withoutRequests = cacheRequests(report, 'withoutCompaction', cacheHints);
-  const summarizerUsd = summarizerCost(
+  const perCompaction = summarizerCosts(
     report,
     summarizer.prices,
     options.summarizerPromptTokens ?? 500,
   );
+  const summarizerUsd = perCompaction.reduce((total, usd) => total + usd, 0);
+  const cached = policy.provider !== 'none';
+  const compactions = report.compactions.map((compaction, index) => {
+    const own = perCompaction[index] ?? 0;
+    const { paybackCalls } = compactionPayback({
+      prices: model.prices,
+      cached,
+      billsWrites:
+        policy.provider === 'anthropic' ||
+        (policy.provider === 'google' && policy.mode === 'explicit'),
+      tokensBefore: compaction.tokensBefore,
+      tokensAfter: compaction.tokensAfter,
+      overheadTokens: report.overheadTokens,
+      summarizerUsd: own,
+    });
+    return {
+      beforeCall: compaction.beforeCall,
+      summarizerUsd: own,
+      paybackCalls: Number.isFinite(paybackCalls) ? paybackCalls : null,
+      callsAfter: Math.max(0, report.modelCalls - compaction.beforeCall),
+    };
+  });
   return {
     model: model.id,
     currency: 'USD',
@@ -82,6 +120,7 @@ export function replayCost(options: ReplayCostOptions): ReplayCost {
       requestCosts({ prices: model.prices, policy, requests: withoutRequests }),
       0,
     ),
+    compactions,
   };
 }
 
@@ -119,12 +158,16 @@ export function cacheRequests(
 }
 
 /**
- * Each compaction's summarizer call: it reads the previous summary and the summarized range
- * (`tokensBefore - tokensAfter + summaryTokens`: the request before, less what stayed) plus its
- * own instructions, and writes the summary.
+ * Each compaction's summarizer call, in order: it reads the previous summary and the summarized
+ * range (`tokensBefore - tokensAfter + summaryTokens`: the request before, less what stayed)
+ * plus its own instructions, and writes the summary.
  */
-function summarizerCost(report: ReplayReport, prices: TokenPrices, promptTokens: number): number {
-  return report.compactions.reduce((total, compaction) => {
+function summarizerCosts(
+  report: ReplayReport,
+  prices: TokenPrices,
+  promptTokens: number,
+): number[] {
+  return report.compactions.map((compaction) => {
     const read =
       Math.max(0, compaction.tokensBefore - compaction.tokensAfter + compaction.summaryTokens) +
       promptTokens;
@@ -135,8 +178,8 @@ function summarizerCost(report: ReplayReport, prices: TokenPrices, promptTokens:
         { inputTokens: read, outputTokens: compaction.summaryTokens, sharedPrefixTokens: 0 },
       ],
     });
-    return total + (cost?.usd ?? 0);
-  }, 0);
+    return cost?.usd ?? 0;
+  });
 }
 
 function figures(costs: ReturnType<typeof requestCosts>, summarizerUsd: number): ReplayCostFigures {

@@ -32,6 +32,12 @@ describe('orrery replay --price', () => {
       cacheHints: true,
       withCompaction: side,
       withoutCompaction: side,
+      compactions: report.compactions.map((compaction: { beforeCall: number }) => ({
+        beforeCall: compaction.beforeCall,
+        summarizerUsd: expect.any(Number),
+        paybackCalls: expect.any(Number),
+        callsAfter: report.modelCalls - compaction.beforeCall,
+      })),
     });
     // The report's own token sums are the prompt tokens priced.
     expect(report.cost.withCompaction.inputTokens).toBe(report.tokens.withCompaction);
@@ -45,6 +51,7 @@ describe('orrery replay --price', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Cost at openai:gpt-4o catalog prices');
     expect(result.stdout).toMatch(/with compaction +\$\d/);
+    expect(result.stdout).toMatch(/\d+ of \d+ compactions repaid themselves within the session/);
   });
 
   it('refuses a model the catalog does not list, naming it', async () => {
