@@ -5,7 +5,7 @@
  * The window table is generated, not written by hand, and `src/models/catalog-windows.test.ts`
  * fails when it no longer matches the installed packages (run this script after an update).
  *
- *   npx tsx scripts/update-model-windows.ts
+ *   npx tsx scripts/update-model-windows.ts && npx biome format --write src/models/catalog-windows.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,9 @@
 /** The dollars of `orrery replay --price` as report lines (docs/cost.md#replay-cost). */
 import type { ReplayCost, ReplayCostFigures } from '../runtime/replay-cost.js';
+import { writeJson } from './common.js';
 import { groupDigits } from './group-digits.js';
+import type { CliIo } from './io.js';
+import { table } from './replay-report.js';
 
 /** $0.0123 below a dollar, $12.34 above. */
 export function usd(value: number): string {
@@ -81,4 +84,57 @@ export function sumReplayCosts(costs: readonly ReplayCost[]): ReplayCost {
     withoutCompaction: add((cost) => cost.withoutCompaction),
     compactions: costs.flatMap((cost) => cost.compactions),
   };
+}
+
+/** One threshold of `--compare-thresholds`: its compactions and summed cost. */
+export interface ThresholdRow {
+  threshold: number;
+  compactions: number;
+  cost: ReplayCost;
+}
+
+/**
+ * The thresholds side by side and the cheapest with compaction (docs/cost.md#choosing-a-threshold).
+ * Without compaction is the same at every threshold: it is printed once.
+ */
+export function printThresholdComparison(options: {
+  io: CliIo;
+  rows: ThresholdRow[];
+  json: boolean;
+}): void {
+  const { io, rows } = options;
+  const cheapest = rows.reduce<ThresholdRow | undefined>(
+    (best, row) =>
+      best === undefined || row.cost.withCompaction.usd < best.cost.withCompaction.usd ? row : best,
+    undefined,
+  );
+  if (options.json) {
+    writeJson(io, {
+      model: cheapest?.cost.model,
+      cheapestThreshold: cheapest?.threshold,
+      thresholds: rows.map((row) => ({
+        threshold: row.threshold,
+        compactions: row.compactions,
+        withCompaction: row.cost.withCompaction,
+        withoutCompaction: row.cost.withoutCompaction,
+      })),
+    });
+    return;
+  }
+  const first = rows[0];
+  io.stdout(
+    `Cost per threshold at ${first?.cost.model ?? ''} catalog prices (USD; cache hints ${first?.cost.cacheHints === false ? 'off' : 'on'})\n\n`,
+  );
+  const body = rows.map((row) => [
+    groupDigits(row.threshold),
+    String(row.compactions),
+    usd(row.cost.withCompaction.usd),
+    usd(row.cost.withCompaction.summarizerUsd),
+    `${cacheReadShare(row.cost.withCompaction)}%`,
+    row === cheapest ? 'cheapest' : '',
+  ]);
+  io.stdout(
+    `${table(['threshold', 'compactions', 'USD with', 'summarizer', 'cache reads', ''], body).join('\n')}\n`,
+  );
+  if (first) io.stdout(`\nwithout compaction ${usd(first.cost.withoutCompaction.usd)}\n`);
 }

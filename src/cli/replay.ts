@@ -16,6 +16,7 @@ import {
 } from './common.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
+import { printThresholdComparison, sumReplayCosts } from './replay-cost-lines.js';
 import { replayImportedTranscript } from './replay-engine.js';
 import { printReplayOutputs, type ReplayOutput, type ReplayTranscript } from './replay-output.js';
 import { pricedModel, summarizerPricedModel } from './replay-price.js';
@@ -45,6 +46,7 @@ interface ReplayFlags {
   price?: string;
   summarizerPrice?: string;
   cacheHints: boolean;
+  compareThresholds?: number[];
 }
 
 export function registerReplay(program: Command, io: CliIo): void {
@@ -108,6 +110,11 @@ export function registerReplay(program: Command, io: CliIo): void {
     )
     .option('--no-cache-hints', 'price without cache hints (Anthropic then caches nothing)')
     .option(
+      '--compare-thresholds <tokens,...>',
+      'with --price: replay at each threshold and report the cheapest (docs/cost.md#choosing-a-threshold)',
+      thresholdList,
+    )
+    .option(
       '--progress',
       'progress lines on stderr at each tenth of the events, also when piped or with --json',
     )
@@ -134,6 +141,28 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
       const settings = await replaySettings({ flags, io });
       // Priced before replaying: an unknown model fails at once, not after the replay.
       const pricing = await replayPricing(flags);
+      if (flags.compareThresholds !== undefined) {
+        if (!pricing || flags.db !== undefined) {
+          throw new CliUsageError({
+            field: '--compare-thresholds',
+            message: '--compare-thresholds needs --price and cannot keep sessions (--db)',
+          });
+        }
+        const rows = [];
+        for (const threshold of flags.compareThresholds) {
+          const settings = await replaySettings({ flags: { ...flags, threshold }, io });
+          const outputs = await replayTranscripts({ transcripts, settings, flags, io });
+          rows.push({
+            threshold,
+            compactions: outputs.reduce((sum, output) => sum + output.result.compactions.length, 0),
+            cost: sumReplayCosts(
+              outputs.map((output) => replayCost({ report: output.result, ...pricing })),
+            ),
+          });
+        }
+        printThresholdComparison({ io, rows, json: flags.json === true });
+        return;
+      }
       const outputs = await replayTranscripts({ transcripts, settings, flags, io });
       if (pricing) {
         for (const output of outputs) {
@@ -174,6 +203,21 @@ async function readTranscripts(options: {
     }
   }
   return transcripts;
+}
+
+/** `20000,30000` -> [20000, 30000]: positive whole token counts. */
+function thresholdList(value: string): number[] {
+  const thresholds = value.split(',').map((part) => Number(part.trim()));
+  if (
+    thresholds.length === 0 ||
+    thresholds.some((entry) => !Number.isInteger(entry) || entry < 1)
+  ) {
+    throw new CliUsageError({
+      field: '--compare-thresholds',
+      message: `expected positive whole token counts separated by commas (got ${JSON.stringify(value)})`,
+    });
+  }
+  return thresholds;
 }
 
 /** `--price` and its companions, or nothing when not asked. */

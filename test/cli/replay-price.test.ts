@@ -67,3 +67,58 @@ describe('orrery replay --price', () => {
     expect(result.stderr).toContain('--summarizer-price needs --price');
   });
 });
+
+describe('orrery replay --compare-thresholds', () => {
+  it('replays at each threshold and names the cheapest with compaction', async () => {
+    const result = await cli([
+      'replay',
+      example,
+      '--price',
+      'anthropic:claude-sonnet-4-5',
+      '--compare-thresholds',
+      '20000,30000',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.thresholds.map((row: { threshold: number }) => row.threshold)).toEqual([
+      20_000, 30_000,
+    ]);
+    const usd = report.thresholds.map(
+      (row: { withCompaction: { usd: number } }) => row.withCompaction.usd,
+    );
+    expect(report.cheapestThreshold).toBe(usd[0] <= usd[1] ? 20_000 : 30_000);
+    // Each row is the same replay `--threshold N --price` gives.
+    const single = JSON.parse(
+      (
+        await cli([
+          'replay',
+          example,
+          '--threshold',
+          '30000',
+          '--price',
+          'anthropic:claude-sonnet-4-5',
+          '--json',
+        ])
+      ).stdout,
+    );
+    expect(report.thresholds[1].withCompaction).toEqual(single.cost.withCompaction);
+    expect(report.thresholds[1].compactions).toBe(single.compactions.length);
+  });
+
+  it('needs --price, and refuses a bad list', async () => {
+    const unpriced = await cli(['replay', example, '--compare-thresholds', '20000']);
+    expect(unpriced.code).toBe(2);
+    expect(unpriced.stderr).toContain('--compare-thresholds needs --price');
+    const bad = await cli([
+      'replay',
+      example,
+      '--price',
+      'openai:gpt-4o',
+      '--compare-thresholds',
+      '20000,abc',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('20000,abc');
+  });
+});
