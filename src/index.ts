@@ -79,6 +79,22 @@ export {
   SUMMARY_PREFIX,
   type ViewWarning,
 } from './compaction/view.js';
+// The cost model: prompt-cache splits per provider and dollars per request (docs/cost.md).
+export {
+  type CacheRequest,
+  type CacheSplit,
+  CostModelError,
+  type CostTotals,
+  defaultCachePolicy,
+  type PriceRate,
+  type PromptCachePolicy,
+  type RequestCost,
+  requestCosts,
+  type SessionCostOptions,
+  sessionCost,
+  simulatePromptCache,
+  type TokenPrices,
+} from './costs/index.js';
 // The event model, its validation and ADK JSON.
 export type { AdkCasing } from './events/adk-casing.js';
 export {
@@ -181,6 +197,7 @@ export {
   ModelError,
   type ModelErrorKind,
 } from './models/errors.js';
+export { lookupModelPrice, type ModelPrice } from './models/price-catalog.js';
 export {
   type KnownProvider,
   knownProviders,
@@ -292,6 +309,13 @@ export {
   type ReplayTranscriptOptions,
   replayTranscript,
 } from './runtime/replay.js';
+export {
+  type PricedModel,
+  type ReplayCost,
+  type ReplayCostFigures,
+  type ReplayCostOptions,
+  replayCost,
+} from './runtime/replay-cost.js';
 export { Runner, type RunnerOptions, type RunOptions } from './runtime/runner.js';
 export type { SessionLeaseOptions } from './runtime/session-lease.js';
 export { type AiSdkToolLike, fromAiSdkTool } from './runtime/tools/from-ai-sdk-tool.js';

@@ -21,6 +21,7 @@ import {
 } from '../runtime/memory-eval.js';
 import {
   combineEvaluations,
+  type EvaluateRecallOptions,
   evaluateRecall,
   type RecallConversation,
   type RecallEvaluation,
@@ -30,6 +31,8 @@ import { integerOption, writeJson } from './common.js';
 import { CliUsageError } from './errors.js';
 import { loadEvalFile, loadProbes } from './eval-probes.js';
 import type { CliIo } from './io.js';
+import { usd } from './replay-cost-lines.js';
+import { pricedModel, summarizerPricedModel } from './replay-price.js';
 
 type ElisionMode = 'on' | 'off' | 'both';
 
@@ -45,6 +48,8 @@ interface EvalFlags {
   context: number;
   memory?: boolean;
   memorySessions: number;
+  price?: string;
+  summarizerPrice?: string;
 }
 
 function percent(value: number): string {
@@ -63,6 +68,15 @@ function row(label: string, result: Omit<RecallEvaluation, 'name'>): string {
     percent(result.inTruncation).padStart(10),
     percent(result.inFullHistory).padStart(8),
     percent(result.recallAtK).padStart(9),
+    ...(result.cost
+      ? [
+          usd(result.cost.usd).padStart(9),
+          usd(result.cost.usdWithoutCompaction).padStart(9),
+          `${Math.round((result.cost.cacheReadTokens / Math.max(1, result.cost.inputTokens)) * 100)}%`.padStart(
+            6,
+          ),
+        ]
+      : []),
   ].join(' ');
 }
 
@@ -106,6 +120,7 @@ function elisionRuns(mode: ElisionMode): Array<{ elision: boolean; suffix: strin
 async function evaluateGroups(
   groups: Array<{ label: string; conversations: RecallConversation[] }>,
   flags: EvalFlags,
+  price: EvaluateRecallOptions['price'],
 ) {
   const report = [];
   for (const group of groups) {
@@ -119,6 +134,7 @@ async function evaluateGroups(
             topK: flags.topK,
             elision: run.elision,
             contextEvents: flags.context,
+            ...(price ? { price } : {}),
           }),
         );
       }
@@ -165,6 +181,26 @@ function memoryRow(label: string, result: Omit<MemoryEvaluation, 'name'>): strin
   ].join(' ');
 }
 
+/** `--price` as a priced model (and the summarizer's), or nothing. */
+async function evalPrice(flags: EvalFlags): Promise<EvaluateRecallOptions['price']> {
+  if (flags.price === undefined) {
+    if (flags.summarizerPrice !== undefined) {
+      throw new CliUsageError({
+        field: '--summarizer-price',
+        message: '--summarizer-price needs --price',
+      });
+    }
+    return undefined;
+  }
+  const model = await pricedModel(flags.price);
+  const summarizer = await summarizerPricedModel({
+    summarizerPrice: flags.summarizerPrice,
+    summarizer: 'digest',
+    price: model,
+  });
+  return { model, summarizer };
+}
+
 export function registerEval(program: Command, io: CliIo): void {
   program
     .command('eval')
@@ -208,7 +244,16 @@ export function registerEval(program: Command, io: CliIo): void {
       4,
     )
     .option('--json', 'print the figures as JSON')
+    .option(
+      '--price <provider:model>',
+      "add dollars with and without compaction at this model's catalog prices (docs/cost.md)",
+    )
+    .option(
+      '--summarizer-price <provider:model>',
+      'price the summarizer calls at this model (default: --price)',
+    )
     .action(async (files: string[], flags: EvalFlags) => {
+      const price = await evalPrice(flags);
       const groups: Array<{ label: string; conversations: RecallConversation[] }> = [];
       if (flags.generate) {
         groups.push({
@@ -235,7 +280,7 @@ export function registerEval(program: Command, io: CliIo): void {
           message: 'nothing to evaluate: pass FILE, --generate or --datasets',
         });
       }
-      const report = await evaluateGroups(groups, flags);
+      const report = await evaluateGroups(groups, flags, price);
       const memory = flags.memory ? await evaluateMemoryGroups(groups, flags) : undefined;
       if (flags.json) {
         writeJson(io, {
@@ -243,6 +288,7 @@ export function registerEval(program: Command, io: CliIo): void {
           topK: flags.topK,
           elision: flags.elision,
           context: flags.context,
+          ...(price ? { price: price.model.id } : {}),
           groups: report,
           ...(memory ? { memorySessions: flags.memorySessions, memory } : {}),
         });
@@ -252,7 +298,7 @@ export function registerEval(program: Command, io: CliIo): void {
         `threshold ${flags.threshold} tokens, recall top ${flags.topK}, context ${flags.context}\n`,
       );
       io.stdout(
-        `${'input'.padEnd(36)} ${'summ.'.padStart(5)} ${'elided'.padStart(6)} ${'sent tk'.padStart(7)} ${'answers'.padStart(7)} ${'(a) view'.padStart(8)} ${'(b) +recall'.padStart(12)} ${'(c) trunc'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)}\n`,
+        `${'input'.padEnd(36)} ${'summ.'.padStart(5)} ${'elided'.padStart(6)} ${'sent tk'.padStart(7)} ${'answers'.padStart(7)} ${'(a) view'.padStart(8)} ${'(b) +recall'.padStart(12)} ${'(c) trunc'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)}${price ? ` ${'USD'.padStart(9)} ${'USD w/o'.padStart(9)} ${'cached'.padStart(6)}` : ''}\n`,
       );
       for (const group of report) io.stdout(`${row(group.label, group.total)}\n`);
       if (memory) {

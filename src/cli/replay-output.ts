@@ -5,11 +5,13 @@
 import type { EventsCompactionConfig } from '../compaction/types.js';
 import type { ImportResult } from '../importers/types.js';
 import type { ReplayReport } from '../runtime/replay.js';
+import type { ReplayCost } from '../runtime/replay-cost.js';
 import { writeJson } from './common.js';
 import { groupDigits } from './group-digits.js';
 import { summarizeRepairs } from './import-session.js';
 import type { CliIo } from './io.js';
 import { plural } from './plural.js';
+import { costLines, sumReplayCosts } from './replay-cost-lines.js';
 import { compact, fallbackLines, renderReport, replayJson, table } from './replay-report.js';
 
 /** One transcript of the command line: its file, how it is named, what the import gave. */
@@ -24,6 +26,8 @@ export interface ReplayOutput {
   transcript: ReplayTranscript;
   sessionId: string;
   result: ReplayReport;
+  /** Set with `--price`. */
+  cost?: ReplayCost;
 }
 
 export interface ReplayOutputOptions {
@@ -48,11 +52,12 @@ export function printReplayOutputs(options: ReplayOutputOptions): void {
 
 /** Which transcript each object is: several files, or the runs of one, print an array. */
 function printJson(options: ReplayOutputOptions): void {
-  const objects = options.outputs.map(({ transcript, sessionId, result }) => ({
+  const objects = options.outputs.map(({ transcript, sessionId, result, cost }) => ({
     file: transcript.file,
     ...(transcript.result.meta.run === undefined ? {} : { run: transcript.result.meta.run }),
     ...(options.keptSessions ? { sessionId } : {}),
     ...replayJson(result),
+    ...(cost ? { cost } : {}),
   }));
   writeJson(options.io, options.files === 1 && objects.length === 1 ? objects[0] : objects);
 }
@@ -61,7 +66,7 @@ function printReports(options: ReplayOutputOptions): void {
   const { config } = options;
   options.io.stdout(
     options.outputs
-      .map(({ transcript, sessionId, result }) =>
+      .map(({ transcript, sessionId, result, cost }) =>
         renderReport(
           {
             label: transcript.label,
@@ -74,6 +79,7 @@ function printReports(options: ReplayOutputOptions): void {
             repairs: summarizeRepairs(transcript.result.repairs),
           },
           result,
+          cost,
         ),
       )
       .join('\n'),
@@ -114,6 +120,8 @@ function printTable(options: ReplayOutputOptions): void {
     `${table(['transcript', 'events', 'calls', 'compactions', 'max view', 'tokens w/o', 'tokens with', 'orphans', 'lossless'], rows).join('\n')}\n`,
   );
   const notes = fallbackLines(outputs.flatMap((output) => output.result.compactions));
+  const costs = outputs.flatMap((output) => (output.cost ? [output.cost] : []));
+  if (costs.length > 0) notes.unshift(...costLines(sumReplayCosts(costs)));
   const failed = sum((result) => result.failures.length);
   if (failed > 0) notes.push(`  ${plural(failed, 'compaction attempt')} failed`);
   if (notes.length > 0) io.stdout(`\n${notes.join('\n')}\n`);

@@ -1,7 +1,9 @@
 /** Human output of `orrery replay`: a report a person can read in ten seconds. */
 import type { ReplayCompaction, ReplayReport } from '../runtime/replay.js';
+import type { ReplayCost } from '../runtime/replay-cost.js';
 import { groupDigits } from './group-digits.js';
 import { plural } from './plural.js';
+import { costLines } from './replay-cost-lines.js';
 
 export interface ReportHeader {
   label: string;
@@ -84,7 +86,11 @@ export function replayJson(report: ReplayReport) {
   };
 }
 
-export function renderReport(header: ReportHeader, result: ReplayReport): string {
+export function renderReport(
+  header: ReportHeader,
+  result: ReplayReport,
+  cost?: ReplayCost,
+): string {
   const lines: string[] = [];
   lines.push(`orrery replay · ${header.label} (${header.format})`);
   const settings = [
@@ -181,6 +187,7 @@ export function renderReport(header: ReportHeader, result: ReplayReport): string
       `  (${plural(result.recordedCompactionsIgnored, 'compaction')} recorded in the file ${result.recordedCompactionsIgnored === 1 ? 'was' : 'were'} left out and re-decided)`,
     );
   }
+  if (cost) lines.push('', ...costLines(cost));
   return `${lines.join('\n')}\n`;
 }
 

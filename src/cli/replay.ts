@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { COMPACTION_ENV } from '../compaction/config.js';
 import { importTranscriptsAsync } from '../importers/import-transcripts-async.js';
 import type { ImportFormat } from '../importers/types.js';
+import { type PricedModel, replayCost } from '../runtime/replay-cost.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import {
@@ -13,9 +14,12 @@ import {
   requireEvents,
   transcriptFormat,
 } from './common.js';
+import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
+import { printThresholdComparison, sumReplayCosts } from './replay-cost-lines.js';
 import { replayImportedTranscript } from './replay-engine.js';
 import { printReplayOutputs, type ReplayOutput, type ReplayTranscript } from './replay-output.js';
+import { pricedModel, summarizerPricedModel } from './replay-price.js';
 import { transcriptProgress } from './replay-progress.js';
 import {
   REPLAY_DEFAULT_THRESHOLD,
@@ -39,6 +43,10 @@ interface ReplayFlags {
   user: string;
   json?: boolean;
   progress?: boolean;
+  price?: string;
+  summarizerPrice?: string;
+  cacheHints: boolean;
+  compareThresholds?: number[];
 }
 
 export function registerReplay(program: Command, io: CliIo): void {
@@ -93,6 +101,20 @@ export function registerReplay(program: Command, io: CliIo): void {
     .option('--user <id>', 'user id for --db', nonEmpty('--user'), 'local')
     .option('--json', 'print one JSON object per transcript (an array for several)')
     .option(
+      '--price <provider:model>',
+      "add dollars with and without compaction at this model's catalog prices and prompt cache (e.g. anthropic:claude-sonnet-4-5)",
+    )
+    .option(
+      '--summarizer-price <provider:model>',
+      'price the summarizer calls at this model (default: the --summarizer model, else --price)',
+    )
+    .option('--no-cache-hints', 'price without cache hints (Anthropic then caches nothing)')
+    .option(
+      '--compare-thresholds <tokens,...>',
+      'with --price: replay at each threshold and report the cheapest (docs/cost.md#choosing-a-threshold)',
+      thresholdList,
+    )
+    .option(
       '--progress',
       'progress lines on stderr at each tenth of the events, also when piped or with --json',
     )
@@ -105,6 +127,7 @@ Examples:
   orrery replay gpt-4o-airline.json --run 12 --json
   orrery replay long-session.jsonl --json --progress > report.json
   orrery replay session.jsonl --summarizer google:gemini-2.5-flash --db ./replays.db
+  orrery replay examples/incident-session.jsonl --price anthropic:claude-sonnet-4-5
 
 Before each model call the replay builds the request that call would have held (recorded
 usage is ignored), runs the token trigger, and compacts with the summarizer; the sliding window
@@ -116,7 +139,36 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
       // Read and parse every file first: a bad one fails before anything runs.
       const transcripts = await readTranscripts({ files, format, run: flags.run });
       const settings = await replaySettings({ flags, io });
+      // Priced before replaying: an unknown model fails at once, not after the replay.
+      const pricing = await replayPricing(flags);
+      if (flags.compareThresholds !== undefined) {
+        if (!pricing || flags.db !== undefined) {
+          throw new CliUsageError({
+            field: '--compare-thresholds',
+            message: '--compare-thresholds needs --price and cannot keep sessions (--db)',
+          });
+        }
+        const rows = [];
+        for (const threshold of flags.compareThresholds) {
+          const settings = await replaySettings({ flags: { ...flags, threshold }, io });
+          const outputs = await replayTranscripts({ transcripts, settings, flags, io });
+          rows.push({
+            threshold,
+            compactions: outputs.reduce((sum, output) => sum + output.result.compactions.length, 0),
+            cost: sumReplayCosts(
+              outputs.map((output) => replayCost({ report: output.result, ...pricing })),
+            ),
+          });
+        }
+        printThresholdComparison({ io, rows, json: flags.json === true });
+        return;
+      }
       const outputs = await replayTranscripts({ transcripts, settings, flags, io });
+      if (pricing) {
+        for (const output of outputs) {
+          output.cost = replayCost({ report: output.result, ...pricing });
+        }
+      }
       printReplayOutputs({
         io,
         outputs,
@@ -151,6 +203,43 @@ async function readTranscripts(options: {
     }
   }
   return transcripts;
+}
+
+/** `20000,30000` -> [20000, 30000]: positive whole token counts. */
+function thresholdList(value: string): number[] {
+  const thresholds = value.split(',').map((part) => Number(part.trim()));
+  if (
+    thresholds.length === 0 ||
+    thresholds.some((entry) => !Number.isInteger(entry) || entry < 1)
+  ) {
+    throw new CliUsageError({
+      field: '--compare-thresholds',
+      message: `expected positive whole token counts separated by commas (got ${JSON.stringify(value)})`,
+    });
+  }
+  return thresholds;
+}
+
+/** `--price` and its companions, or nothing when not asked. */
+async function replayPricing(
+  flags: ReplayFlags,
+): Promise<{ model: PricedModel; summarizer: PricedModel; cacheHints: boolean } | undefined> {
+  if (flags.price === undefined) {
+    if (flags.summarizerPrice !== undefined) {
+      throw new CliUsageError({
+        message: '--summarizer-price needs --price',
+        field: '--summarizer-price',
+      });
+    }
+    return undefined;
+  }
+  const model = await pricedModel(flags.price);
+  const summarizer = await summarizerPricedModel({
+    summarizerPrice: flags.summarizerPrice,
+    summarizer: flags.summarizer,
+    price: model,
+  });
+  return { model, summarizer, cacheHints: flags.cacheHints };
 }
 
 interface ReplaySettings extends ReplayCompactionSettings {

@@ -9,6 +9,12 @@ import type {
   LanguageModelV3CallOptions,
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
+import {
+  cacheKeyOptions,
+  mergeOptions,
+  providerFamily,
+  withCacheBreakpoints,
+} from './cache-hints.js';
 import { classifyModelError } from './classify-error.js';
 import { knownContextWindowTokens } from './context-windows.js';
 import { fromAiSdkResult } from './from-ai-sdk-result.js';
@@ -31,6 +37,13 @@ export interface FromAiSdkOptions {
   providerOptions?: SharedV3ProviderOptions;
   /** Extra HTTP headers sent with every call. */
   headers?: Record<string, string | undefined>;
+  /**
+   * Prompt-cache hints (docs/cost.md#cache-hints): Anthropic `cache_control` breakpoints after
+   * the instructions and tools, on the summary and on the last message; OpenAI
+   * `promptCacheKey`, both only for requests with a `cacheKey` (the Runner's). Default true;
+   * false sends neither.
+   */
+  cacheHints?: boolean;
 }
 
 /** Wraps an AI SDK v3 language model as an orrery `Model`. */
@@ -81,11 +94,20 @@ class AiSdkModel implements Model {
     request: ModelRequest,
     signal: AbortSignal | undefined,
   ): LanguageModelV3CallOptions {
-    const prompt = toAiSdkPrompt({
+    const plain = toAiSdkPrompt({
       contents: request.contents,
       systemInstruction: request.systemInstruction,
       signatureFamily: signatureFamilyOf(this.model.provider),
     });
+    // Only a session's requests repeat their prefix; a one-off call (a summarizer's) has no key
+    // and would pay Anthropic's 1.25x write for nothing.
+    const hints = this.options.cacheHints !== false && request.cacheKey !== undefined;
+    const family = providerFamily(this.model.provider);
+    const prompt = hints && family === 'anthropic' ? withCacheBreakpoints(plain) : plain;
+    const providerOptions = mergeOptions(
+      this.options.providerOptions,
+      hints ? cacheKeyOptions(family, request.cacheKey) : undefined,
+    );
     const hasTools = request.tools !== undefined && request.tools.length > 0;
     return {
       prompt,
@@ -95,9 +117,7 @@ class AiSdkModel implements Model {
       }),
       ...(request.temperature !== undefined && { temperature: request.temperature }),
       ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
-      ...(this.options.providerOptions !== undefined && {
-        providerOptions: this.options.providerOptions,
-      }),
+      ...(providerOptions !== undefined && { providerOptions }),
       ...(this.options.headers !== undefined && { headers: this.options.headers }),
       abortSignal: signal,
     };

@@ -210,7 +210,7 @@ describe('openai (Responses API, the default of openai:<model>)', () => {
       candidatesTokenCount: 27,
       totalTokenCount: 169,
     });
-    expect(model.contextWindowTokens).toBe(1_047_576);
+    expect(model.contextWindowTokens).toBe(1_000_000);
   });
 
   it('reads a normal answer with cached input tokens', async () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { knownContextWindow, knownContextWindowTokens } from './context-windows.js';
 import { ModelConfigError } from './errors.js';
 import { parseModelId, resolveModel } from './resolve-model.js';
 import { testEnv } from './test-helpers/travel-request.js';
@@ -80,38 +79,5 @@ describe('resolveModel', () => {
       contextWindowTokens: 8192,
     });
     expect(local.contextWindowTokens).toBe(8192);
-  });
-});
-
-describe('knownContextWindowTokens', () => {
-  it.each([
-    ['gemini-2.5-flash', 1_048_576],
-    ['gemini-2.5-pro', 1_048_576],
-    ['gemini-flash-latest', 1_048_576],
-    ['models/gemini-2.0-flash-001', 1_048_576],
-    ['gpt-4o', 128_000],
-    ['gpt-4o-mini', 128_000],
-    ['gpt-4.1-mini', 1_047_576],
-    ['claude-sonnet-4-5', 200_000],
-    ['claude-3-5-haiku-latest', 200_000],
-    // GPT-5: 400k is the total; input is 272k (128k is reserved for output).
-    ['gpt-5', 272_000],
-    ['gpt-5-mini', 272_000],
-    ['gpt-5.1', 272_000],
-    ['gpt-5-chat-latest', 128_000],
-  ])('knows %s', (name, tokens) => {
-    expect(knownContextWindowTokens(name)).toBe(tokens);
-  });
-
-  it('names the source of each figure', () => {
-    expect(knownContextWindow('gpt-5-nano')).toEqual({
-      inputTokens: 272_000,
-      source: expect.stringContaining('272,000 input'),
-    });
-  });
-
-  it('returns undefined for unknown models', () => {
-    expect(knownContextWindowTokens('qwen3:8b')).toBeUndefined();
-    expect(knownContextWindowTokens('gpt-3.5-turbo')).toBeUndefined();
   });
 });

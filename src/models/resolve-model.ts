@@ -23,6 +23,8 @@ export interface ResolveModelOptions {
   contextWindowTokens?: number;
   /** Sent with every call (see `fromAiSdk`). */
   providerOptions?: SharedV3ProviderOptions;
+  /** Prompt-cache hints (see `fromAiSdk`); default true. */
+  cacheHints?: boolean;
 }
 
 export const knownProviders = ['google', 'openai', 'anthropic', 'openai-compatible'] as const;
@@ -60,6 +62,7 @@ export async function resolveModel(options: ResolveModelOptions): Promise<Model>
     modelId: `${provider}:${modelName}`,
     contextWindowTokens: options.contextWindowTokens ?? knownContextWindowTokens(modelName),
     providerOptions: options.providerOptions,
+    ...(options.cacheHints === undefined ? {} : { cacheHints: options.cacheHints }),
   });
 }
 

@@ -17,6 +17,12 @@ export interface ModelRequest {
   tools?: FunctionDeclaration[];
   temperature?: number;
   maxOutputTokens?: number;
+  /**
+   * A stable key per session for providers that route prompt caching by it (OpenAI
+   * `prompt_cache_key`); also what turns Anthropic breakpoints on, since only a session's
+   * requests repeat a prefix. The Runner sets the session id. docs/cost.md#cache-hints
+   */
+  cacheKey?: string;
   signal?: AbortSignal;
 }
 

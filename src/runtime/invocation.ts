@@ -306,7 +306,11 @@ export class Invocation implements InvocationContext {
       );
       this.rememberView(stored);
     }
-    const request: ModelRequest = { contents: view.contents, signal: this.signal };
+    const request: ModelRequest = {
+      contents: view.contents,
+      cacheKey: this.sessionId,
+      signal: this.signal,
+    };
     if (options.systemInstruction) request.systemInstruction = options.systemInstruction;
     if (options.tools && options.tools.length > 0) request.tools = options.tools;
     if (options.temperature !== undefined) request.temperature = options.temperature;

@@ -18,6 +18,7 @@ import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import { renderEvent } from '../summarizers/render.js';
 import { recallAnswerText } from './recall-eval-tool.js';
 import { replayTranscript } from './replay.js';
+import { type PricedModel, type ReplayCost, replayCost } from './replay-cost.js';
 
 export interface RecallQuestion {
   question: string;
@@ -53,7 +54,19 @@ export interface EvaluateRecallOptions {
    * (docs/memory.md#hit-windows); default 0, the hits alone.
    */
   contextEvents?: number;
+  /** Price the replay (docs/cost.md): adds `cost` to the result. */
+  price?: { model: PricedModel; summarizer?: PricedModel };
   signal?: AbortSignal;
+}
+
+/** Dollars of the replay beside retention (`replayCost`'s totals). */
+export interface RecallCost {
+  usd: number;
+  usdWithoutCompaction: number;
+  summarizerUsd: number;
+  /** Prompt tokens and those read from the cache, with compaction. */
+  inputTokens: number;
+  cacheReadTokens: number;
 }
 
 /** Shares are answer strings found / answer strings asked (0..1). */
@@ -76,6 +89,8 @@ export interface RecallEvaluation {
   /** Questions with evidence whose evidence was in the top k hits, over those questions. */
   recallAtK: number;
   topK: number;
+  /** Set when `price` was given. */
+  cost?: RecallCost;
 }
 
 function normalized(text: string): string {
@@ -200,11 +215,36 @@ export async function evaluateRecall(options: EvaluateRecallOptions): Promise<Re
     inFullHistory: share(counts.inFullHistory, answers),
     recallAtK: share(evidenceFound, withEvidence),
     topK,
+    ...(options.price ? { cost: recallCost(replayCost({ report, ...options.price })) } : {}),
+  };
+}
+
+function recallCost(cost: ReplayCost): RecallCost {
+  return {
+    usd: cost.withCompaction.usd,
+    usdWithoutCompaction: cost.withoutCompaction.usd,
+    summarizerUsd: cost.withCompaction.summarizerUsd,
+    inputTokens: cost.withCompaction.inputTokens,
+    cacheReadTokens: cost.withCompaction.cacheReadTokens,
+  };
+}
+
+function sumCosts(results: RecallEvaluation[]): RecallCost | undefined {
+  const costs = results.flatMap((result) => (result.cost ? [result.cost] : []));
+  if (costs.length === 0) return undefined;
+  const total = (field: keyof RecallCost) => costs.reduce((sum, cost) => sum + cost[field], 0);
+  return {
+    usd: total('usd'),
+    usdWithoutCompaction: total('usdWithoutCompaction'),
+    summarizerUsd: total('summarizerUsd'),
+    inputTokens: total('inputTokens'),
+    cacheReadTokens: total('cacheReadTokens'),
   };
 }
 
 /** Answer-weighted means over several evaluations (recall@k weighted by questions). */
 export function combineEvaluations(results: RecallEvaluation[]): Omit<RecallEvaluation, 'name'> {
+  const cost = sumCosts(results);
   const answers = results.reduce((sum, result) => sum + result.answers, 0);
   const questions = results.reduce((sum, result) => sum + result.questions, 0);
   const weighted = (field: 'inView' | 'inViewPlusRecall' | 'inTruncation' | 'inFullHistory') =>
@@ -229,5 +269,6 @@ export function combineEvaluations(results: RecallEvaluation[]): Omit<RecallEval
       questions,
     ),
     topK: results[0]?.topK ?? 5,
+    ...(cost ? { cost } : {}),
   };
 }

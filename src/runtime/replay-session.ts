@@ -109,6 +109,8 @@ export class ReplaySession {
       withCompaction: size.tokens,
       withoutCompaction: this.uncompacted.total(overhead.tokens),
       bytes: size.bytes,
+      outputTokens: this.partsTokens(event.content?.parts),
+      timestamp: event.timestamp,
     });
   }
 
@@ -194,7 +196,12 @@ export class ReplaySession {
       beforeCall: this.requests.length + 1,
       summarizer: report.event?.actions.compaction.summarizer ?? report.summarizer ?? '',
       ...(fallback ? { fallback } : {}),
+      summaryTokens: this.partsTokens(report.event?.actions.compaction.compactedContent.parts),
     });
+  }
+
+  private partsTokens(parts: readonly Part[] | undefined): number {
+    return (parts ?? []).reduce((total, part) => total + this.options.estimates.part(part), 0);
   }
 
   /** Store seq -> replay position; a compaction's seq maps to the event before it. */

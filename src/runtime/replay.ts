@@ -31,6 +31,8 @@ export interface ReplayCompaction {
   summarizer: string;
   /** Set when the fallback wrote it: the summarizer that failed first, and why when recorded. */
   fallback?: { from: string; reason?: string };
+  /** Estimated tokens of the summary written (what the summarizer call output). */
+  summaryTokens: number;
 }
 
 /**
@@ -55,6 +57,10 @@ export interface ReplayRequest {
   withoutCompaction: number;
   /** Bytes of the request with compaction: contents as JSON + instruction + tools. */
   bytes: number;
+  /** Estimated tokens of the recorded answer (the model-authored event): the call's output. */
+  outputTokens: number;
+  /** The recorded event's timestamp (seconds), for cache TTLs. */
+  timestamp: number;
 }
 
 export interface ReplayReport {

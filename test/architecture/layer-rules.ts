@@ -11,6 +11,7 @@ import { join, normalize, relative, sep } from 'node:path';
 export const LAYER_RANKS: Readonly<Record<string, number>> = {
   events: 0,
   compaction: 1,
+  costs: 1,
   redaction: 1,
   sessions: 2,
   models: 2,
@@ -26,7 +27,7 @@ export const LAYER_RANKS: Readonly<Record<string, number>> = {
 };
 
 /** The pure core: no I/O, so none of these may be imported there. */
-export const PURE_FOLDERS = ['events', 'compaction', 'redaction'];
+export const PURE_FOLDERS = ['events', 'compaction', 'costs', 'redaction'];
 const IO_MODULES = /^(node:|fs$|net$|http|pg$|better-sqlite3$|pino$|prom-client$|ai$|@ai-sdk\/)/;
 
 export interface SourceFile {

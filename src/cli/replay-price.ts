@@ -1,0 +1,41 @@
+/**
+ * `--price <provider:model>` of `orrery replay` and `orrery eval`: the catalog's prices and the
+ * provider's cache policy of a model (docs/cost.md). An id the catalog does not know is an error
+ * that names it, never a guessed price.
+ */
+import { defaultCachePolicy } from '../costs/default-policy.js';
+import { ModelConfigError } from '../models/errors.js';
+import { lookupModelPrice } from '../models/price-catalog.js';
+import type { PricedModel } from '../runtime/replay-cost.js';
+
+export async function pricedModel(id: string, flag = '--price'): Promise<PricedModel> {
+  const colon = id.indexOf(':');
+  const provider = colon === -1 ? '' : id.slice(0, colon).trim();
+  const model = colon === -1 ? '' : id.slice(colon + 1).trim();
+  if (provider === '' || model === '') {
+    throw new ModelConfigError({
+      variable: flag,
+      value: id,
+      message: `${flag} '${id}' is malformed: expected 'provider:model', e.g. 'anthropic:claude-sonnet-4-5'`,
+    });
+  }
+  const price = await lookupModelPrice({ provider, model });
+  return {
+    id: `${provider}:${model}`,
+    prices: price.prices,
+    policy: defaultCachePolicy({ provider: price.catalogProvider, model }),
+  };
+}
+
+/** The summarizer's price: `--summarizer-price`, else the `--summarizer` model, else `--price`'s. */
+export async function summarizerPricedModel(options: {
+  summarizerPrice?: string;
+  summarizer: string;
+  price: PricedModel;
+}): Promise<PricedModel> {
+  if (options.summarizerPrice !== undefined) {
+    return pricedModel(options.summarizerPrice, '--summarizer-price');
+  }
+  if (options.summarizer.includes(':')) return pricedModel(options.summarizer, '--summarizer');
+  return options.price;
+}

@@ -1,0 +1,12 @@
+export {
+  anthropicMinimumTokens,
+  defaultCachePolicy,
+  geminiMinimumTokens,
+} from './default-policy.js';
+export { CostModelError } from './errors.js';
+export { compactionPayback, type Payback, type PaybackOptions } from './payback.js';
+export type { CacheSplit, PromptCachePolicy } from './prompt-cache.js';
+export { openAiCached, simulatePromptCache } from './prompt-cache.js';
+export type { SessionCostOptions } from './session-cost.js';
+export { rateAt, requestCosts, sessionCost, sumCosts } from './session-cost.js';
+export type * from './types.js';
