@@ -293,6 +293,13 @@ export {
 } from './runtime/replay.js';
 export { Runner, type RunnerOptions, type RunOptions } from './runtime/runner.js';
 export type { SessionLeaseOptions } from './runtime/session-lease.js';
+export type { CoolDownDetails } from './runtime/summarize-plan.js';
+export {
+  SummarizerCoolDown,
+  type SummarizerCoolDownOptions,
+  type SummarizerCoolDownReport,
+  type SummarizerPermit,
+} from './runtime/summarizer-cool-down.js';
 export { type AiSdkToolLike, fromAiSdkTool } from './runtime/tools/from-ai-sdk-tool.js';
 export { FunctionTool, type FunctionToolOptions } from './runtime/tools/function-tool.js';
 export { toJsonValue } from './runtime/tools/to-json-value.js';

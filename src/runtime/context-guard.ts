@@ -49,6 +49,8 @@ export interface GuardCompactOptions extends CompactionRequest {
   key: SessionKey;
   /** The view as `loadView` would return it now, when just read (see `CompactOptions`). */
   stored?: StoredView;
+  /** The turn the attempt runs in (see `CompactOptions.turnId`). */
+  turnId?: string;
   signal?: AbortSignal;
 }
 
