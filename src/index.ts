@@ -207,6 +207,7 @@ export { maskingLogger } from './observability/masked-logger.js';
 export type { CompactionMetrics } from './observability/metrics.js';
 export type { ModelMetrics } from './observability/model-metrics.js';
 // Secrets and personal data taken out of text and JSON.
+export { RedactionError } from './redaction/errors.js';
 export { maskCredentials } from './redaction/mask-credentials.js';
 export { type RedactOptions, redactJson, redactText } from './redaction/redact-json.js';
 export { defaultRedactionRules } from './redaction/rules.js';
