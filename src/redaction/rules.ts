@@ -162,12 +162,20 @@ function looksLikeAwsSecret(candidate: RedactionCandidate): boolean {
 export const defaultRedactionRules: readonly RedactionRule[] = [
   privateKeyRule,
   // Credentials in a URL: `scheme://user:password@host`; the user name stays. A password may
-  // hold an `@` of its own: the match backs off to the last one before the host.
+  // hold an `@` of its own: the match backs off to the last one before the host. Malformed
+  // URLs too (docs/resilience.md#redaction): `http//`, `http:/`, `http:\\`, a bare `//`.
   {
     kind: 'password',
     pattern:
-      /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/:@]{0,256}:(?<secret>(?!\[REDACTED:)[^\s/?#]{1,256})@/,
-    requires: '://',
+      /(?:(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}(?::\/{1,3}|\/{2,3}|:\\{1,2})|(?<![A-Za-z0-9+.:/\\-])\/\/)[^\s/\\:@]{0,256}:(?<secret>(?!\[REDACTED:)[^\s/?#\\]{1,256})@/,
+    requires: '@',
+  },
+  // No scheme at all: `user:password@` before an IP address or a `host:port`, as in a DSN.
+  {
+    kind: 'password',
+    pattern:
+      /(?<![A-Za-z0-9._~%+:/\\@-])[A-Za-z0-9._~%+-]{1,64}:(?<secret>(?!\[REDACTED:)[^\s/?#@:\\]{1,256})@(?=\[[0-9A-Fa-f:.]{2,45}\]|\d{1,3}(?:\.\d{1,3}){3}(?![\d.])|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}:\d{1,5}(?!\d))/,
+    requires: '@',
   },
   {
     kind: 'jwt',
