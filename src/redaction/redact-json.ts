@@ -1,13 +1,19 @@
 /**
  * Redaction of JSON-like values (tool results, function call arguments): every string is
- * scanned, the value under a secret-ish key (`password`, `apiKey`, `client_secret`, ...) is
- * replaced whole, and a number that is a card number (Luhn-checked) or sits under a phone key
+ * scanned, the value under a secret-ish key (`password`, `apiKey`, `client_secret`, `pwd`, ...)
+ * or under the value key of a field named so (`{ name: 'DB_PASSWORD', value }`) is replaced whole, and a number that is a card number (Luhn-checked) or sits under a phone key
  * becomes a marker. Object keys are kept; the input is never changed.
  */
 import { MAX_JSON_DEPTH } from '../events/json-value.js';
 import { passesLuhn } from './checksums.js';
 import { RedactionError } from './errors.js';
-import { defaultRedactionRules, isPhoneKey, isSecretKey } from './rules.js';
+import {
+  defaultRedactionRules,
+  isPhoneKey,
+  isSecretKey,
+  isValueKey,
+  namesSecretField,
+} from './rules.js';
 import { applySpans, findRedactionSpans, type RedactionRule, redactionMarker } from './scanner.js';
 
 export interface RedactOptions {
@@ -27,9 +33,10 @@ function redactScalarUnderKey(
   key: string,
   value: unknown,
   rules: readonly RedactionRule[],
+  secretField: boolean,
 ): unknown | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  if (isSecretKey(key)) {
+  if (isSecretKey(key) || (secretField && isValueKey(key))) {
     if (value === '') return value;
     // A value a rule recognizes whole keeps the rule's kind (`[REDACTED:jwt]`).
     const scanned = typeof value === 'string' ? redactText(value, { rules }) : '';
@@ -93,9 +100,11 @@ function walk(value: unknown, rules: readonly RedactionRule[], keys: (string | n
     });
   }
   const result: Record<string, unknown> = {};
+  // `{ name: 'DB_PASSWORD', value: '...' }`: the value is a secret under a plain key.
+  const secretField = namesSecretField(value as Record<string, unknown>);
   for (const [key, item] of Object.entries(value)) {
     keys.push(key);
-    result[key] = redactScalarUnderKey(key, item, rules) ?? walk(item, rules, keys);
+    result[key] = redactScalarUnderKey(key, item, rules, secretField) ?? walk(item, rules, keys);
     keys.pop();
   }
   return result;
