@@ -463,7 +463,7 @@ export class Invocation implements InvocationContext {
       span?.fail(caught);
       return {
         response: {
-          error: `Tool '${call.name}' result was refused by a plugin's afterTool: ${errorMessage(caught)}`,
+          error: `Tool '${call.name}' result was refused by a plugin's afterTool: ${caught instanceof Error ? `${caught.name}: ` : ''}${errorMessage(caught)}`,
         },
         stateDelta: state.delta,
       };

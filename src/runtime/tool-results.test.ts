@@ -128,7 +128,7 @@ describe('tool results the store cannot hold as they are', () => {
     expect(events.at(-1)?.content?.parts[0]?.text).toBe('done');
     const expected = {
       error: expect.stringMatching(
-        /^Tool 'deep' result was refused by a plugin's afterTool: \$\.a\.a.*\(\d+ more\).*: nests deeper than 512 levels/,
+        /^Tool 'deep' result was refused by a plugin's afterTool: RedactionError: \$\.a\.a.*\(\d+ more\).*: nests deeper than 512 levels/,
       ),
     };
     expect(responseOf(events)).toEqual(expected);
