@@ -224,6 +224,7 @@ export { maskingLogger } from './observability/masked-logger.js';
 export type { CompactionMetrics } from './observability/metrics.js';
 export type { ModelMetrics } from './observability/model-metrics.js';
 // Secrets and personal data taken out of text and JSON.
+export { RedactionError } from './redaction/errors.js';
 export { maskCredentials } from './redaction/mask-credentials.js';
 export { type RedactOptions, redactJson, redactText } from './redaction/redact-json.js';
 export { defaultRedactionRules } from './redaction/rules.js';
@@ -318,6 +319,13 @@ export {
 } from './runtime/replay-cost.js';
 export { Runner, type RunnerOptions, type RunOptions } from './runtime/runner.js';
 export type { SessionLeaseOptions } from './runtime/session-lease.js';
+export type { CoolDownDetails } from './runtime/summarize-plan.js';
+export {
+  SummarizerCoolDown,
+  type SummarizerCoolDownOptions,
+  type SummarizerCoolDownReport,
+  type SummarizerPermit,
+} from './runtime/summarizer-cool-down.js';
 export { type AiSdkToolLike, fromAiSdkTool } from './runtime/tools/from-ai-sdk-tool.js';
 export { FunctionTool, type FunctionToolOptions } from './runtime/tools/function-tool.js';
 export {

@@ -166,6 +166,30 @@ describe('createEventsCompactionConfig', () => {
     expect(COMPACTION_DEFAULTS.summarizerTimeoutMs).toBe(120_000);
   });
 
+  it('reads the summarizer cool-down from ORRERY_COMPACTION_SUMMARIZER_(MAX_)COOL_DOWN_MS or the options', () => {
+    const config = createEventsCompactionConfig({
+      env: {
+        ORRERY_COMPACTION_SUMMARIZER_COOL_DOWN_MS: '0',
+        ORRERY_COMPACTION_SUMMARIZER_MAX_COOL_DOWN_MS: '600000',
+      },
+    });
+    expect(config?.summarizerCoolDownMs).toBe(0);
+    expect(config?.summarizerMaxCoolDownMs).toBe(600_000);
+    expect(
+      createEventsCompactionConfig({ env: {}, summarizerCoolDownMs: 5_000 })?.summarizerCoolDownMs,
+    ).toBe(5_000);
+    expect(COMPACTION_DEFAULTS.summarizerCoolDownMs).toBe(60_000);
+    expect(COMPACTION_DEFAULTS.summarizerMaxCoolDownMs).toBe(1_800_000);
+    const error = catchConfigError(() =>
+      validateEventsCompactionConfig({
+        tokenThreshold: 10,
+        eventRetentionSize: 0,
+        summarizerCoolDownMs: 1.5,
+      }),
+    );
+    expect(error.field).toBe('summarizerCoolDownMs');
+  });
+
   it('keeps only the token trigger when the interval is 0', () => {
     expect(createEventsCompactionConfig({ env: { ORRERY_COMPACTION_INTERVAL: '0' } })).toEqual({
       tokenThreshold: 250_000,
@@ -208,6 +232,9 @@ describe('createEventsCompactionConfig', () => {
     ['ORRERY_COMPACTION_RETENTION_TOKENS', ''],
     ['ORRERY_COMPACTION_SUMMARIZER_TIMEOUT_MS', '0'],
     ['ORRERY_COMPACTION_SUMMARIZER_TIMEOUT_MS', '2m'],
+    ['ORRERY_COMPACTION_SUMMARIZER_COOL_DOWN_MS', '-1'],
+    ['ORRERY_COMPACTION_SUMMARIZER_COOL_DOWN_MS', '1m'],
+    ['ORRERY_COMPACTION_SUMMARIZER_MAX_COOL_DOWN_MS', '0'],
   ];
 
   it.each(badValues)('rejects %s=%j naming the variable and the value', (name, value) => {

@@ -33,6 +33,10 @@ export const COMPACTION_DEFAULTS = Object.freeze({
   googleSummarizerModel: 'google:gemini-flash-latest',
   /** One summarizer attempt may take this long before it counts as failed (the fallback runs). */
   summarizerTimeoutMs: 120_000,
+  /** After a summarizer failure it is left alone this long, doubled per failure in a row. */
+  summarizerCoolDownMs: 60_000,
+  /** ... up to this (30 minutes): a hung summarizer then costs one timeout every half hour. */
+  summarizerMaxCoolDownMs: 1_800_000,
   /**
    * The elision tier is opt-in: it changes what the model reads of old tool outputs, and off
    * keeps every existing session's view, replay report and golden byte-identical
@@ -52,6 +56,8 @@ export const COMPACTION_ENV = Object.freeze({
   retentionTokenBudget: 'ORRERY_COMPACTION_RETENTION_TOKENS',
   model: 'ORRERY_COMPACTION_MODEL',
   summarizerTimeoutMs: 'ORRERY_COMPACTION_SUMMARIZER_TIMEOUT_MS',
+  summarizerCoolDownMs: 'ORRERY_COMPACTION_SUMMARIZER_COOL_DOWN_MS',
+  summarizerMaxCoolDownMs: 'ORRERY_COMPACTION_SUMMARIZER_MAX_COOL_DOWN_MS',
   elision: 'ORRERY_COMPACTION_ELISION',
   elisionMinOutputBytes: 'ORRERY_COMPACTION_ELISION_MIN_OUTPUT_BYTES',
   elisionMinReclaimTokens: 'ORRERY_COMPACTION_ELISION_MIN_RECLAIM_TOKENS',
@@ -79,6 +85,8 @@ export function createEventsCompactionConfig(
     maxRequestBytes: readInteger(env, COMPACTION_ENV.maxRequestBytes, 1),
     retentionTokenBudget: readInteger(env, COMPACTION_ENV.retentionTokenBudget, 1),
     summarizerTimeoutMs: readInteger(env, COMPACTION_ENV.summarizerTimeoutMs, 1),
+    summarizerCoolDownMs: readInteger(env, COMPACTION_ENV.summarizerCoolDownMs, 0),
+    summarizerMaxCoolDownMs: readInteger(env, COMPACTION_ENV.summarizerMaxCoolDownMs, 1),
     elision: readBoolean(env, COMPACTION_ENV.elision),
     elisionMinOutputBytes: readInteger(env, COMPACTION_ENV.elisionMinOutputBytes, 1),
     elisionMinReclaimTokens: readInteger(env, COMPACTION_ENV.elisionMinReclaimTokens, 1),
@@ -97,6 +105,8 @@ export function createEventsCompactionConfig(
   checkOption('maxRequestBytes', options.maxRequestBytes, 1);
   checkOption('retentionTokenBudget', options.retentionTokenBudget, 1);
   checkOption('summarizerTimeoutMs', options.summarizerTimeoutMs, 1);
+  checkOption('summarizerCoolDownMs', options.summarizerCoolDownMs, 0);
+  checkOption('summarizerMaxCoolDownMs', options.summarizerMaxCoolDownMs, 1);
   const elisionOption = checkElisionOption(options.elision);
 
   const enabled = options.enabled ?? fromEnv.enabled ?? COMPACTION_DEFAULTS.enabled;
@@ -134,6 +144,13 @@ export function createEventsCompactionConfig(
   if (maxRequestBytes !== undefined) config.maxRequestBytes = maxRequestBytes;
   const summarizerTimeoutMs = options.summarizerTimeoutMs ?? fromEnv.summarizerTimeoutMs;
   if (summarizerTimeoutMs !== undefined) config.summarizerTimeoutMs = summarizerTimeoutMs;
+  const summarizerCoolDownMs = options.summarizerCoolDownMs ?? fromEnv.summarizerCoolDownMs;
+  if (summarizerCoolDownMs !== undefined) config.summarizerCoolDownMs = summarizerCoolDownMs;
+  const summarizerMaxCoolDownMs =
+    options.summarizerMaxCoolDownMs ?? fromEnv.summarizerMaxCoolDownMs;
+  if (summarizerMaxCoolDownMs !== undefined) {
+    config.summarizerMaxCoolDownMs = summarizerMaxCoolDownMs;
+  }
   if (options.summarizer !== undefined) config.summarizer = options.summarizer;
   const elisionOn =
     elisionOption?.enabled ??
@@ -228,7 +245,7 @@ function checkElisionConfig(config: EventsCompactionConfig): ElisionConfig | und
  * ADK's rules: each trigger pair is set together (`tokenThreshold` + `eventRetentionSize`,
  * `compactionInterval` + `overlapSize`), at least one trigger, interval > 0, overlap >= 0,
  * threshold > 0, retention >= 0; and orrery's: `retentionTokenBudget` > 0, `maxRequestBytes` > 0,
- * `summarizerTimeoutMs` > 0, all whole numbers; `elision` only with the token trigger. Returns a
+ * `summarizerTimeoutMs` > 0, `summarizerCoolDownMs` >= 0, `summarizerMaxCoolDownMs` > 0, all whole numbers; `elision` only with the token trigger. Returns a
  * frozen copy without unset keys. Every way into the Runner and the Compactor goes through here,
  * so a hand-built config is held to the same rules (and errors) as one from
  * `createEventsCompactionConfig`.
@@ -271,6 +288,8 @@ export function validateEventsCompactionConfig(
   checkOption('retentionTokenBudget', config.retentionTokenBudget, 1);
   checkOption('maxRequestBytes', config.maxRequestBytes, 1);
   checkOption('summarizerTimeoutMs', config.summarizerTimeoutMs, 1);
+  checkOption('summarizerCoolDownMs', config.summarizerCoolDownMs, 0);
+  checkOption('summarizerMaxCoolDownMs', config.summarizerMaxCoolDownMs, 1);
   const summarizer = config.summarizer;
   if (
     summarizer !== undefined &&
@@ -303,6 +322,8 @@ const CONFIG_KEYS = [
   'maxRequestBytes',
   'retentionTokenBudget',
   'summarizerTimeoutMs',
+  'summarizerCoolDownMs',
+  'summarizerMaxCoolDownMs',
   'elision',
 ] as const satisfies readonly (keyof EventsCompactionConfig)[];
 

@@ -74,6 +74,15 @@ export interface EventsCompactionOptions {
    */
   summarizerTimeoutMs?: number;
   /**
+   * After a summarizer fails or times out, it is not called again for this long (default
+   * 60 000 ms), doubled with each failure in a row up to `summarizerMaxCoolDownMs`; meanwhile a
+   * compaction the request does not need yet is skipped and an overflow goes to the fallback
+   * or the ceilings without waiting (docs/resilience.md). 0 turns the cool-down off.
+   */
+  summarizerCoolDownMs?: number;
+  /** The longest cool-down (default 1 800 000 ms, 30 minutes). */
+  summarizerMaxCoolDownMs?: number;
+  /**
    * The elision tier before a summary: `true` or settings turn it on, `false` off (default off,
    * or `ORRERY_COMPACTION_ELISION`). Needs the token trigger.
    */
@@ -90,6 +99,8 @@ export interface EventsCompactionConfig {
   maxRequestBytes?: number;
   retentionTokenBudget?: number;
   summarizerTimeoutMs?: number;
+  summarizerCoolDownMs?: number;
+  summarizerMaxCoolDownMs?: number;
   /** Set: the elision tier runs before a summary is paid for (token trigger only). */
   elision?: ElisionConfig;
 }

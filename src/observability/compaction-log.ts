@@ -53,6 +53,13 @@ export function logCompaction(options: {
     fallbackFrom: report.fallback?.from,
     fallbackReason: report.fallback?.reason,
     reason: report.reason,
+    // The summarizer not called (cause) or the cool-down a failure started (docs/resilience.md).
+    coolDownSummarizer: report.coolDown?.summarizer,
+    coolDownCause: report.coolDown?.cause,
+    coolDownUntil:
+      report.coolDown === undefined ? undefined : new Date(report.coolDown.untilMs).toISOString(),
+    coolDownFailures: report.coolDown?.failures,
+    coolDownSkipped: report.coolDown?.skipped,
     error: optionalErrorMessage(report.error),
   };
   const message = `compaction ${report.outcome} (${report.trigger})`;

@@ -21,4 +21,15 @@ export interface CompactionRecord {
   summarizer?: string;
   /** Set when a fallback wrote the summary: who failed first and why. */
   fallback?: { from: string; reason: string };
+  /**
+   * The summarizer's cool-down: with `cause`, the summarizer was not called (the attempt was
+   * skipped, or the fallback wrote without waiting); without, the one a failure started.
+   */
+  coolDown?: {
+    summarizer: string;
+    failures: number;
+    untilMs: number;
+    skipped: number;
+    cause?: string;
+  };
 }

@@ -21,6 +21,8 @@ export interface CompactionMetrics {
   readonly summarizerFailuresTotal: Counter<'summarizer'>;
   /** Compactions a fallback summarizer wrote, by the one that failed (`from`) and the writer. */
   readonly summarizerFallbacksTotal: Counter<'from' | 'to'>;
+  /** Summarizer calls not made because the summarizer was cooling down after a failure. */
+  readonly summarizerSkipsTotal: Counter<'summarizer'>;
   /** Counts one compaction attempt from the Compactor's report. */
   recordCompaction(report: CompactionRecord): void;
   recordSummarizerFailure(summarizerName: string): void;
@@ -70,6 +72,12 @@ export function createCompactionMetrics(options: CompactionMetricsOptions = {}):
     labelNames: ['from', 'to'] as const,
   });
 
+  const summarizerSkipsTotal = registeredCounter(registry, {
+    name: 'orrery_summarizer_skips_total',
+    help: 'Summarizer calls not made because the summarizer was cooling down after a failure (docs/resilience.md).',
+    labelNames: ['summarizer'] as const,
+  });
+
   return {
     registry,
     compactionTotal,
@@ -79,8 +87,12 @@ export function createCompactionMetrics(options: CompactionMetricsOptions = {}):
     ineffectiveTotal,
     summarizerFailuresTotal,
     summarizerFallbacksTotal,
+    summarizerSkipsTotal,
     recordCompaction(report) {
       const { trigger, outcome } = report;
+      if (report.coolDown?.cause !== undefined) {
+        summarizerSkipsTotal.inc({ summarizer: report.coolDown.summarizer });
+      }
       compactionTotal.inc({ trigger, outcome });
       compactionDuration.observe({ trigger, outcome }, report.durationMs / 1000);
       if (outcome === 'compacted') {

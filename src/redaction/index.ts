@@ -1,4 +1,5 @@
 export * from './checksums.js';
+export * from './errors.js';
 export * from './mask-credentials.js';
 export * from './redact-json.js';
 export * from './rules.js';

@@ -14,6 +14,28 @@ describe('maskCredentials', () => {
     );
   });
 
+  it('masks the user-info password of anything URL-like: malformed schemes, no scheme, a DSN', () => {
+    const cases: Array<[string, string]> = [
+      ['http//bob:S3cretPw9@127.0.0.1:33063/v1', 'http//bob:***@127.0.0.1:33063/v1'],
+      ['http:/bob:S3cretPw9@llm.internal/v1', 'http:/bob:***@llm.internal/v1'],
+      ['http:///bob:S3cretPw9@llm.internal/v1', 'http:///bob:***@llm.internal/v1'],
+      ['https:\\\\bob:S3cretPw9@llm.internal', 'https:\\\\bob:***@llm.internal'],
+      ['see //bob:S3cretPw9@cache:6379', 'see //bob:***@cache:6379'],
+      ['dsn bob:S3cretPw9@127.0.0.1:5432/app', 'dsn bob:***@127.0.0.1:5432/app'],
+      ['dsn bob:S3cretPw9@db.internal:5432', 'dsn bob:***@db.internal:5432'],
+      ['"app:S3cretPw9@[::1]:5432"', '"app:***@[::1]:5432"'],
+    ];
+    for (const [text, masked] of cases) expect(maskCredentials(text)).toBe(masked);
+    // Not credentials: e-mails after a colon, a user without a password.
+    for (const kept of [
+      'mailto:jane@example.com',
+      'at 10:30 jane@example.com',
+      'http//bob@127.0.0.1:33063/v1',
+    ]) {
+      expect(maskCredentials(kept)).toBe(kept);
+    }
+  });
+
   it('masks header values, password fields, URL parameters and known key formats', () => {
     expect(maskCredentials('headers {"Authorization":"Bearer abcdefgh12345678"}')).toBe(
       'headers {"Authorization":"Bearer [REDACTED:bearer_token]"}',

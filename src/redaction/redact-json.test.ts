@@ -50,4 +50,52 @@ describe('redactJson', () => {
       amount: 12.5,
     });
   });
+
+  it('redacts a password under a non-secret key: short names and a field named as a secret', () => {
+    const input = {
+      pw: 'S3cretPw9',
+      pass: 'S3cretPw9',
+      dbPwd: 'S3cretPw9',
+      env: [
+        { name: 'DB_PASSWORD', value: 'S3cretPw9' },
+        { name: 'DB_HOST', value: 'db.internal' },
+      ],
+      form: { id: 'password', type: 'password', value: 'S3cretPw9' },
+      parameter: { Name: '/prod/db/password', Value: 'S3cretPw9', Version: 3 },
+      // Not secrets: a key that merely ends in `pass`, a field named after something else.
+      bypass: 'cache',
+      field: { name: 'username', value: 'bob' },
+    };
+    expect(redactJson(input)).toEqual({
+      pw: '[REDACTED:secret]',
+      pass: '[REDACTED:secret]',
+      dbPwd: '[REDACTED:secret]',
+      env: [
+        { name: 'DB_PASSWORD', value: '[REDACTED:secret]' },
+        { name: 'DB_HOST', value: 'db.internal' },
+      ],
+      form: { id: 'password', type: 'password', value: '[REDACTED:secret]' },
+      parameter: { Name: '/prod/db/password', Value: '[REDACTED:secret]', Version: 3 },
+      bypass: 'cache',
+      field: { name: 'username', value: 'bob' },
+    });
+  });
+
+  it('redacts internationalized and obfuscated e-mail addresses', () => {
+    expect(
+      redactJson({
+        idn: 'write to josé@exämple.de today',
+        punycode: 'user@xn--mnchen-3ya.de',
+        obfuscated: 'jane (at) example (dot) com',
+        brackets: 'JANE [AT] example [dot] co [dot] uk!',
+        kept: 'meet (at) noon, look at example dot com',
+      }),
+    ).toEqual({
+      idn: 'write to [REDACTED:email] today',
+      punycode: '[REDACTED:email]',
+      obfuscated: '[REDACTED:email]',
+      brackets: '[REDACTED:email]!',
+      kept: 'meet (at) noon, look at example dot com',
+    });
+  });
 });

@@ -28,10 +28,58 @@ export function normalizeKey(key: string): string {
   return key.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
-/** True for a key whose value is a secret: it ends with one of `SECRET_KEY_WORDS`. */
+/**
+ * Short names a password goes by, as a whole key (`pw`, `pass`) or its end (`dbPwd`): too short
+ * to search for in text, where `pwd` is also a shell command.
+ */
+export const SECRET_KEY_NAMES = ['pw', 'pass', 'passcode', 'pincode'] as const;
+const SECRET_KEY_ENDINGS = ['pwd'] as const;
+
+/**
+ * True for a key whose value is a secret: it ends with one of `SECRET_KEY_WORDS` (or `pwd`), or
+ * is one of `SECRET_KEY_NAMES`.
+ */
 export function isSecretKey(key: string): boolean {
   const normalized = normalizeKey(key);
-  return SECRET_KEY_WORDS.some((word) => normalized.endsWith(word));
+  return (
+    SECRET_KEY_WORDS.some((word) => normalized.endsWith(word)) ||
+    SECRET_KEY_ENDINGS.some((word) => normalized.endsWith(word)) ||
+    (SECRET_KEY_NAMES as readonly string[]).includes(normalized)
+  );
+}
+
+/** Keys that name a field (`{ name: 'DB_PASSWORD', value: '...' }`, `{ Name, Value }`). */
+const NAMING_KEYS = new Set([
+  'name',
+  'key',
+  'field',
+  'id',
+  'label',
+  'param',
+  'parameter',
+  'variable',
+]);
+/** Keys that hold the named field's value. */
+const VALUE_KEYS = new Set(['value', 'val', 'defaultvalue', 'data']);
+
+/**
+ * True for an object that names a secret field and holds its value under another key: an
+ * environment entry `{ name: 'DB_PASSWORD', value: 'hunter2' }`, a form field `{ id:
+ * 'password', value }`, a parameter `{ Name: '/prod/db/password', Value }`. Its value keys are
+ * then secret keys, whatever they are called.
+ */
+export function namesSecretField(value: Record<string, unknown>): boolean {
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item === 'string' && NAMING_KEYS.has(normalizeKey(key)) && isSecretKey(item)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** A key that holds a named field's value (see `namesSecretField`). */
+export function isValueKey(key: string): boolean {
+  return VALUE_KEYS.has(normalizeKey(key));
 }
 
 const PHONE_KEY = /(?:phone|mobile|cell|tel|telephone|fax|sms|whatsapp)$/;
@@ -162,12 +210,20 @@ function looksLikeAwsSecret(candidate: RedactionCandidate): boolean {
 export const defaultRedactionRules: readonly RedactionRule[] = [
   privateKeyRule,
   // Credentials in a URL: `scheme://user:password@host`; the user name stays. A password may
-  // hold an `@` of its own: the match backs off to the last one before the host.
+  // hold an `@` of its own: the match backs off to the last one before the host. Malformed
+  // URLs too (docs/resilience.md#redaction): `http//`, `http:/`, `http:\\`, a bare `//`.
   {
     kind: 'password',
     pattern:
-      /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/:@]{0,256}:(?<secret>(?!\[REDACTED:)[^\s/?#]{1,256})@/,
-    requires: '://',
+      /(?:(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}(?::\/{1,3}|\/{2,3}|:\\{1,2})|(?<![A-Za-z0-9+.:/\\-])\/\/)[^\s/\\:@]{0,256}:(?<secret>(?!\[REDACTED:)[^\s/?#\\]{1,256})@/,
+    requires: '@',
+  },
+  // No scheme at all: `user:password@` before an IP address or a `host:port`, as in a DSN.
+  {
+    kind: 'password',
+    pattern:
+      /(?<![A-Za-z0-9._~%+:/\\@-])[A-Za-z0-9._~%+-]{1,64}:(?<secret>(?!\[REDACTED:)[^\s/?#@:\\]{1,256})@(?=\[[0-9A-Fa-f:.]{2,45}\]|\d{1,3}(?:\.\d{1,3}){3}(?![\d.])|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}:\d{1,5}(?!\d))/,
+    requires: '@',
   },
   {
     kind: 'jwt',
@@ -275,9 +331,17 @@ export const defaultRedactionRules: readonly RedactionRule[] = [
     validate: (candidate) =>
       candidate.text[candidate.start - 1] !== ':' ||
       !/\/\/[^\s/:@]{0,256}:$/.test(contextBefore(candidate, 260)),
+    // Internationalized too (`josé@exämple.de`, a punycode `xn--` top-level domain).
     pattern:
-      /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/,
+      /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}\p{M}._%+-]{1,64}@[\p{L}\p{N}\p{M}-]{1,63}(?:\.[\p{L}\p{N}\p{M}-]{1,63}){0,8}\.(?:\p{L}[\p{L}\p{M}]{1,23}|xn--[a-z0-9-]{1,59})(?![\p{L}\p{N}\p{M}-])/u,
     requires: '@',
+  },
+  // An address written to dodge scrapers: `jane (at) example (dot) com`, `jane [at] example.com`.
+  {
+    kind: 'email',
+    pattern:
+      /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}[ \t]{0,3}[([{<][ \t]{0,3}at[ \t]{0,3}[)\]}>][ \t]{0,3}[\p{L}\p{N}-]{1,63}(?:[ \t]{0,3}(?:[([{<][ \t]{0,3}dot[ \t]{0,3}[)\]}>]|\.)[ \t]{0,3}[\p{L}\p{N}-]{1,63}){1,8}(?![\p{L}\p{N}-])/iu,
+    requires: /[([{<][ \t]{0,3}at[ \t]{0,3}[)\]}>]/i,
   },
   {
     kind: 'iban',

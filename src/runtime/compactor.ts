@@ -32,9 +32,15 @@ import type {
 } from '../events/types.js';
 import { CompactionConflictError } from '../sessions/errors.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
-import { fallbackReason } from '../summarizers/fallback-reason.js';
 import { loadActiveView } from './active-view.js';
-import { type ChunkProgress, summarizeInChunks } from './chunked-summary.js';
+import type { ChunkProgress } from './chunked-summary.js';
+import {
+  type CoolDownDetails,
+  coolDownReason,
+  type Summarized,
+  summarizePlan,
+} from './summarize-plan.js';
+import { SummarizerCoolDown } from './summarizer-cool-down.js';
 
 /** `elided`: the cheap tier recorded an elision rule instead of a summary. */
 export type CompactionOutcome = 'compacted' | 'elided' | 'skipped' | 'failed' | 'conflict';
@@ -73,6 +79,12 @@ export interface CompactionReport {
   elidedOutputs?: number;
   /** Elision: the stored rule. */
   elisionEvent?: Event;
+  /**
+   * The summarizer was not called because it is cooling down after a failure
+   * (docs/resilience.md#summarizer-cool-down): on a skip, or on a summary the fallback wrote
+   * without waiting for it. On a failure: the cool-down the failure started.
+   */
+  coolDown?: CoolDownDetails;
 }
 
 /** After this outcome the view changed as planned: a summary, or an elision rule. */
@@ -110,6 +122,19 @@ export interface CompactorOptions {
   /** Tried when the main summarizer fails (e.g. a `DigestSummarizer`). */
   fallbackSummarizer?: EventsSummarizer;
   hooks?: CompactorHooks;
+  /**
+   * The summarizers' cool-down, when it is shared (an adapter building a Compactor per call);
+   * default: one of this Compactor's own, from `summarizerCoolDownMs`.
+   */
+  coolDown?: SummarizerCoolDown;
+}
+
+/** The cool-down a config asks for (its defaults when unset). */
+export function coolDownFor(config: EventsCompactionConfig): SummarizerCoolDown {
+  return new SummarizerCoolDown({
+    baseMs: config.summarizerCoolDownMs ?? COMPACTION_DEFAULTS.summarizerCoolDownMs,
+    maxMs: config.summarizerMaxCoolDownMs ?? COMPACTION_DEFAULTS.summarizerMaxCoolDownMs,
+  });
 }
 
 export interface CompactOptions extends SessionKey, CompactionRequest {
@@ -118,6 +143,11 @@ export interface CompactOptions extends SessionKey, CompactionRequest {
    * since): planned from instead of reading it again.
    */
   stored?: StoredView;
+  /**
+   * The turn this attempt runs in (default `currentInvocationId`): a summarizer that failed in
+   * it is not called again in it.
+   */
+  turnId?: string;
   signal?: AbortSignal;
 }
 
@@ -140,14 +170,6 @@ function withDeadCallsNote(content: Content, deadCalls: DeadCall[]): Content {
 
 /** A report before the fields every attempt shares. */
 type AttemptResult = Omit<CompactionReport, 'durationMs' | 'sessionId' | 'trigger'>;
-
-/** What a summarizer call gave (see `Compactor.summarize`). */
-interface Summarized {
-  summary: Summary | null;
-  name: string;
-  usedFallback: boolean;
-  fallback?: { from: string; reason: string };
-}
 
 function rangeOf(plan: CompactionPlan) {
   return { startSeq: plan.startSeq, endSeq: plan.endSeq, tokensBefore: plan.tokensBefore };
@@ -196,6 +218,7 @@ export class Compactor {
   private readonly summarizer: EventsSummarizer;
   private readonly fallbackSummarizer?: EventsSummarizer;
   private readonly hooks: CompactorHooks;
+  private readonly coolDown: SummarizerCoolDown;
 
   constructor(options: CompactorOptions) {
     // The same rules (and errors) as createEventsCompactionConfig, whatever built the config.
@@ -213,11 +236,12 @@ export class Compactor {
     this.summarizer = summarizer;
     this.fallbackSummarizer = options.fallbackSummarizer;
     this.hooks = options.hooks ?? {};
+    this.coolDown = options.coolDown ?? coolDownFor(config);
   }
 
   async compact(options: CompactOptions): Promise<CompactionReport> {
     const started = performance.now();
-    const { appName, userId, sessionId, signal, stored: known, ...request } = options;
+    const { appName, userId, sessionId, signal, stored: known, turnId, ...request } = options;
     const key = { appName, userId, sessionId };
     const finish = async (report: AttemptResult) => {
       const full: CompactionReport = {
@@ -255,6 +279,9 @@ export class Compactor {
         plan,
         overheadTokens: request.overheadTokens,
         rule: latestElision(stored.tail)?.actions.elision,
+        turnId: turnId ?? request.currentInvocationId,
+        // The request does not fit without it: never skipped, only spared the wait.
+        required: request.force === true || request.trigger === 'overflow',
         signal,
       }),
     );
@@ -333,11 +360,33 @@ export class Compactor {
     overheadTokens: number | undefined;
     /** The elision rule in force: retained events count as the view shows them. */
     rule: EventElision | undefined;
+    turnId: string | undefined;
+    required: boolean;
     signal: AbortSignal | undefined;
   }): Promise<AttemptResult> {
     const { key, plan, signal } = options;
     const range = rangeOf(plan);
-    const summarized = await this.summarize(plan, signal);
+    const summarized = await summarizePlan({
+      plan,
+      summarizer: this.summarizer,
+      fallbackSummarizer: this.fallbackSummarizer,
+      coolDown: this.coolDown,
+      timeoutMs: this.config.summarizerTimeoutMs ?? COMPACTION_DEFAULTS.summarizerTimeoutMs,
+      turnId: options.turnId,
+      required: options.required,
+      onFailure: this.hooks.summarizerFailed,
+      onProgress: this.hooks.summaryProgress,
+      signal,
+    });
+    if ('coolingDown' in summarized) {
+      return {
+        outcome: 'skipped',
+        reason: coolDownReason(summarized.coolingDown),
+        summarizer: summarized.coolingDown.summarizer,
+        coolDown: summarized.coolingDown,
+        ...range,
+      };
+    }
     if ('error' in summarized) {
       // A caller's abort ends the turn; a failure is an outcome.
       if (signal?.aborted) throw signal.reason;
@@ -346,6 +395,7 @@ export class Compactor {
         reason: errorMessage(summarized.error),
         error: summarized.error,
         summarizer: summarized.name,
+        ...(summarized.coolDown ? { coolDown: summarized.coolDown } : {}),
         ...range,
       };
     }
@@ -377,6 +427,7 @@ export class Compactor {
       summarizer: summarized.name,
       usedFallback: summarized.usedFallback,
       ...(summarized.fallback ? { fallback: summarized.fallback } : {}),
+      ...(summarized.coolDown ? { coolDown: summarized.coolDown } : {}),
       deadCalls: plan.deadCalls,
     };
     try {
@@ -392,64 +443,6 @@ export class Compactor {
         return { outcome: 'conflict', reason: error.message, error, ...details };
       }
       return { outcome: 'failed', reason: errorMessage(error), error, ...details };
-    }
-  }
-
-  /**
-   * Main summarizer, then the fallback; an empty summary is a failure, never written in. Each
-   * call is bounded by `summarizerTimeoutMs` and the caller's signal. `name` is who wrote the
-   * summary (a wrapper may say it was its own fallback), `fallback` why that one ran.
-   */
-  private async summarize(
-    plan: CompactionPlan,
-    signal: AbortSignal | undefined,
-  ): Promise<Summarized | { error: unknown; name: string }> {
-    const timeoutMs = this.config.summarizerTimeoutMs ?? COMPACTION_DEFAULTS.summarizerTimeoutMs;
-    const run = async (summarizer: EventsSummarizer) => {
-      try {
-        // A long backlog (the first compaction after an import) goes chunk by chunk.
-        return await summarizeInChunks({
-          summarizer,
-          events: plan.events,
-          previousSummary: plan.previousSummary,
-          timeoutMs,
-          signal,
-          onProgress: this.hooks.summaryProgress,
-        });
-      } catch (error) {
-        if (!signal?.aborted) this.hooks.summarizerFailed?.({ summarizer: summarizer.name, error });
-        throw error;
-      }
-    };
-    const written = (summary: Summary | null, summarizer: EventsSummarizer) => ({
-      summary,
-      name: summary?.summarizer ?? summarizer.name,
-      ...(summary?.fallback ? { fallback: summary.fallback } : {}),
-    });
-    try {
-      const summary = await run(this.summarizer);
-      const result = written(summary, this.summarizer);
-      return { ...result, usedFallback: result.fallback !== undefined };
-    } catch (error) {
-      const fallback = this.fallbackSummarizer;
-      if (!fallback || signal?.aborted) return { error, name: this.summarizer.name };
-      try {
-        const summary = await run(fallback);
-        return {
-          ...written(summary, fallback),
-          usedFallback: true,
-          fallback: { from: this.summarizer.name, reason: fallbackReason(error) },
-        };
-      } catch (fallbackError) {
-        if (signal?.aborted) return { error: fallbackError, name: fallback.name };
-        return {
-          error: new AggregateError(
-            [error, fallbackError],
-            `Summarizers failed: ${errorMessage(error)}; fallback: ${errorMessage(fallbackError)}`,
-          ),
-          name: fallback.name,
-        };
-      }
     }
   }
 

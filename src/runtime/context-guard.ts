@@ -16,7 +16,7 @@ import {
   unreadUserMessageIndex,
 } from '../compaction/triggers.js';
 import type { CompactionRequest, EventsCompactionConfig } from '../compaction/types.js';
-import type { ActiveView, ViewWarning } from '../compaction/view.js';
+import { type ActiveView, summaryContent, type ViewWarning } from '../compaction/view.js';
 import type { Event, SessionKey } from '../events/types.js';
 import type { FunctionDeclaration, Model } from '../models/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
@@ -49,6 +49,8 @@ export interface GuardCompactOptions extends CompactionRequest {
   key: SessionKey;
   /** The view as `loadView` would return it now, when just read (see `CompactOptions`). */
   stored?: StoredView;
+  /** The turn the attempt runs in (see `CompactOptions.turnId`). */
+  turnId?: string;
   signal?: AbortSignal;
 }
 
@@ -130,8 +132,21 @@ export function smallerRetention(options: {
   return { events, tokens: Math.max(1, Math.floor(Math.min(...budgets) / 2)) };
 }
 
+function sessionTurnKey(key: SessionKey): string {
+  return JSON.stringify([key.appName, key.userId, key.sessionId]);
+}
+
+/** Sessions whose oversized summary the guard remembers at most (the oldest are forgotten). */
+const MAX_OVERSIZED_TURNS = 1_000;
+
 export class ContextGuard {
   private readonly sessionService: SessionService;
+  /**
+   * Per session, the turn (invocation) in which a ceiling compaction left the request over the
+   * ceiling: its summary alone is too big. A second one in that turn would store another
+   * summary as big (each folds the previous one in), so the turn truncates in the view instead.
+   */
+  private readonly oversizedTurns = new Map<string, string>();
   private readonly config: EventsCompactionConfig;
   private readonly compact: GuardCompact;
   private readonly restorer: OrphanCallRestorer;
@@ -189,6 +204,7 @@ export class ContextGuard {
       signal,
     };
     let stored = options.stored ?? (await this.load(options));
+    const turnKey = sessionTurnKey(key);
     // The user's new message is sent whole or not at all: never summarized, never cut.
     const unreadIndex = unreadUserMessageIndex(stored.tail, invocationId);
     const unread = unreadIndex === -1 ? undefined : stored.tail[unreadIndex];
@@ -207,8 +223,10 @@ export class ContextGuard {
       });
       if (estimate.tokens >= tokenThreshold) {
         const report = await this.compact({ ...common, stored, trigger: 'token_threshold' });
-        if (changedView(report)) stored = await this.load(options);
-        else current = wroteNothing(report);
+        if (changedView(report)) {
+          stored = await this.load(options);
+          this.noteSummarySize({ turnKey, stored, model, overhead, invocationId });
+        } else current = wroteNothing(report);
       }
     }
     let view = await this.restorer.assemble({ key, stored, signal });
@@ -218,7 +236,7 @@ export class ContextGuard {
       tokens: model.contextWindowTokens !== undefined || options.shrinkTo?.tokens !== undefined,
     };
     let size = measureView(view, overhead, measure);
-    if (this.overCeilings(size, model)) {
+    if (this.overCeilings(size, model) && !this.summaryOversizedIn(turnKey, invocationId)) {
       // The retained tail alone is over a ceiling: compact again keeping less.
       const report = await this.compact({
         ...common,
@@ -235,6 +253,7 @@ export class ContextGuard {
         stored = await this.load(options);
         view = await this.restorer.assemble({ key, stored, signal });
         size = measureView(view, overhead, measure);
+        this.noteSummarySize({ turnKey, stored, model, overhead, invocationId });
       }
     }
     const limits = this.limits(model, overhead, options.shrinkTo);
@@ -327,8 +346,49 @@ export class ContextGuard {
     };
   }
 
-  /** After a provider rejected a request for size: compact with a smaller tail. */
+  /** Whether a ceiling compaction in this turn left a summary over the ceiling by itself. */
+  private summaryOversizedIn(turnKey: string, invocationId: string): boolean {
+    const turn = this.oversizedTurns.get(turnKey);
+    if (turn === undefined) return false;
+    if (turn === invocationId) return true;
+    this.oversizedTurns.delete(turnKey);
+    return false;
+  }
+
+  /** After a compaction wrote in this turn: remember when its summary alone is over a ceiling. */
+  private noteSummarySize(options: {
+    turnKey: string;
+    stored: StoredView;
+    model: Model;
+    overhead: RequestOverhead;
+    invocationId: string;
+  }): void {
+    const { stored, model, overhead } = options;
+    if (!stored.checkpoint) return;
+    const summary = summaryContent(stored.checkpoint);
+    const size = {
+      bytes: overhead.bytes + estimateContentBytes(summary),
+      tokens: overhead.tokens + estimateContentTokens(summary),
+    };
+    if (this.overCeilings(size, model))
+      this.rememberOversized(options.turnKey, options.invocationId);
+  }
+
+  private rememberOversized(turnKey: string, invocationId: string): void {
+    this.oversizedTurns.delete(turnKey);
+    this.oversizedTurns.set(turnKey, invocationId);
+    if (this.oversizedTurns.size > MAX_OVERSIZED_TURNS) {
+      const oldest = this.oversizedTurns.keys().next().value;
+      if (oldest !== undefined) this.oversizedTurns.delete(oldest);
+    }
+  }
+
+  /**
+   * After a provider rejected a request for size: compact with a smaller tail (not again in a
+   * turn whose summary is over the ceiling by itself: the retry truncates the view instead).
+   */
   async compactForOverflow(options: Omit<PrepareViewOptions, 'shrinkTo'>): Promise<boolean> {
+    if (this.summaryOversizedIn(sessionTurnKey(options.key), options.invocationId)) return false;
     const stored = await this.load(options);
     const report = await this.compact({
       key: options.key,

@@ -457,7 +457,21 @@ export class Invocation implements InvocationContext {
         result = { error: errorMessage(caught) };
       }
     }
-    const final = await this.options.plugins.afterTool({ ...pluginContext, result, error });
+    let final: unknown;
+    try {
+      final = await this.options.plugins.afterTool({ ...pluginContext, result, error });
+    } catch (caught) {
+      // A plugin that cannot process the result (a redaction over a value too deep to walk):
+      // the call still gets its response, an error, and never the unprocessed result.
+      if (this.signal?.aborted) throw caught;
+      span?.fail(caught);
+      return {
+        response: {
+          error: `Tool '${call.name}' result was refused by a plugin's afterTool: ${caught instanceof Error ? `${caught.name}: ` : ''}${errorMessage(caught)}`,
+        },
+        stateDelta: state.delta,
+      };
+    }
     // Stored as JSON: a Date, Map, bigint or cycle in a result (or a plugin's) is converted,
     // and a value that cannot be read at all goes back to the model as an error.
     try {

@@ -13,6 +13,7 @@ import { ContextGuard } from './context-guard.js';
 import type { ReplayCompaction, ReplayElision, ReplayRequest } from './replay.js';
 import { estimateView, extendView, RECORDED_MODEL, usageBlind } from './replay-view.js';
 import { RequestMeasure } from './request-measure.js';
+import { SummarizerCoolDown } from './summarizer-cool-down.js';
 import { UncompactedViewTokens } from './uncompacted-view-tokens.js';
 import { hasUnpaired } from './unpaired-calls.js';
 
@@ -69,6 +70,9 @@ export class ReplaySession {
       config,
       summarizer: options.summarizer,
       fallbackSummarizer: options.fallbackSummarizer,
+      // A replay runs hours of turns in seconds: a wall-clock cool-down would skip every later
+      // compaction after one failure, so each trigger tries as it did (docs/resilience.md).
+      coolDown: new SummarizerCoolDown({ baseMs: 0, maxMs: 1 }),
     });
     // Each request is prepared as the Runner prepares it: token trigger, byte ceiling, truncation.
     this.guard = new ContextGuard({

@@ -42,6 +42,8 @@ export interface AfterInvocationOptions {
   overheadTokens: number;
   /** The stored view as `loadView` would return it now, when the invocation knows it. */
   stored?: StoredView;
+  /** The invocation that just ended: a summarizer that failed in it is not called again. */
+  turnId?: string;
   signal?: AbortSignal;
 }
 
@@ -133,6 +135,7 @@ export class RunnerCompaction {
       agentName: options.agentName,
       branch: options.branch,
       overheadTokens: options.overheadTokens,
+      turnId: options.turnId,
       signal,
     };
     // One view read serves both checks unless the window compacted in between.

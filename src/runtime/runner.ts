@@ -237,15 +237,17 @@ export class Runner {
     if (!compaction) return false;
     const caller = invocation.lastModelCaller ?? { agentName: this.agent.name, overheadTokens: 0 };
     const stored = invocation.knownView();
+    const turnId = invocation.invocationId;
     if (!this.background) {
-      await compaction.afterInvocation({ key, ...caller, stored, signal: options.signal });
+      await compaction.afterInvocation({ key, ...caller, stored, turnId, signal: options.signal });
       return false;
     }
     // Not tied to the caller's signal: the caller has moved on by the time it runs. It holds
     // the session's lease (the next run waits for it) and stops if the lease is lost.
     this.backgroundCompactions.start({
       key,
-      work: () => compaction.afterInvocation({ key, ...caller, stored, signal: lease?.signal }),
+      work: () =>
+        compaction.afterInvocation({ key, ...caller, stored, turnId, signal: lease?.signal }),
       done: () => {
         this.telemetry.forgetAgentSpan(key, options.agentSpan);
         return lease?.release();

@@ -4,6 +4,7 @@ import type { Event } from '../events/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { ScriptedModel, textResponse, toolCallResponse } from '../testing/scripted-model.js';
 import { LlmAgent } from './agents/llm-agent.js';
+import { PiiRedactionPlugin } from './plugins/pii-redaction.js';
 import type { Plugin } from './plugins/plugin.js';
 import { Runner } from './runner.js';
 import { FunctionTool } from './tools/function-tool.js';
@@ -110,5 +111,50 @@ describe('tool results the store cannot hold as they are', () => {
     expect(responseOf(events)).toEqual({
       error: "Tool 'probe' returned a value that cannot be stored as JSON: getter exploded",
     });
+  });
+
+  it('a 20,000-deep result under PiiRedactionPlugin: the call is answered with a typed error and the turn completes', async () => {
+    let deep: Record<string, unknown> = { password: 'S3cretPw9' };
+    for (let level = 0; level < 20_000; level++) deep = { a: deep };
+    const tool = new FunctionTool({
+      name: 'deep',
+      description: 'deep',
+      parameters: z.object({}),
+      execute: async () => deep,
+    });
+    const { sessionService, runner, model } = runnerWith(tool, [new PiiRedactionPlugin()]);
+    await sessionService.createSession(key);
+    const events = await collect(runner.run({ ...key, newMessage: 'go deep' }));
+    expect(events.at(-1)?.content?.parts[0]?.text).toBe('done');
+    const expected = {
+      error: expect.stringMatching(
+        /^Tool 'deep' result was refused by a plugin's afterTool: RedactionError: \$\.a\.a.*\(\d+ more\).*: nests deeper than 512 levels/,
+      ),
+    };
+    expect(responseOf(events)).toEqual(expected);
+    // Stored and read by the model: the call has its response; the secret is nowhere.
+    const stored = (await sessionService.listEvents(key)).events;
+    expect(responseOf(stored)).toEqual(expected);
+    expect(JSON.stringify(stored)).not.toContain('S3cretPw9');
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('redactJson names the path of a value too deep to walk with a RedactionError', async () => {
+    const { redactJson, RedactionError } = await import('../redaction/index.js');
+    let deep: unknown = 'x';
+    for (let level = 0; level < 600; level++) deep = [deep];
+    const caught = (() => {
+      try {
+        redactJson(deep);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(RedactionError.isInstance(caught)).toBe(true);
+    expect((caught as InstanceType<typeof RedactionError>).path).toMatch(/^\$\[0\]\[0\].*more/);
+    // 512 levels still redact.
+    let fits: unknown = 'mail me at jane@example.com';
+    for (let level = 0; level < 511; level++) fits = [fits];
+    expect(JSON.stringify(redactJson(fits))).toContain('[REDACTED:email]');
   });
 });

@@ -35,4 +35,30 @@ describe('credentials in CLI errors', () => {
     expect(result.stderr).toContain('http://admin:***@127.0.0.1:9/v1');
     expect(result.stderr).not.toContain('hunter2pw');
   });
+
+  // A malformed URL (no `:` after the scheme) is no URL to the URL rule: its user-info was
+  // printed whole (issue 19, item 9).
+  const malformed = {
+    ...env,
+    ORRERY_OPENAI_COMPATIBLE_BASE_URL: 'http//bob:S3cretPw9@127.0.0.1:33063/v1',
+  };
+
+  it('orrery run masks the password of a malformed base URL in ModelConfigError', async () => {
+    const result = await cli(['run', 'hello', '--db', `${tempDir()}/o.db`], { env: malformed });
+    // A configuration error: exit 2, as a usage error.
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('ModelConfigError');
+    expect(result.stderr).toContain('http//bob:***@127.0.0.1:33063/v1');
+    expect(result.stderr).not.toContain('S3cretPw9');
+  });
+
+  it('orrery serve masks the password of a malformed base URL in ModelConfigError', async () => {
+    const result = await cli(['serve', '--port', '0', '--db', `${tempDir()}/o.db`], {
+      env: malformed,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('ModelConfigError');
+    expect(result.stderr).toContain('http//bob:***@127.0.0.1:33063/v1');
+    expect(result.stderr).not.toContain('S3cretPw9');
+  });
 });

@@ -20,7 +20,7 @@ import { isContextOverflowError } from '../../models/errors.js';
 import { toUsageMetadata } from '../../models/from-ai-sdk-result.js';
 import type { Model } from '../../models/types.js';
 import { createRuntimeLogger } from '../../observability/compaction-log.js';
-import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
+import { type CompactionReport, type Compactor, coolDownFor } from '../../runtime/compactor.js';
 import {
   ContextGuard,
   estimateRequestOverhead,
@@ -30,6 +30,7 @@ import {
 } from '../../runtime/context-guard.js';
 import { ContextOverflowError } from '../../runtime/errors.js';
 import type { SessionLeaseOptions } from '../../runtime/session-lease.js';
+import type { SummarizerCoolDown } from '../../runtime/summarizer-cool-down.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import {
   type AdapterSummarizers,
@@ -147,6 +148,8 @@ export class ConversationCompaction {
   private readonly guard: ContextGuard;
   private readonly config: EventsCompactionConfig;
   private readonly summarizers: AdapterSummarizers;
+  /** One cool-down for every call's Compactor (checkpoints mode builds one per call). */
+  private readonly coolDown: SummarizerCoolDown;
   private readonly mode: 'log' | 'checkpoints';
   /** Checkpoints mode: the last answer's usage per conversation (nothing else remembers it). */
   private readonly lastUsage = new Map<
@@ -195,6 +198,7 @@ export class ConversationCompaction {
     }
     this.mode = options.mode ?? 'log';
     this.config = config;
+    this.coolDown = coolDownFor(config);
     this.summarizers = adapterSummarizers({
       config,
       summarizer,
@@ -209,6 +213,7 @@ export class ConversationCompaction {
       sessionService,
       config: this.config,
       summarizers: this.summarizers,
+      coolDown: this.coolDown,
     });
     return new ContextGuard({
       sessionService,

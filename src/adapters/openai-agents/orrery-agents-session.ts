@@ -36,6 +36,7 @@ import { OpenAIAgentsAdapterError } from './errors.js';
 import { type ItemRecord, isResultItem, itemToContent } from './item-content.js';
 import {
   buildSessionView,
+  type ItemBatch,
   OPENAI_AGENTS_METADATA_KEY,
   type SessionView,
   startsTurn,
@@ -162,7 +163,11 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
     });
   }
 
-  /** Stores each item as one orrery event. Items must be JSON (the Runner's always are). */
+  /**
+   * Stores each item as one orrery event, all or nothing: when the store fails midway the items
+   * already stored stay hidden (a batch mark, see `session-view.ts`) and the error is thrown.
+   * Items must be JSON (the Runner's always are).
+   */
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (!Array.isArray(items)) {
       throw new OpenAIAgentsAdapterError({
@@ -189,12 +194,17 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
       if (invocationId === undefined && !startsTurn(items[0] as ItemRecord)) {
         invocationId = (await this.readView()).lastInvocationId;
       }
-      for (const original of items) {
+      // One append is whole already; more are marked as one batch.
+      const batchId = items.length > 1 ? newId() : undefined;
+      for (const [index, original] of items.entries()) {
         const item = structuredClone(original) as ItemRecord;
         if (invocationId === undefined || startsTurn(item)) invocationId = newId();
-        await this.append(this.itemEvent(item, invocationId));
-        this.invocationId = invocationId;
+        const batch =
+          batchId === undefined ? undefined : { id: batchId, index, size: items.length };
+        await this.append(this.itemEvent(item, invocationId, batch));
       }
+      // Only once all are stored: after a failure the next item continues what is shown.
+      this.invocationId = invocationId;
     });
   }
 
@@ -271,7 +281,7 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
     return report;
   }
 
-  private itemEvent(item: ItemRecord, invocationId: string): NewEvent {
+  private itemEvent(item: ItemRecord, invocationId: string, batch?: ItemBatch): NewEvent {
     const content = itemToContent(item);
     const fromUser = content.role === 'user' && !isResultItem(item);
     return {
@@ -281,7 +291,7 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
       timestamp: Date.now() / 1000,
       content,
       actions: {},
-      customMetadata: { [OPENAI_AGENTS_METADATA_KEY]: { item } },
+      customMetadata: { [OPENAI_AGENTS_METADATA_KEY]: { item, ...(batch ? { batch } : {}) } },
     };
   }
 

@@ -4,6 +4,11 @@
  * tombstone event naming what it hides (one event's `seq`, or everything through a `seq`), and
  * every read and every compaction here leaves the hidden events out. A tombstone always comes
  * after what it hides, so whenever a hidden event is in the tail its tombstone is too.
+ *
+ * `addItems` is all or nothing on any store (docs/resilience.md#adapter-writes-are-whole): the
+ * events of one call carry a batch mark (`{ id, index, size }`) and are shown only once the
+ * batch's last event is stored. Later events of a batch have larger `seq`s, so when any of them
+ * is in the tail, its last one is too, if it was stored at all.
  */
 import {
   ELIDED_RESPONSE_KEY,
@@ -27,6 +32,13 @@ import {
 /** Where a stored event keeps this adapter's data: `{ item }` or `{ tombstone }`. */
 export const OPENAI_AGENTS_METADATA_KEY = 'orrery:openaiAgents';
 
+/** The events one `addItems` call stored: shown only when the last (`index = size - 1`) is. */
+export interface ItemBatch {
+  id: string;
+  index: number;
+  size: number;
+}
+
 /** What a tombstone hides: one event (`seq`) or every event through `throughSeq`. */
 export type Tombstone = { seq: number } | { throughSeq: number };
 
@@ -43,6 +55,28 @@ export function storedItem(event: Event): ItemRecord | undefined {
   return item !== null && typeof item === 'object' && !Array.isArray(item)
     ? (item as ItemRecord)
     : undefined;
+}
+
+function batchOf(event: Event): ItemBatch | undefined {
+  const value = metadataOf(event)?.batch;
+  if (value === null || typeof value !== 'object') return undefined;
+  const id: unknown = Reflect.get(value, 'id');
+  const index: unknown = Reflect.get(value, 'index');
+  const size: unknown = Reflect.get(value, 'size');
+  if (typeof id !== 'string' || !Number.isSafeInteger(index) || !Number.isSafeInteger(size)) {
+    return undefined;
+  }
+  return { id, index: index as number, size: size as number };
+}
+
+/** The batches whose last event is stored (in `tail`). */
+function committedBatches(tail: readonly Event[]): Set<string> {
+  const committed = new Set<string>();
+  for (const event of tail) {
+    const batch = batchOf(event);
+    if (batch && batch.index === batch.size - 1) committed.add(batch.id);
+  }
+  return committed;
 }
 
 function tombstoneOf(event: Event): Tombstone | undefined {
@@ -141,10 +175,20 @@ export function buildSessionView(stored: StoredView): SessionView {
     else clearedThrough = Math.max(clearedThrough, tombstone.throughSeq);
   }
   const hidden = (seq: number) => seq <= clearedThrough || popped.has(seq);
+  // A batch whose last event never landed (the store failed midway) was never added.
+  const committed = committedBatches(stored.tail);
+  const uncommitted = (event: Event) => {
+    const batch = batchOf(event);
+    return batch !== undefined && !committed.has(batch.id);
+  };
   const checkpoint: CompactionEvent | undefined =
     stored.checkpoint && !hidden(stored.checkpoint.seq) ? stored.checkpoint : undefined;
   const tail = stored.tail.filter(
-    (event) => !tombstoneOf(event) && !event.actions?.compaction && !hidden(hidingSeq(event)),
+    (event) =>
+      !tombstoneOf(event) &&
+      !event.actions?.compaction &&
+      !hidden(hidingSeq(event)) &&
+      !uncommitted(event),
   );
 
   const entries: ViewEntry[] = [];

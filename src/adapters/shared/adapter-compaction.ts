@@ -12,6 +12,7 @@ import type { Model } from '../../models/types.js';
 import { logCompaction } from '../../observability/compaction-log.js';
 import { failedCompactionReport, fallbackSummarizerFor } from '../../runtime/compaction-setup.js';
 import { type CompactionReport, Compactor } from '../../runtime/compactor.js';
+import type { SummarizerCoolDown } from '../../runtime/summarizer-cool-down.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 
@@ -45,11 +46,14 @@ export function createAdapterCompactor(options: {
   sessionService: SessionService;
   config: EventsCompactionConfig;
   summarizers: AdapterSummarizers;
+  /** Shared by the adapter's Compactors when it builds more than one (default: its own). */
+  coolDown?: SummarizerCoolDown;
 }): Compactor {
   return new Compactor({
     sessionService: options.sessionService,
     config: { ...options.config, summarizer: options.summarizers.summarizer },
     fallbackSummarizer: options.summarizers.fallbackSummarizer,
+    ...(options.coolDown ? { coolDown: options.coolDown } : {}),
   });
 }
 
