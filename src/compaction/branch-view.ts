@@ -77,7 +77,7 @@ export function isVisibleOnBranch(event: Event, scope: ViewScope): boolean {
 export function scopeView<View extends { checkpoint?: CompactionEvent; tail: Event[] }>(
   view: View,
   scope: ViewScope,
-): View {
+): View & { checkpoint?: CompactionEvent } {
   let checkpoint = view.checkpoint;
   for (const event of view.tail) {
     if (!isOnBranchPath(branchOf(event), scope.branch)) continue;
@@ -101,4 +101,13 @@ export function eventsOnBranch(events: Event[], scope: ViewScope): Event[] {
     if (event.actions?.compaction) return true;
     return isVisibleOnBranch(event, scope);
   });
+}
+
+/**
+ * Whether a transcript has workflow branches: a dotted branch, as ADK's `ParallelAgent` names
+ * them (`parallel.child`). A single-segment branch (Claude Code's `sidechain`) is not one, so
+ * such transcripts keep the unscoped view.
+ */
+export function hasWorkflowBranches(events: readonly { branch?: string }[]): boolean {
+  return events.some((event) => event.branch?.includes('.') === true);
 }
