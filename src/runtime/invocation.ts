@@ -471,6 +471,8 @@ export class Invocation implements InvocationContext {
             agentName,
             functionCallId: call.id,
             state,
+            ...(this.branch !== undefined && { branch: this.branch }),
+            ...(this.options.scope && { viewScope: this.options.scope }),
             signal: this.signal,
           },
         });

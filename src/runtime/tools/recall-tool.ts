@@ -9,10 +9,17 @@
  * the output cap) run on it, it is stored, and it counts in the next request's estimate.
  */
 import { z } from 'zod';
+import {
+  branchCompactionOf,
+  branchOf,
+  isVisibleOnBranch,
+  scopeView,
+  type ViewScope,
+} from '../../compaction/branch-view.js';
 import { isElisionEvent, latestElision } from '../../compaction/elision.js';
 import type { Event } from '../../events/types.js';
 import { searchTerms, tokenizeSearchText } from '../../sessions/search-text.js';
-import type { SessionService } from '../../sessions/session-service.js';
+import type { SearchHit, SessionService } from '../../sessions/session-service.js';
 import { capText, renderEvent } from '../../summarizers/render.js';
 import { capToolOutput } from '../../summarizers/tool-output-cap.js';
 import { RunnerConfigError } from '../errors.js';
@@ -121,7 +128,8 @@ export function createRecallTool(options: {
 
   /** The summary's end, or the elision rule's when later. */
   async function compactedThrough(context: ToolContext): Promise<number> {
-    const view = await sessionService.loadView({ ...keyOf(context), signal: context.signal });
+    const stored = await sessionService.loadView({ ...keyOf(context), signal: context.signal });
+    const view = context.viewScope ? scopeView(stored, context.viewScope) : stored;
     const summarized = view.checkpoint?.actions.compaction.endSeq ?? 0;
     const elided = latestElision(view.tail)?.actions.elision.throughSeq ?? 0;
     return Math.max(summarized, elided);
@@ -131,13 +139,16 @@ export function createRecallTool(options: {
     if (!sessionService.searchEvents) {
       return { items: [], note: 'this store cannot search: pass fromSeq and toSeq instead' };
     }
-    const hits = await sessionService.searchEvents({
+    const scope = context.viewScope;
+    const found = await sessionService.searchEvents({
       ...keyOf(context),
       query,
-      limit: maxResults,
+      // On a branch, siblings' hits are dropped: ask for more so enough remain.
+      limit: scope ? Math.min(1000, maxResults * 4) : maxResults,
       beforeSeq: endSeq + 1,
       signal: context.signal,
     });
+    const hits = scope ? branchFirst(found, scope).slice(0, maxResults) : found;
     const items = hits.map((hit) => toItem(hit.event, maxItemChars, query));
     return items.length > 0 ? { items } : { items, note: 'nothing earlier matches these words' };
   }
@@ -152,8 +163,10 @@ export function createRecallTool(options: {
       signal: context.signal,
     });
     const cap = fromSeq === last ? maxSingleItemChars : maxRangeItemChars;
+    const scope = context.viewScope;
     const items = page.events
       .filter((event) => !event.actions.compaction && !isElisionEvent(event))
+      .filter((event) => !scope || (!branchCompactionOf(event) && isVisibleOnBranch(event, scope)))
       .map((event) => toItem(event, cap));
     const notes: string[] = [];
     if (toSeq > endSeq) notes.push(`events after seq ${endSeq} are in your context already`);
@@ -190,6 +203,16 @@ export function createRecallTool(options: {
       return { compactedThroughSeq: endSeq, ...(await byQuery(context, args.query, endSeq)) };
     },
   });
+}
+
+/**
+ * The hits a branch may see (docs/workflows.md#branch-views), its own branch's first, then the
+ * rest in the store's order: never a sibling's.
+ */
+function branchFirst(hits: SearchHit[], scope: ViewScope): SearchHit[] {
+  const visible = hits.filter((hit) => isVisibleOnBranch(hit.event, scope));
+  const own = visible.filter((hit) => branchOf(hit.event) === scope.branch);
+  return [...own, ...visible.filter((hit) => branchOf(hit.event) !== scope.branch)];
 }
 
 function keyOf(context: ToolContext) {
