@@ -5,6 +5,15 @@
  * adapters (orrery/ai-sdk, orrery/adk, orrery/openai-agents, orrery/langchain).
  */
 
+export {
+  branchOf,
+  eventsOnBranch,
+  isBranchResult,
+  isOnBranchPath,
+  isVisibleOnBranch,
+  scopeView,
+  type ViewScope,
+} from './compaction/branch-view.js';
 // The pure core: configuration, the view, triggers, the safe split, estimates.
 export {
   COMPACTION_DEFAULTS,
@@ -245,8 +254,17 @@ export {
   type PartialEvent,
   type RunToolsOptions,
 } from './runtime/agents/agent.js';
+export {
+  type ControlTool,
+  createExitLoopTool,
+  createTransferTool,
+  TRANSFER_TO_AGENT,
+} from './runtime/agents/control-tools.js';
 export { LlmAgent, type LlmAgentOptions } from './runtime/agents/llm-agent.js';
+export { LoopAgent, type LoopAgentOptions } from './runtime/agents/loop-agent.js';
+export { ParallelAgent, type ParallelAgentOptions } from './runtime/agents/parallel-agent.js';
 export { SequentialAgent, type SequentialAgentOptions } from './runtime/agents/sequential-agent.js';
+export { findAgent, usesBranches } from './runtime/agents/sub-agents.js';
 export { type AgentApp, defineApp } from './runtime/app.js';
 export { type ChunkProgress, SUMMARY_CHUNK_EVENTS } from './runtime/chunked-summary.js';
 export {
@@ -326,6 +344,7 @@ export {
   type SummarizerCoolDownReport,
   type SummarizerPermit,
 } from './runtime/summarizer-cool-down.js';
+export { AgentTool, type AgentToolOptions } from './runtime/tools/agent-tool.js';
 export { type AiSdkToolLike, fromAiSdkTool } from './runtime/tools/from-ai-sdk-tool.js';
 export { FunctionTool, type FunctionToolOptions } from './runtime/tools/function-tool.js';
 export {

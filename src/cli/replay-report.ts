@@ -47,6 +47,7 @@ export function replayJson(report: ReplayReport) {
         beforeCall,
         summarizer,
         fallback,
+        branch,
       }) => ({
         trigger,
         startSeq,
@@ -56,6 +57,7 @@ export function replayJson(report: ReplayReport) {
         beforeCall,
         summarizer,
         ...(fallback ? { fallback } : {}),
+        ...(branch ? { branch } : {}),
       }),
     ),
     // Present only when the elision tier recorded a rule: output with it off stays unchanged.
@@ -83,6 +85,8 @@ export function replayJson(report: ReplayReport) {
       withoutCompaction,
       bytes,
     })),
+    // Present only for a transcript with workflow branches (docs/workflows.md#replay).
+    ...(report.branches ? { branches: report.branches } : {}),
   };
 }
 
@@ -188,7 +192,30 @@ export function renderReport(
     );
   }
   if (cost) lines.push('', ...costLines(cost));
+  lines.push(...branchLines(result));
   return `${lines.join('\n')}\n`;
+}
+
+/** Per branch, for a transcript with workflow branches (each request on its branch's view). */
+function branchLines(result: ReplayReport): string[] {
+  if (!result.branches) return [];
+  const rows = result.branches.map((entry) => [
+    entry.branch === '' ? '(trunk)' : entry.branch,
+    String(entry.modelCalls),
+    number(entry.maxViewTokens),
+    number(entry.maxViewBytes),
+    String(entry.compactions),
+    String(entry.orphans),
+  ]);
+  return [
+    '',
+    'Per branch (each request on its own branch view)',
+    ...table(
+      ['branch', 'calls', 'largest tokens', 'largest bytes', 'compactions', 'orphans'],
+      rows,
+      '  ',
+    ),
+  ];
 }
 
 /**

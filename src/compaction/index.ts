@@ -1,3 +1,4 @@
+export * from './branch-view.js';
 export * from './ceilings.js';
 export * from './config.js';
 export * from './elision.js';

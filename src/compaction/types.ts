@@ -2,6 +2,7 @@
  * The compaction contract: configuration, the summarizer interface and the plan the pure core
  * hands to the Compactor. No I/O here.
  */
+
 import type {
   CompactionEvent,
   CompactionTrigger,
@@ -9,6 +10,7 @@ import type {
   Event,
   UsageMetadata,
 } from '../events/types.js';
+import type { ViewScope } from './branch-view.js';
 
 export interface Summary {
   /** Role `model`: becomes the compaction event's `compactedContent`. */
@@ -121,6 +123,11 @@ export interface CompactionRequest {
   /** The agent whose reported `promptTokenCount` anchors the estimate. */
   agentName?: string;
   branch?: string;
+  /**
+   * Under a workflow with branches: the view compacted is `scope.branch`'s (the trunk's when
+   * absent), and a branch's summary is stored on the branch (docs/workflows.md).
+   */
+  scope?: ViewScope;
   /** System instruction + tool declarations of the next request. */
   overheadTokens?: number;
   /** The invocation still running: its open calls are not dead. */

@@ -241,6 +241,10 @@ export function toAdkEventJson(
   setDefined(orrery, 'seq', event.seq);
   // An elision rule is orrery's own action: ADK for Python forbids unknown action keys.
   if (event.actions.elision) orrery.elision = structuredClone(event.actions.elision);
+  // A branch's summary (docs/workflows.md) likewise: ADK has no branch-scoped compaction.
+  if (event.actions.branchCompaction) {
+    orrery.branchCompaction = structuredClone(event.actions.branchCompaction);
+  }
   const compaction = event.actions.compaction;
   if (compaction) {
     const fields: Record<string, unknown> = {};
@@ -376,7 +380,8 @@ function actionsToAdk(
     if (value === undefined) continue;
     // ADK-JS has no `actions.compaction`: the event's own fields carry it (`jsCompactionFields`).
     if (name === 'compaction' && form.dialect === 'adk-js') continue;
-    if (name === 'elision') continue; // carried in customMetadata.orrery
+    // Carried in customMetadata.orrery.
+    if (name === 'elision' || name === 'branchCompaction') continue;
     if (name === 'compaction') {
       const compaction = actions.compaction!;
       const adk: Record<string, unknown> = {

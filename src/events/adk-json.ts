@@ -17,6 +17,7 @@ import {
 import { camelizeKeys, convertContent, convertUsage, type OpenCalls } from './adk-json-parts.js';
 import {
   CompactionTriggerSchema,
+  EventCompactionSchema,
   EventElisionSchema,
   invalid,
   parseEvent,
@@ -78,6 +79,8 @@ const OrreryMetadataSchema = z.object({
     .optional(),
   /** An elision rule (docs/architecture.md#elision-the-cheap-tier): ADK forbids the action key. */
   elision: EventElisionSchema.optional(),
+  /** A branch's summary (docs/workflows.md#compaction-per-branch): ADK has no such action. */
+  branchCompaction: EventCompactionSchema.optional(),
 });
 type OrreryMetadata = z.infer<typeof OrreryMetadataSchema>;
 
@@ -270,6 +273,9 @@ function convertEvent(raw: unknown, path: string, openCalls: OpenCalls): unknown
     // The export carries the rule here; back where orrery keeps it (the schema checks it after).
     (event.actions as Record<string, unknown>).elision ??= metadata.elision;
   }
+  if (metadata.branchCompaction && isPlainObject(event.actions)) {
+    (event.actions as Record<string, unknown>).branchCompaction ??= metadata.branchCompaction;
+  }
   if (metadata.compaction && isPlainObject(event.actions)) {
     const compaction = (event.actions as Record<string, unknown>).compaction;
     if (isPlainObject(compaction)) {
@@ -327,6 +333,9 @@ function splitCustomMetadata(
   }
   if (isPlainObject(camel) && camel.elision !== undefined) {
     camel.elision = camelizeKeys(camel.elision);
+  }
+  if (isPlainObject(camel) && camel.branchCompaction !== undefined) {
+    camel.branchCompaction = camelizeKeys(camel.branchCompaction);
   }
   const metadata = parseWith(OrreryMetadataSchema, camel, `${path}.customMetadata.orrery`);
   return { customMetadata: rest, metadata };

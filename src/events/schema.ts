@@ -183,6 +183,7 @@ export const EventActionsSchema = z.looseObject({
   requestedAuthConfigs: record.optional(),
   compaction: EventCompactionSchema.optional(),
   elision: EventElisionSchema.optional(),
+  branchCompaction: EventCompactionSchema.optional(),
   rewindBeforeInvocationId: z.string().optional(),
 });
 

@@ -178,6 +178,11 @@ export interface EventActions {
   /** A view rule eliding bulky old tool outputs (an event with no content). */
   elision?: EventElision;
   /**
+   * A summary of one branch's view (docs/workflows.md#compaction-per-branch), stored on that
+   * branch: only the branch and its descendants use it as their checkpoint.
+   */
+  branchCompaction?: EventCompaction;
+  /**
    * ADK's rewind: this event annuls every event from the first one of that invocation up to
    * itself (they stay stored; the view leaves them out, as ADK does).
    */

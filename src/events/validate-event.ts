@@ -340,6 +340,9 @@ function checkActions(actions: unknown, path: string, range: RangeContext): void
       case 'elision':
         checkElision(value, `${path}.elision`, range);
         break;
+      case 'branchCompaction':
+        checkCompaction(value, `${path}.branchCompaction`, range);
+        break;
     }
   }
 }

@@ -254,7 +254,13 @@ export class Compactor {
       return full;
     };
     const stored =
-      known ?? (await loadActiveView({ sessionService: this.sessionService, ...key, signal }));
+      known ??
+      (await loadActiveView({
+        sessionService: this.sessionService,
+        ...key,
+        scope: request.scope,
+        signal,
+      }));
     const decision = await this.plan({ key, stored, request, signal });
     if (decision.kind === 'skip') {
       return finish({
@@ -263,7 +269,10 @@ export class Compactor {
         tokensBefore: decision.tokensBefore,
       });
     }
-    if (decision.kind === 'elide') return finish(await this.elide({ key, plan: decision, signal }));
+    const branch = request.scope?.branch;
+    if (decision.kind === 'elide') {
+      return finish(await this.elide({ key, plan: decision, branch, signal }));
+    }
     // An expanded view (imported ADK summaries, rewinds) has no checkpoint of its own: the new
     // summary is rolling from seq 1 and conditional on the stored checkpoint.
     const plan =
@@ -282,6 +291,7 @@ export class Compactor {
         turnId: turnId ?? request.currentInvocationId,
         // The request does not fit without it: never skipped, only spared the wait.
         required: request.force === true || request.trigger === 'overflow',
+        branch,
         signal,
       }),
     );
@@ -320,6 +330,8 @@ export class Compactor {
   private async elide(options: {
     key: SessionKey;
     plan: ElisionPlan;
+    /** A branch's rule is stored on the branch: its siblings keep their whole outputs. */
+    branch: string | undefined;
     signal: AbortSignal | undefined;
   }): Promise<AttemptResult> {
     const { key, plan, signal } = options;
@@ -342,6 +354,7 @@ export class Compactor {
       invocationId: newId(),
       author: 'user',
       timestamp: Date.now() / 1000,
+      ...(options.branch !== undefined ? { branch: options.branch } : {}),
       actions: { elision },
     };
     try {
@@ -362,6 +375,8 @@ export class Compactor {
     rule: EventElision | undefined;
     turnId: string | undefined;
     required: boolean;
+    /** A branch's summary is stored on the branch (`appendBranchCompaction`). */
+    branch: string | undefined;
     signal: AbortSignal | undefined;
   }): Promise<AttemptResult> {
     const { key, plan, signal } = options;
@@ -431,12 +446,21 @@ export class Compactor {
       deadCalls: plan.deadCalls,
     };
     try {
-      const appended = await this.sessionService.appendCompaction({
-        ...key,
-        event,
-        expectedCheckpointSeq: plan.expectedCheckpointSeq,
-        signal,
-      });
+      const appended =
+        options.branch === undefined
+          ? await this.sessionService.appendCompaction({
+              ...key,
+              event,
+              expectedCheckpointSeq: plan.expectedCheckpointSeq,
+              signal,
+            })
+          : await this.appendBranchCompaction({
+              key,
+              event,
+              branch: options.branch,
+              expectedCheckpointSeq: plan.expectedCheckpointSeq,
+              signal,
+            });
       return { outcome: 'compacted', event: appended, ...details };
     } catch (error) {
       if (CompactionConflictError.isInstance(error)) {
@@ -444,6 +468,45 @@ export class Compactor {
       }
       return { outcome: 'failed', reason: errorMessage(error), error, ...details };
     }
+  }
+
+  /**
+   * A branch's summary: stored on the branch as `actions.branchCompaction` with an ordinary
+   * append, so the store never takes it for the trunk's checkpoint. Conditional in the
+   * runtime: the branch's checkpoint is read again first (one branch runs one agent at a time
+   * and the session lease keeps other processes out, so nothing else writes a summary of this
+   * branch in between). Returned as the compaction it is (`actions.compaction` set).
+   */
+  private async appendBranchCompaction(options: {
+    key: SessionKey;
+    event: NewEvent;
+    branch: string;
+    expectedCheckpointSeq: number | null;
+    signal: AbortSignal | undefined;
+  }): Promise<CompactionEvent> {
+    const { key, event, branch, signal } = options;
+    const current = await loadActiveView({
+      sessionService: this.sessionService,
+      ...key,
+      scope: { branch },
+      signal,
+    });
+    const currentSeq = current.checkpoint?.seq ?? null;
+    if (currentSeq !== options.expectedCheckpointSeq) {
+      throw new CompactionConflictError({
+        sessionId: key.sessionId,
+        expectedCheckpointSeq: options.expectedCheckpointSeq,
+        actualCheckpointSeq: currentSeq,
+      });
+    }
+    const { compaction, ...actions } = event.actions;
+    if (!compaction) throw new Error('appendBranchCompaction needs a compaction event');
+    const appended = await this.sessionService.appendEvent({
+      ...key,
+      event: { ...event, branch, actions: { ...actions, branchCompaction: compaction } },
+      signal,
+    });
+    return { ...appended, actions: { ...appended.actions, compaction } };
   }
 
   /** The raw events of the last `overlapSize` invocations the checkpoint covers, in `seq` order. */

@@ -3,6 +3,7 @@
  * ceilings (`maxRequestBytes`, the model's context window) with a smaller retained tail, and as
  * a last resort oversized tool output truncated in the view only.
  */
+import type { ViewScope } from '../compaction/branch-view.js';
 import { fitViewToCeilings } from '../compaction/ceilings.js';
 import {
   estimateContentBytes,
@@ -66,6 +67,8 @@ export interface PrepareViewOptions {
   key: SessionKey;
   agentName: string;
   branch?: string;
+  /** Under a workflow with branches: whose view (docs/workflows.md#branch-views). */
+  scope?: ViewScope;
   model: Model;
   overhead: RequestOverhead;
   invocationId: string;
@@ -173,10 +176,15 @@ export class ContextGuard {
     this.estimateEvent = options.estimateEvent;
   }
 
-  private load(options: { key: SessionKey; signal?: AbortSignal }): Promise<StoredView> {
+  private load(options: {
+    key: SessionKey;
+    scope?: ViewScope;
+    signal?: AbortSignal;
+  }): Promise<StoredView> {
     return loadActiveView({
       sessionService: this.sessionService,
       ...options.key,
+      scope: options.scope,
       signal: options.signal,
     });
   }
@@ -199,6 +207,7 @@ export class ContextGuard {
       key,
       agentName,
       branch,
+      scope: options.scope,
       overheadTokens: overhead.tokens,
       currentInvocationId: invocationId,
       signal,
@@ -397,6 +406,7 @@ export class ContextGuard {
       force: true,
       agentName: options.agentName,
       branch: options.branch,
+      scope: options.scope,
       overheadTokens: options.overhead.tokens,
       currentInvocationId: options.invocationId,
       retention: smallerRetention({

@@ -1,7 +1,17 @@
 export * from './active-view.js';
 export * from './agents/agent.js';
+export {
+  type ControlTool,
+  createExitLoopTool,
+  createTransferTool,
+  isControlTool,
+  TRANSFER_TO_AGENT,
+} from './agents/control-tools.js';
 export * from './agents/llm-agent.js';
+export * from './agents/loop-agent.js';
+export * from './agents/parallel-agent.js';
 export * from './agents/sequential-agent.js';
+export { findAgent, usesBranches } from './agents/sub-agents.js';
 export * from './app.js';
 export * from './compactor.js';
 export * from './context-guard.js';
@@ -10,6 +20,7 @@ export * from './plugins/index.js';
 export * from './replay.js';
 export * from './runner.js';
 export type { SessionLeaseOptions } from './session-lease.js';
+export * from './tools/agent-tool.js';
 export * from './tools/from-ai-sdk-tool.js';
 export * from './tools/function-tool.js';
 export * from './tools/memory-tools.js';

@@ -1,4 +1,5 @@
 /** One invocation's context: the bridge between agents and the Runner's store, plugins and guard. */
+import type { ViewScope } from '../compaction/branch-view.js';
 import type { ActiveView } from '../compaction/view.js';
 import { errorMessage } from '../events/errors.js';
 import { createEvent } from '../events/event-helpers.js';
@@ -33,6 +34,11 @@ export interface InvocationOptions {
   invocationId: string;
   rootAgentName: string;
   branch?: string;
+  /**
+   * Set under a workflow with branches (`usesBranches`): every view is `scope.branch`'s
+   * (docs/workflows.md#branch-views). Absent: the whole session, as without workflows.
+   */
+  scope?: ViewScope;
   signal?: AbortSignal;
   state: InvocationState;
   sessionService: SessionService;
@@ -156,7 +162,27 @@ export class Invocation implements InvocationContext {
    * and the next model call reads the store again.
    */
   rememberView(stored: StoredView | undefined): void {
-    this.known = this.options.trackView ? stored : undefined;
+    // A scoped view is not what `loadView` returns, and other branches append concurrently.
+    this.known = this.options.trackView && !this.options.scope ? stored : undefined;
+  }
+
+  /**
+   * The same invocation on `branch` (a `ParallelAgent`'s sub-agent): its own views, its own
+   * appends on the branch, the same session, state, plugins and signal.
+   */
+  withBranch(branch: string): Invocation {
+    return new Invocation({
+      ...this.options,
+      branch,
+      scope: { branch },
+      trackView: false,
+      hasSummary: this.summarized,
+    });
+  }
+
+  /** The branch's view rule (`scope`), when the run has branches. */
+  get scope(): ViewScope | undefined {
+    return this.options.scope;
   }
 
   /** The stored view a `loadView` would return now, when nothing but this invocation wrote since the last read. */
@@ -238,6 +264,7 @@ export class Invocation implements InvocationContext {
         key: this.key,
         agentName: options.agentName,
         branch: this.branch,
+        scope: this.options.scope,
         model: options.model,
         overhead,
         invocationId: this.invocationId,
@@ -282,6 +309,7 @@ export class Invocation implements InvocationContext {
         key: this.key,
         agentName: options.agentName,
         branch: this.branch,
+        scope: this.options.scope,
         model: options.model,
         overhead,
         invocationId: this.invocationId,
@@ -299,6 +327,7 @@ export class Invocation implements InvocationContext {
         (await loadActiveView({
           sessionService: this.options.sessionService,
           ...this.key,
+          scope: this.options.scope,
           signal: this.signal,
         }));
       view = await new OrphanCallRestorer({ sessionService: this.options.sessionService }).assemble(
@@ -446,6 +475,8 @@ export class Invocation implements InvocationContext {
             agentName,
             functionCallId: call.id,
             state,
+            ...(this.branch !== undefined && { branch: this.branch }),
+            ...(this.options.scope && { viewScope: this.options.scope }),
             signal: this.signal,
           },
         });

@@ -1,4 +1,5 @@
 /** Replay's losslessness check: the stored history holds every replayed event, unchanged. */
+import { branchCompactionOf } from '../compaction/branch-view.js';
 import { isElisionEvent } from '../compaction/elision.js';
 import { isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, NewEvent, SessionKey } from '../events/types.js';
@@ -24,7 +25,9 @@ export async function isLossless(options: {
     afterSeq = page.nextCursor;
   }
   // Summaries and elision rules are compaction's own records, not replayed events.
-  const raw = stored.filter((event) => !isCompactionEvent(event) && !isElisionEvent(event));
+  const raw = stored.filter(
+    (event) => !isCompactionEvent(event) && !isElisionEvent(event) && !branchCompactionOf(event),
+  );
   if (raw.length !== options.replayed.length) return false;
   return raw.every(({ seq: _seq, ...event }, index) => {
     const replayed = options.replayed[index];

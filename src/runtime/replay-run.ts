@@ -3,6 +3,7 @@
  * the events played in order (the replay loop), then the report. The estimates are a parameter
  * so a test can replay without `PartTokens`' memory and compare.
  */
+import { hasWorkflowBranches } from '../compaction/branch-view.js';
 import { isCompactionEvent } from '../events/event-helpers.js';
 import type { NewEvent, SessionKey } from '../events/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
@@ -36,7 +37,11 @@ export async function replayWith(options: ReplayWithOptions): Promise<ReplayRepo
     userId: options.userId ?? 'replay',
     sessionId: options.sessionId ?? `replay-${crypto.randomUUID()}`,
   };
-  const replayed = options.events.filter((event) => !isCompactionEvent(event));
+  // Recorded summaries (the trunk's and the branches') are re-decided by the replay.
+  const replayed = options.events.filter(
+    (event) => !isCompactionEvent(event) && event.actions?.branchCompaction === undefined,
+  );
+  const scoped = hasWorkflowBranches(replayed);
   // Counted as the Runner counts it, so a replayed request is sized like a live one.
   const estimatedOverhead = estimateRequestOverhead({
     systemInstruction: options.systemInstruction,
@@ -55,6 +60,7 @@ export async function replayWith(options: ReplayWithOptions): Promise<ReplayRepo
     fallbackSummarizer: options.fallbackSummarizer,
     overhead,
     estimates: options.estimates,
+    scoped,
     signal,
   });
   await replayEvents({
@@ -83,6 +89,7 @@ export async function replayWith(options: ReplayWithOptions): Promise<ReplayRepo
     failures: session.failures,
     recordedCompactionsIgnored: options.events.length - replayed.length,
     overheadTokens: overhead.tokens,
+    ...(scoped && { branches: session.branchFigures() }),
   };
 }
 

@@ -4,13 +4,14 @@
  * appended, and the after-invocation triggers run as the Runner runs them, every compaction
  * recorded by its position in the replayed events.
  */
+import { branchOf } from '../compaction/branch-view.js';
 import { countCompletedInvocations } from '../compaction/triggers.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import type { Event, NewEvent, Part, SessionKey } from '../events/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { type CompactionReport, Compactor } from './compactor.js';
 import { ContextGuard } from './context-guard.js';
-import type { ReplayCompaction, ReplayElision, ReplayRequest } from './replay.js';
+import type { ReplayBranch, ReplayCompaction, ReplayElision, ReplayRequest } from './replay.js';
 import { estimateView, extendView, RECORDED_MODEL, usageBlind } from './replay-view.js';
 import { RequestMeasure } from './request-measure.js';
 import { SummarizerCoolDown } from './summarizer-cool-down.js';
@@ -32,6 +33,11 @@ export interface ReplaySessionOptions {
   /** Counted in every request: instruction and tool declarations. */
   overhead: { tokens: number; bytes: number };
   estimates: ReplayEstimates;
+  /**
+   * The transcript has workflow branches: each model call is prepared on its event's branch
+   * view, after-invocation compaction on the trunk's (docs/workflows.md#replay).
+   */
+  scoped?: boolean;
   signal?: AbortSignal;
 }
 
@@ -42,6 +48,9 @@ export class ReplaySession {
   readonly requests: ReplayRequest[] = [];
   /** Requests that held an unpaired call or response. */
   orphans = 0;
+  /** Scoped replays: each request's branch (`""` the trunk), in request order. */
+  private readonly requestBranches: string[] = [];
+  private readonly orphanBranches: string[] = [];
   private readonly options: ReplaySessionOptions;
   /** Store seq -> position in the replayed events (1-based). */
   private readonly positions = new Map<number, number>();
@@ -95,19 +104,27 @@ export class ReplaySession {
   async measureModelCall(event: NewEvent): Promise<void> {
     const { key, overhead, signal } = this.options;
     this.attemptFailed = false;
+    const scoped = this.options.scoped === true;
+    const branch = branchOf(event);
     const prepared = await this.guard.prepare({
       key,
       agentName: event.author,
       branch: event.branch,
+      ...(scoped && { scope: { branch } }),
       model: RECORDED_MODEL,
       overhead,
       invocationId: event.invocationId,
-      stored: this.known,
+      // A scoped view is not the store's: the guard reads the branch's view itself.
+      stored: scoped ? undefined : this.known,
       signal,
     });
-    this.known = this.attemptFailed ? undefined : prepared.stored;
+    this.known = this.attemptFailed || scoped ? undefined : prepared.stored;
     const { contents } = prepared.view;
-    if (hasUnpaired(contents)) this.orphans++;
+    if (scoped) this.requestBranches.push(branch ?? '');
+    if (hasUnpaired(contents)) {
+      this.orphans++;
+      if (scoped) this.orphanBranches.push(branch ?? '');
+    }
     const size = this.measure.measure(contents);
     this.requests.push({
       withCompaction: size.tokens,
@@ -124,7 +141,40 @@ export class ReplaySession {
     const stored = await service.appendEvent({ ...key, event, signal });
     this.positions.set(stored.seq, position);
     this.uncompacted.append(stored);
-    this.known = extendView(this.known, stored);
+    this.known = this.options.scoped ? undefined : extendView(this.known, stored);
+  }
+
+  /** Scoped replays: figures per branch, the trunk first, then branches by name. */
+  branchFigures(): ReplayBranch[] {
+    const figures = new Map<string, ReplayBranch>();
+    const of = (branch: string) => {
+      let entry = figures.get(branch);
+      if (!entry) {
+        entry = {
+          branch,
+          modelCalls: 0,
+          maxViewTokens: 0,
+          maxViewBytes: 0,
+          compactions: 0,
+          orphans: 0,
+        };
+        figures.set(branch, entry);
+      }
+      return entry;
+    };
+    of('');
+    this.requestBranches.forEach((branch, index) => {
+      const entry = of(branch);
+      const request = this.requests[index]!;
+      entry.modelCalls++;
+      entry.maxViewTokens = Math.max(entry.maxViewTokens, request.withCompaction);
+      entry.maxViewBytes = Math.max(entry.maxViewBytes, request.bytes);
+    });
+    for (const compaction of this.compactions) of(compaction.branch ?? '').compactions++;
+    for (const branch of this.orphanBranches) of(branch).orphans++;
+    return [...figures.values()].sort((left, right) =>
+      left.branch < right.branch ? -1 : left.branch > right.branch ? 1 : 0,
+    );
   }
 
   /**
@@ -157,6 +207,7 @@ export class ReplaySession {
       ...key,
       trigger,
       overheadTokens: overhead.tokens,
+      ...(this.options.scoped && { scope: {} }),
       stored: this.known,
       signal,
     });
@@ -201,6 +252,7 @@ export class ReplaySession {
       summarizer: report.event?.actions.compaction.summarizer ?? report.summarizer ?? '',
       ...(fallback ? { fallback } : {}),
       summaryTokens: this.partsTokens(report.event?.actions.compaction.compactedContent.parts),
+      ...(report.event?.branch ? { branch: report.event.branch } : {}),
     });
   }
 

@@ -33,6 +33,22 @@ export interface ReplayCompaction {
   fallback?: { from: string; reason?: string };
   /** Estimated tokens of the summary written (what the summarizer call output). */
   summaryTokens: number;
+  /** The branch whose view it summarized (docs/workflows.md); absent: the trunk's. */
+  branch?: string;
+}
+
+/** One branch's requests in a replay with workflow branches (docs/workflows.md#replay). */
+export interface ReplayBranch {
+  /** The branch (`sweep.network`); `""` is the trunk. */
+  branch: string;
+  modelCalls: number;
+  /** Its largest request, in estimated tokens and in bytes. */
+  maxViewTokens: number;
+  maxViewBytes: number;
+  /** Summaries of this branch's view. */
+  compactions: number;
+  /** Its requests that held an unpaired call or response. */
+  orphans: number;
 }
 
 /**
@@ -93,6 +109,12 @@ export interface ReplayReport {
   recordedCompactionsIgnored: number;
   /** Tokens counted in every request besides the contents (instruction, tool declarations). */
   overheadTokens: number;
+  /**
+   * Present only for a transcript with workflow branches (a dotted `branch`, as ADK's
+   * `ParallelAgent` writes): each model call was prepared on its own branch's view, and these
+   * are the figures per branch, trunk first.
+   */
+  branches?: ReplayBranch[];
 }
 
 export interface ReplayProgress {

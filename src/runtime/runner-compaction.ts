@@ -6,6 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
+import type { ViewScope } from '../compaction/branch-view.js';
 import { countCompletedInvocations, estimateNextRequest } from '../compaction/triggers.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import type { ViewWarning } from '../compaction/view.js';
@@ -39,6 +40,8 @@ export interface AfterInvocationOptions {
   key: SessionKey;
   agentName: string;
   branch?: string;
+  /** Under a workflow with branches: the trunk's scoped view (docs/workflows.md). */
+  scope?: ViewScope;
   overheadTokens: number;
   /** The stored view as `loadView` would return it now, when the invocation knows it. */
   stored?: StoredView;
@@ -134,12 +137,13 @@ export class RunnerCompaction {
       key,
       agentName: options.agentName,
       branch: options.branch,
+      scope: options.scope,
       overheadTokens: options.overheadTokens,
       turnId: options.turnId,
       signal,
     };
     // One view read serves both checks unless the window compacted in between.
-    const load = () => loadActiveView({ sessionService, ...key, signal });
+    const load = () => loadActiveView({ sessionService, ...key, scope: options.scope, signal });
     let stored = options.stored ?? (await load());
     // Whether `stored` is still what the store holds, so the compactor need not read it again.
     let current = true;

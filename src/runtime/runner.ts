@@ -19,6 +19,7 @@ import type { TelemetrySpan } from '../observability/telemetry.js';
 import { SessionNotFoundError } from '../sessions/errors.js';
 import type { SessionLease, SessionService } from '../sessions/session-service.js';
 import type { Agent, AgentEvent } from './agents/agent.js';
+import { usesBranches } from './agents/sub-agents.js';
 import { BackgroundCompactions } from './background-compactions.js';
 import {
   createRunnerSummarizer,
@@ -64,6 +65,8 @@ export class Runner {
   private readonly compaction?: RunnerCompaction;
   /** The `recall` tool, when compaction is on and it was not turned off. */
   private readonly recallTool?: Tool;
+  /** The agent tree has a `ParallelAgent`: views are scoped by branch. */
+  private readonly branched: boolean;
 
   constructor(options: RunnerOptions) {
     const settings = resolveRunnerSettings(options);
@@ -72,6 +75,7 @@ export class Runner {
     this.background = settings.background;
     this.sessionLease = settings.sessionLease;
     this.agent = options.agent;
+    this.branched = usesBranches(options.agent);
     this.sessionService = options.sessionService;
     this.plugins = new PluginManager({ plugins: options.plugins });
     this.metrics = createCompactionMetrics({ registry: options.metrics?.registry });
@@ -181,6 +185,8 @@ export class Runner {
       key,
       invocationId: newId(),
       rootAgentName: this.agent.name,
+      // A workflow with branches: every view is a branch's (docs/workflows.md#branch-views).
+      scope: this.branched ? {} : undefined,
       signal,
       state: new InvocationState(session.state),
       sessionService: this.sessionService,
@@ -237,9 +243,17 @@ export class Runner {
     if (!compaction) return false;
     const caller = invocation.lastModelCaller ?? { agentName: this.agent.name, overheadTokens: 0 };
     const stored = invocation.knownView();
+    const scope = invocation.scope;
     const turnId = invocation.invocationId;
     if (!this.background) {
-      await compaction.afterInvocation({ key, ...caller, stored, turnId, signal: options.signal });
+      await compaction.afterInvocation({
+        key,
+        ...caller,
+        scope,
+        stored,
+        turnId,
+        signal: options.signal,
+      });
       return false;
     }
     // Not tied to the caller's signal: the caller has moved on by the time it runs. It holds
@@ -247,7 +261,14 @@ export class Runner {
     this.backgroundCompactions.start({
       key,
       work: () =>
-        compaction.afterInvocation({ key, ...caller, stored, turnId, signal: lease?.signal }),
+        compaction.afterInvocation({
+          key,
+          ...caller,
+          scope,
+          stored,
+          turnId,
+          signal: lease?.signal,
+        }),
       done: () => {
         this.telemetry.forgetAgentSpan(key, options.agentSpan);
         return lease?.release();

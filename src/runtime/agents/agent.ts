@@ -64,6 +64,12 @@ export interface InvocationContext {
    * (not yet stored): one event, role `user`, author the agent, responses in call order.
    */
   runTools(options: RunToolsOptions): Promise<NewEvent>;
+  /**
+   * The same invocation on `branch` (a dotted path, `sweep.network`): its model calls see that
+   * branch's view and its events are stored on it (docs/workflows.md#branch-views).
+   * `ParallelAgent` needs it.
+   */
+  withBranch?(branch: string): InvocationContext;
 }
 
 /**
@@ -87,6 +93,11 @@ export interface Agent {
   /** A root without a model (a workflow) needs an explicit summarizer for compaction. */
   readonly model?: Model;
   readonly subAgents?: readonly Agent[];
+  /**
+   * The agent whose `subAgents` hold this one (set by the parent's constructor, as ADK's
+   * `parent_agent`): `transfer_to_agent` may name it and its other sub-agents.
+   */
+  parentAgent?: Agent;
   /** Yields each event after it is stored, and partial events (not stored) when streaming. */
   runAsync(context: InvocationContext): AsyncGenerator<AgentEvent, void, undefined>;
   /** A copy running on `model` (the CLI's `--model`); agents without it keep their own. */

@@ -1,5 +1,5 @@
 import { createEvent, getFunctionCalls, newId } from '../../events/event-helpers.js';
-import type { Content, Part } from '../../events/types.js';
+import type { Content, EventActions, FunctionCall, Part } from '../../events/types.js';
 import type { Model, ModelResponse, ModelStreamPart } from '../../models/types.js';
 import { MaxStepsExceededError, RunnerConfigError } from '../errors.js';
 import { type ModelRetryOptions, resolveModelRetry } from '../model-retry.js';
@@ -11,6 +11,8 @@ import type {
   InvocationContext,
   PartialEvent,
 } from './agent.js';
+import { createTransferTool, isControlTool } from './control-tools.js';
+import { adoptSubAgents, validateSubAgents } from './sub-agents.js';
 
 export interface LlmAgentOptions {
   name: string;
@@ -31,6 +33,16 @@ export interface LlmAgentOptions {
    * on). Default true.
    */
   recall?: boolean;
+  /**
+   * Agents this one may hand the turn to with ADK's `transfer_to_agent` (offered to the model
+   * when there is someone to transfer to: these, the parent `LlmAgent` and its other
+   * sub-agents). The target then answers in the same invocation.
+   */
+  subAgents?: Agent[];
+  /** No `transfer_to_agent` to the parent `LlmAgent` (ADK's `disallowTransferToParent`). */
+  disallowTransferToParent?: boolean;
+  /** No `transfer_to_agent` to the parent's other sub-agents (ADK's `disallowTransferToPeers`). */
+  disallowTransferToPeers?: boolean;
 }
 
 const agentNamePattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -59,9 +71,17 @@ export class LlmAgent implements Agent {
   /** As given, for `withModel`. */
   private readonly options: LlmAgentOptions;
   readonly recall: boolean;
+  readonly subAgents: readonly Agent[];
+  parentAgent?: Agent;
 
   constructor(options: LlmAgentOptions) {
     validateAgentName(options.name);
+    validateSubAgents({
+      kind: 'LlmAgent',
+      name: options.name,
+      subAgents: options.subAgents ?? [],
+      allowEmpty: true,
+    });
     if (!options.model) {
       throw new RunnerConfigError({
         field: 'model',
@@ -97,17 +117,43 @@ export class LlmAgent implements Agent {
     this.temperature = options.temperature;
     this.maxOutputTokens = options.maxOutputTokens;
     this.modelRetry = resolveModelRetry(options.modelRetry);
+    this.subAgents = [...(options.subAgents ?? [])];
     this.options = { ...options, tools: [...(options.tools ?? [])] };
+    adoptSubAgents(this);
+  }
+
+  /**
+   * Who `transfer_to_agent` may name (ADK's rule): the sub-agents, the parent when it is an
+   * `LlmAgent`, and that parent's other sub-agents.
+   */
+  transferTargets(): Agent[] {
+    const targets = [...this.subAgents];
+    const parent = this.parentAgent;
+    if (parent instanceof LlmAgent) {
+      if (!this.options.disallowTransferToParent) targets.push(parent);
+      if (!this.options.disallowTransferToPeers) {
+        targets.push(...parent.subAgents.filter((peer) => peer !== this));
+      }
+    }
+    return targets;
   }
 
   /** The same agent (name, instruction, tools, settings) on another model. */
   withModel(model: Model): LlmAgent {
-    return new LlmAgent({ ...this.options, model });
+    return new LlmAgent({
+      ...this.options,
+      model,
+      subAgents: this.subAgents.map((agent) => agent.withModel?.(model) ?? agent),
+    });
   }
 
   /** Own tools, then the Runner's built-in ones whose names are not taken. */
   private toolsFor(context: InvocationContext): readonly Tool[] {
-    const builtin = this.recall ? (context.builtinTools ?? []) : [];
+    const builtin = [...(this.recall ? (context.builtinTools ?? []) : [])];
+    const targets = this.transferTargets();
+    if (targets.length > 0) {
+      builtin.push(createTransferTool({ targets: targets.map((agent) => agent.name) }));
+    }
     const extra = builtin.filter((tool) => !this.tools.some((own) => own.name === tool.name));
     return extra.length > 0 ? [...this.tools, ...extra] : this.tools;
   }
@@ -153,10 +199,36 @@ export class LlmAgent implements Agent {
         calls,
         tools,
       });
+      const actions = controlActions(calls, tools);
+      Object.assign(responseEvent.actions, actions);
       yield await context.appendEvent(responseEvent);
+      if (actions.transferToAgent !== undefined) {
+        const target = this.transferTargets().find(
+          (agent) => agent.name === actions.transferToAgent,
+        );
+        // The target answers within this invocation (ADK's transfer).
+        if (target) yield* target.runAsync(context);
+        return;
+      }
+      if (actions.escalate === true) return;
     }
     throw new MaxStepsExceededError({ agentName: this.name, maxSteps: this.maxSteps });
   }
+}
+
+/** The actions the control tools among `calls` record (the first transfer wins). */
+function controlActions(calls: FunctionCall[], tools: readonly Tool[]): EventActions {
+  const actions: EventActions = {};
+  for (const call of calls) {
+    const tool = tools.find((candidate) => candidate.name === call.name);
+    if (!isControlTool(tool)) continue;
+    const recorded = tool.actionsFor(call.args ?? {});
+    if (recorded.transferToAgent !== undefined && actions.transferToAgent !== undefined) {
+      delete recorded.transferToAgent;
+    }
+    Object.assign(actions, recorded);
+  }
+  return actions;
 }
 
 /**

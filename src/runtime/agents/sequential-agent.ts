@@ -2,6 +2,7 @@ import type { Model } from '../../models/types.js';
 import { RunnerConfigError } from '../errors.js';
 import type { Agent, AgentEvent, InvocationContext } from './agent.js';
 import { validateAgentName } from './llm-agent.js';
+import { adoptSubAgents } from './sub-agents.js';
 
 export interface SequentialAgentOptions {
   name: string;
@@ -16,6 +17,7 @@ export class SequentialAgent implements Agent {
   readonly name: string;
   readonly model = undefined;
   readonly subAgents: readonly Agent[];
+  parentAgent?: Agent;
 
   constructor(options: SequentialAgentOptions) {
     validateAgentName(options.name);
@@ -28,6 +30,7 @@ export class SequentialAgent implements Agent {
     }
     this.name = options.name;
     this.subAgents = [...options.subAgents];
+    adoptSubAgents(this);
   }
 
   /** The same sequence with `model` given to each sub-agent that takes one (`withModel`). */

@@ -12,6 +12,13 @@
  * estimate.
  */
 import { z } from 'zod';
+import {
+  branchCompactionOf,
+  branchOf,
+  isVisibleOnBranch,
+  scopeView,
+  type ViewScope,
+} from '../../compaction/branch-view.js';
 import { isElisionEvent, latestElision } from '../../compaction/elision.js';
 import type { Event } from '../../events/types.js';
 import {
@@ -20,7 +27,7 @@ import {
   passesHitFilters,
 } from '../../sessions/hit-filters.js';
 import { MAX_SEARCH_LIMIT, searchTerms, tokenizeSearchText } from '../../sessions/search-text.js';
-import type { SessionService } from '../../sessions/session-service.js';
+import type { SearchHit, SessionService } from '../../sessions/session-service.js';
 import { capText, renderEvent } from '../../summarizers/render.js';
 import { capToolOutput } from '../../summarizers/tool-output-cap.js';
 import { RunnerConfigError } from '../errors.js';
@@ -222,7 +229,8 @@ export function createRecallTool(options: {
 
   /** The summary's end, or the elision rule's when later. */
   async function compactedThrough(context: ToolContext): Promise<number> {
-    const view = await sessionService.loadView({ ...keyOf(context), signal: context.signal });
+    const stored = await sessionService.loadView({ ...keyOf(context), signal: context.signal });
+    const view = context.viewScope ? scopeView(stored, context.viewScope) : stored;
     const summarized = view.checkpoint?.actions.compaction.endSeq ?? 0;
     const elided = latestElision(view.tail)?.actions.elision.throughSeq ?? 0;
     return Math.max(summarized, elided);
@@ -244,16 +252,19 @@ export function createRecallTool(options: {
       before: epochSeconds('before', args.before),
       authors: args.authors,
     };
+    const scope = context.viewScope;
     const found = await sessionService.searchEvents({
       ...keyOf(context),
       query,
       // One more than the page: whether there is a next one (within the store's largest page).
-      limit: Math.min(MAX_SEARCH_LIMIT, offset + limit + 1),
+      // On a branch, siblings' hits are dropped: ask for more so enough remain.
+      limit: Math.min(MAX_SEARCH_LIMIT, (offset + limit + 1) * (scope ? 4 : 1)),
       beforeSeq: endSeq + 1,
       ...definedHitFilters(filters),
       signal: context.signal,
     });
-    const matching = found.filter((hit) => passesHitFilters(hit, filters));
+    const passing = found.filter((hit) => passesHitFilters(hit, filters));
+    const matching = scope ? branchFirst(passing, scope) : passing;
     const hits = matching.slice(offset, offset + limit);
     const more = matching.length > offset + limit ? { nextCursor: offset + limit } : {};
     if (hits.length === 0) {
@@ -277,11 +288,14 @@ export function createRecallTool(options: {
     const passages = read.map(({ window, events }) => ({
       fromSeq: window.fromSeq,
       toSeq: window.toSeq,
-      items: events.map((event) =>
-        hitSeqs.has(event.seq)
-          ? { ...toItem(event, maxItemChars, query), hit: true as const }
-          : toItem(event, maxContextItemChars, query),
-      ),
+      // A hit's neighbours on a sibling branch are not this branch's to read.
+      items: events
+        .filter((event) => !scope || isVisibleOnBranch(event, scope))
+        .map((event) =>
+          hitSeqs.has(event.seq)
+            ? { ...toItem(event, maxItemChars, query), hit: true as const }
+            : toItem(event, maxContextItemChars, query),
+        ),
     }));
     const hint = multiHopHint({ query, texts: hits.map((hit) => eventText(hit.event)) });
     return {
@@ -301,8 +315,10 @@ export function createRecallTool(options: {
       signal: context.signal,
     });
     const cap = fromSeq === last ? maxSingleItemChars : maxRangeItemChars;
+    const scope = context.viewScope;
     const items = page.events
       .filter((event) => !event.actions.compaction && !isElisionEvent(event))
+      .filter((event) => !scope || (!branchCompactionOf(event) && isVisibleOnBranch(event, scope)))
       .map((event) => toItem(event, cap));
     const notes: string[] = [];
     if (toSeq > endSeq) notes.push(`events after seq ${endSeq} are in your context already`);
@@ -347,6 +363,16 @@ export function createRecallTool(options: {
 
 function eventText(event: Event): string {
   return renderEvent({ event, maxItemChars: Number.MAX_SAFE_INTEGER }) ?? '';
+}
+
+/**
+ * The hits a branch may see (docs/workflows.md#branch-views), its own branch's first, then the
+ * rest in the store's order: never a sibling's.
+ */
+function branchFirst(hits: SearchHit[], scope: ViewScope): SearchHit[] {
+  const visible = hits.filter((hit) => isVisibleOnBranch(hit.event, scope));
+  const own = visible.filter((hit) => branchOf(hit.event) === scope.branch);
+  return [...own, ...visible.filter((hit) => branchOf(hit.event) !== scope.branch)];
 }
 
 function keyOf(context: ToolContext) {

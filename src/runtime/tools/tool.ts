@@ -1,3 +1,4 @@
+import type { ViewScope } from '../../compaction/branch-view.js';
 import type { FunctionDeclaration } from '../../models/types.js';
 
 /** Session state as a tool sees it: reads include this invocation's writes. */
@@ -19,6 +20,13 @@ export interface ToolContext {
   /** The id of the function call being answered. */
   functionCallId: string;
   state: ToolState;
+  /** The branch the calling agent runs on (docs/workflows.md); absent: the trunk. */
+  branch?: string;
+  /**
+   * Set under a workflow with branches: the view the caller sees (`scopeView`). The `recall`
+   * tool reads only what this scope may see, the caller's own branch first.
+   */
+  viewScope?: ViewScope;
   signal?: AbortSignal;
 }
 

@@ -74,6 +74,8 @@ export interface TimelineEvent {
   toolNames?: string[];
   /** A streamed partial event (never in a request). */
   partial?: true;
+  /** The workflow branch it was stored on (docs/workflows.md); absent: the trunk. */
+  branch?: string;
 }
 
 /** A compaction, drawn as a span over the `seq` range it summarizes. */

@@ -5,6 +5,7 @@
  * `listEvents` is its existence check (a missing session is a `SessionNotFoundError`: a 404).
  */
 import type { Hono } from 'hono';
+import { eventsOnBranch } from '../../compaction/branch-view.js';
 import { integerQuery } from '../integer-query.js';
 import { notFound } from '../problem.js';
 import type { ServerEnv } from '../server-env.js';
@@ -47,11 +48,18 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps)
         maximum: MAX_TIMELINE_LIMIT,
       }) ?? DEFAULT_TIMELINE_LIMIT;
     const signal = context.req.raw.signal;
+    // `?branch=sweep.a`: what that branch sees (docs/workflows.md#branch-views); `?branch=`: the
+    // trunk's. Paging stays by stored `seq`, so a filtered page may hold fewer events.
+    const branch = context.req.query('branch');
     const page = await sessionService.listEvents({ ...key, afterSeq, limit, signal });
     const known = await deps.compactions.read({ key, signal });
     const last = page.events[page.events.length - 1];
+    const shown =
+      branch === undefined
+        ? page.events
+        : eventsOnBranch(page.events, { branch: branch === '' ? undefined : branch });
     const body: TimelineResponse = {
-      events: page.events.map(toTimelineEvent),
+      events: shown.map(toTimelineEvent),
       nextAfterSeq: page.nextCursor !== undefined && last ? last.seq : null,
       eventCount: known.eventCount,
       compactions: afterSeq === 0 ? known.spans : [],

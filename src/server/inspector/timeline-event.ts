@@ -3,6 +3,7 @@
  * preview, never the whole event (`GET .../events/:seq` has that). See
  * `docs/architecture.md#inspector`.
  */
+import { branchCompactionOf } from '../../compaction/branch-view.js';
 import { estimateEventTokens } from '../../compaction/token-estimate.js';
 import { getText } from '../../events/event-helpers.js';
 import type { CompactionEvent, Event, Part } from '../../events/types.js';
@@ -14,7 +15,7 @@ import {
 } from './api-types.js';
 
 function kindOf(event: Event): TimelineEventKind {
-  if (event.actions?.compaction) return 'compaction';
+  if (event.actions?.compaction || branchCompactionOf(event)) return 'compaction';
   const parts = event.content?.parts ?? [];
   if (parts.some((part) => part.functionCall)) return 'tool-call';
   if (parts.some((part) => part.functionResponse)) return 'tool-result';
@@ -51,7 +52,7 @@ export function toTimelineEvent(event: Event): TimelineEvent {
   let text: string;
   const toolNames: string[] = [];
   if (kind === 'compaction') {
-    text = getText(event.actions.compaction?.compactedContent);
+    text = getText((event.actions.compaction ?? branchCompactionOf(event))?.compactedContent);
   } else {
     const parts = event.content?.parts ?? [];
     text = parts.map(describePart).join('\n');
@@ -71,6 +72,7 @@ export function toTimelineEvent(event: Event): TimelineEvent {
     preview: clip(text),
     ...(toolNames.length > 0 ? { toolNames } : {}),
     ...(event.partial ? { partial: true as const } : {}),
+    ...(event.branch ? { branch: event.branch } : {}),
   };
 }
 
