@@ -8,6 +8,7 @@ import type { Event } from '../events/types.js';
 import { SessionNotFoundError } from './errors.js';
 import {
   eventSearchText,
+  matchesSearchFilters,
   type ResolvedSearch,
   searchTerms,
   tokenizeSearchText,
@@ -36,11 +37,19 @@ interface SessionIndex {
   postings: Map<string, Array<[number, number]>>;
   /** seq -> length in terms (indexed events only). */
   lengths: Map<number, number>;
+  /** seq -> what the search filters read (`after`, `before`, `authors`). */
+  filterFields: Map<number, { timestamp: number; author: string }>;
   totalLength: number;
 }
 
 function newIndex(): SessionIndex {
-  return { indexed: 0, postings: new Map(), lengths: new Map(), totalLength: 0 };
+  return {
+    indexed: 0,
+    postings: new Map(),
+    lengths: new Map(),
+    filterFields: new Map(),
+    totalLength: 0,
+  };
 }
 
 function indexEvent(index: SessionIndex, seq: number, event: Event): void {
@@ -57,6 +66,7 @@ function indexEvent(index: SessionIndex, seq: number, event: Event): void {
     list.push([seq, count]);
   }
   index.lengths.set(seq, words.length);
+  index.filterFields.set(seq, { timestamp: event.timestamp, author: event.author });
   index.totalLength += words.length;
 }
 
@@ -93,6 +103,8 @@ export class InMemoryEventSearch {
     }
     if (documents === 0) return [];
     const averageLength = totalLength / documents;
+    const filtered =
+      search.authors !== undefined || search.after > -Infinity || search.before < Infinity;
     const scored: Array<{ session: SearchableSession; seq: number; score: number }> = [];
     for (const { session, index } of indexes) {
       const scores = new Map<number, number>();
@@ -103,6 +115,7 @@ export class InMemoryEventSearch {
         const idf = Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
         for (const [seq, count] of list) {
           if (seq <= search.afterSeq || seq >= search.beforeSeq) continue;
+          if (filtered && !matchesSearchFilters(search, index.filterFields.get(seq)!)) continue;
           const length = index.lengths.get(seq) ?? 0;
           const weight = (count * (K1 + 1)) / (count + K1 * (1 - B + (B * length) / averageLength));
           scores.set(seq, (scores.get(seq) ?? 0) + idf * weight);

@@ -175,6 +175,12 @@ export interface SearchEventsOptions {
   beforeSeq?: number;
   /** Only events with `seq > afterSeq`. */
   afterSeq?: number;
+  /** Only events with `timestamp > after` (epoch seconds, as events store them). */
+  after?: number;
+  /** Only events with `timestamp < before` (epoch seconds, as events store them). */
+  before?: number;
+  /** Only events by one of these authors (`'user'`, an agent's name); `[]` matches none. */
+  authors?: readonly string[];
   signal?: AbortSignal;
 }
 

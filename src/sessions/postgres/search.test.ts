@@ -142,7 +142,19 @@ describePostgres('PostgreSQL history search', (url) => {
 
     const explained = await fixture.pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
       `EXPLAIN (FORMAT JSON) ${buildSearchStatements(schema).any}`,
-      ['a', 'u', null, "'kestrel'", 0, Number.MAX_SAFE_INTEGER, 5, MAX_RANKED_CANDIDATES],
+      [
+        'a',
+        'u',
+        null,
+        "'kestrel'",
+        0,
+        Number.MAX_SAFE_INTEGER,
+        5,
+        MAX_RANKED_CANDIDATES,
+        null,
+        null,
+        null,
+      ],
     );
     const plan = explained.rows[0]?.['QUERY PLAN'][0]?.Plan;
     if (!plan) throw new Error('no plan');

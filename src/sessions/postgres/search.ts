@@ -81,7 +81,7 @@ export const MAX_RANKED_CANDIDATES = 1000;
 const MAX_PAIRED_TERMS = 8;
 
 export interface SearchStatements {
-  /** Events matching at least two terms ($8: the pairs). */
+  /** Events matching at least two terms ($12: the pairs). */
   paired: string;
   /** Events matching any term. */
   any: string;
@@ -89,7 +89,8 @@ export interface SearchStatements {
 
 /**
  * The search statements for one schema ($1 app, $2 user, $3 session or null, $4 the OR-ed
- * terms, $5 afterSeq, $6 beforeSeq, $7 limit, $8 the candidate cap, $9 the pairs).
+ * terms, $5 afterSeq, $6 beforeSeq, $7 limit, $8 the candidate cap, $9 after, $10 before,
+ * $11 authors, $12 the pairs).
  */
 export function buildSearchStatements(schemaName: string): SearchStatements {
   // Quoted here, not with migrations.ts's helper: that module imports this one.
@@ -104,10 +105,13 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
       ts_rank_cd(search, to_tsquery('simple'::regconfig, $4), 1) AS score FROM (
         SELECT ${columns}, event, search FROM ${events}
         WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR session_id = $3)
-          AND seq > $5 AND seq < $6 AND search @@ to_tsquery('simple'::regconfig, ${match})
+          AND seq > $5 AND seq < $6
+          AND ($9::float8 IS NULL OR timestamp > $9) AND ($10::float8 IS NULL OR timestamp < $10)
+          AND ($11::text[] IS NULL OR author = ANY($11::text[]))
+          AND search @@ to_tsquery('simple'::regconfig, ${match})
         ORDER BY seq DESC LIMIT $8) candidates
       ORDER BY score DESC, seq DESC LIMIT $7`;
-  return { paired: ranked('$9'), any: ranked('$4') };
+  return { paired: ranked('$12'), any: ranked('$4') };
 }
 
 /**
@@ -158,12 +162,18 @@ export async function searchPostgresEvents(options: PostgresSearchOptions): Prom
     search.afterSeq,
     search.beforeSeq,
   ];
+  const filters = [
+    Number.isFinite(search.after) ? search.after : null,
+    Number.isFinite(search.before) ? search.before : null,
+    search.authors ? [...search.authors] : null,
+  ];
   const pairs = toPairsTsQuery(terms);
   const rows = pairs
     ? await options.query(options.statements.paired, [
         ...base,
         search.limit,
         MAX_RANKED_CANDIDATES,
+        ...filters,
         pairs,
       ])
     : [];
@@ -173,6 +183,7 @@ export async function searchPostgresEvents(options: PostgresSearchOptions): Prom
       ...base,
       search.limit + rows.length,
       MAX_RANKED_CANDIDATES,
+      ...filters,
     ]);
     for (const row of more) if (!seen.has(`${row.seq}/${row.session_id}`)) rows.push(row);
   }

@@ -150,7 +150,9 @@ function searchStatements(database: BetterSqlite3.Database): SearchStatements {
       row: database.prepare<unknown[], SearchRow>(
         `SELECT session_id, seq, is_compaction, compaction_start_seq, compaction_end_seq, event
          FROM events WHERE rowid = ? AND app_name = ? AND user_id = ?
-           AND (? IS NULL OR session_id = ?) AND seq > ? AND seq < ?`,
+           AND (? IS NULL OR session_id = ?) AND seq > ? AND seq < ?
+           AND (? IS NULL OR timestamp > ?) AND (? IS NULL OR timestamp < ?)
+           AND (? IS NULL OR author IN (SELECT value FROM json_each(?)))`,
       ),
       pending: database.prepare('SELECT 1 FROM events_search_pending LIMIT 1'),
     };
@@ -187,6 +189,10 @@ export function searchSqliteEvents(options: {
   const statements = searchStatements(options.database);
   const query = toFtsQuery(terms);
   const sessionId = search.sessionId ?? null;
+  // Infinite bounds (none given) as NULL: SQLite has no infinity literal to bind.
+  const after = Number.isFinite(search.after) ? search.after : null;
+  const before = Number.isFinite(search.before) ? search.before : null;
+  const authors = search.authors ? JSON.stringify(search.authors) : null;
   let wanted = Math.max(64, search.limit * CANDIDATES_PER_HIT);
   for (;;) {
     const candidates = statements.candidates.all(query, wanted);
@@ -200,6 +206,12 @@ export function searchSqliteEvents(options: {
         sessionId,
         search.afterSeq,
         search.beforeSeq,
+        after,
+        after,
+        before,
+        before,
+        authors,
+        authors,
       );
       if (!row) continue;
       const event = readRow(row, options.rowOptions(row.session_id));

@@ -127,6 +127,40 @@ export function describeSearchEvents(context: ConformanceContext): void {
       expect(await search({ sessionId: key.sessionId, query: 'deploy', limit: 2 })).toHaveLength(2);
     });
 
+    it('keeps to after and before (event timestamps) and to authors', async () => {
+      const key = await context.newSession();
+      const at = async (timestamp: number, author: string, text: string) =>
+        context.service.appendEvent({
+          ...key,
+          event: { ...userTextEvent({ ...fields(), text }), timestamp, author },
+        });
+      const first = await at(1_000, 'user', 'invoice number one sent');
+      const second = await at(2_000, 'billing-agent', 'invoice number two sent');
+      const third = await at(3_000, 'user', 'invoice number three sent');
+      const fourth = await at(4_000, 'auditor', 'invoice number four sent');
+      const seqs = async (options: Omit<SearchEventsOptions, 'appName' | 'userId' | 'query'>) =>
+        (await search({ sessionId: key.sessionId, query: 'invoice', ...options }))
+          .map((hit) => hit.seq)
+          .sort((a, b) => a - b);
+      expect(await seqs({ after: 1_000 })).toEqual([second.seq, third.seq, fourth.seq]);
+      expect(await seqs({ before: 3_000 })).toEqual([first.seq, second.seq]);
+      expect(await seqs({ after: 1_500, before: 3_500 })).toEqual([second.seq, third.seq]);
+      expect(await seqs({ after: 2_000.5 })).toEqual([third.seq, fourth.seq]);
+      expect(await seqs({ authors: ['user'] })).toEqual([first.seq, third.seq]);
+      expect(await seqs({ authors: ['billing-agent', 'auditor'] })).toEqual([
+        second.seq,
+        fourth.seq,
+      ]);
+      expect(await seqs({ authors: [] })).toEqual([]);
+      expect(await seqs({ authors: ['user'], after: 1_000 })).toEqual([third.seq]);
+      expect(await seqs({ authors: ['user'], after: 1_000, afterSeq: third.seq })).toEqual([]);
+      // Across sessions too, and the hits carry the stored timestamp and author.
+      const hits = await search({ query: 'invoice', authors: ['auditor'] });
+      expect(hits.map((hit) => [hit.seq, hit.timestamp, hit.author])).toEqual([
+        [fourth.seq, 4_000, 'auditor'],
+      ]);
+    });
+
     it('treats quotes, operators and punctuation as plain characters', async () => {
       const key = await context.newSession();
       const target = await say(key, 'config file: src/app-config.json (NEAR the root)');
@@ -201,6 +235,16 @@ export function describeSearchEvents(context: ConformanceContext): void {
       expect(InvalidArgumentError.isInstance(badQuery) && badQuery.argument).toBe('query');
       const badSeq = await rejection(search({ query: 'x', beforeSeq: 1.5 }));
       expect(InvalidArgumentError.isInstance(badSeq) && badSeq.argument).toBe('beforeSeq');
+      const badAfter = await rejection(search({ query: 'x', after: Number.NaN }));
+      expect(InvalidArgumentError.isInstance(badAfter) && badAfter.argument).toBe('after');
+      const badBefore = await rejection(
+        search({ query: 'x', before: '2024' as unknown as number }),
+      );
+      expect(InvalidArgumentError.isInstance(badBefore) && badBefore.argument).toBe('before');
+      const badAuthors = await rejection(
+        search({ query: 'x', authors: 'user' as unknown as string[] }),
+      );
+      expect(InvalidArgumentError.isInstance(badAuthors) && badAuthors.argument).toBe('authors');
       const missing = await rejection(
         search({ sessionId: `${key.sessionId}-missing`, query: 'x' }),
       );
