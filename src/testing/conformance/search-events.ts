@@ -127,6 +127,34 @@ export function describeSearchEvents(context: ConformanceContext): void {
       expect(await search({ sessionId: key.sessionId, query: 'deploy', limit: 2 })).toHaveLength(2);
     });
 
+    it('ranks a fixed corpus alike on every store: rare words above a name in every line', async () => {
+      const key = await context.newSession();
+      const lines = [
+        'Caroline: I went to the support group yesterday.',
+        'Melanie: That sounds great, how did it go?',
+        'Caroline: It was good, the group talked about adoption.',
+        'Melanie: I signed up for a pottery class last week.',
+        'Caroline: Pottery sounds relaxing, Caroline approves.',
+        'Melanie: We went camping at the lake with the kids.',
+        'Caroline: I am researching adoption agencies now.',
+        'Melanie: The kids painted a sunset at the lake.',
+        'Caroline: My friend gave me a necklace from Sweden.',
+        'Melanie: Camping again next month, maybe the mountains.',
+      ];
+      for (const line of lines) await say(key, line);
+      const top = async (query: string) =>
+        (await search({ sessionId: key.sessionId, query, limit: 3 })).map((hit) => hit.seq);
+      // "caroline" is in half the lines: the rare word decides.
+      expect((await top('What did Caroline get from Sweden?'))[0]).toBe(9);
+      expect((await top('When did Melanie sign up for pottery class?'))[0]).toBe(4);
+      expect(await top('Caroline adoption agencies')).toEqual([7, 3, 5]);
+      expect((await top('camping lake'))[0]).toBe(6);
+      expect(await top('sunset painted')).toEqual([8]);
+      expect((await top('Caroline camping')).slice(0, 2).sort()).toEqual([10, 6].sort());
+      expect((await top('Melanie necklace'))[0]).toBe(9);
+      expect((await top('Caroline kids'))[0]).toBe(8);
+    });
+
     it('keeps to after and before (event timestamps) and to authors', async () => {
       const key = await context.newSession();
       const at = async (timestamp: number, author: string, text: string) =>
