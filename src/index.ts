@@ -312,7 +312,11 @@ export {
   SessionNotFoundError,
   SessionStoreError,
 } from './sessions/errors.js';
-export { InMemorySessionService } from './sessions/in-memory-session-service.js';
+export {
+  InMemorySessionService,
+  type InMemorySessionServiceOptions,
+} from './sessions/in-memory-session-service.js';
+export { SEARCH_LANGUAGES, type SearchLanguage } from './sessions/query-terms.js';
 export {
   DEFAULT_LEASE_TTL_MS,
   DEFAULT_LEASE_WAIT_MS,

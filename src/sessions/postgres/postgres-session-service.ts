@@ -15,6 +15,7 @@ import {
 import { prepareImport } from '../import-events.js';
 import { InMemoryLeases } from '../in-memory-lease.js';
 import { resolveListAllSessionsOptions } from '../list-all-sessions.js';
+import { resolveSearchLanguage, type SearchLanguage } from '../query-terms.js';
 import { resolveSearchOptions } from '../search-text.js';
 import type {
   AcquireLeaseOptions,
@@ -81,6 +82,8 @@ export class PostgresSessionService implements SessionService {
   private readonly connection: PostgresConnection;
   private readonly reader: PostgresEventReader;
 
+  private readonly searchLanguage: SearchLanguage;
+
   constructor(options: PostgresSessionServiceOptions = {}) {
     this.schema = options.schema ?? 'public';
     if (this.schema.length === 0 || this.schema.length > 63) {
@@ -89,6 +92,7 @@ export class PostgresSessionService implements SessionService {
       });
     }
     this.queries = buildQueries(this.schema);
+    this.searchLanguage = resolveSearchLanguage(options.searchLanguage);
     this.synchronousCommit = synchronousCommitOption(options.synchronousCommit);
     this.connection = new PostgresConnection({
       service: options,
@@ -337,6 +341,7 @@ export class PostgresSessionService implements SessionService {
     this.searchStatements ??= buildSearchStatements(this.schema);
     return searchPostgresEvents({
       search,
+      language: this.searchLanguage,
       statements: this.searchStatements,
       query: (text, values) =>
         this.connection.query<SearchRow>(key, options.signal, text, values, {

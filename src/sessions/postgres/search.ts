@@ -9,7 +9,14 @@
  * generated column rewrites the table, which indexes the events already there.
  */
 
-import { type ResolvedSearch, searchTerms } from '../search-text.js';
+import {
+  asksAboutChanges,
+  boostChanges,
+  type QueryTerm,
+  queryTerms,
+  type SearchLanguage,
+} from '../query-terms.js';
+import type { ResolvedSearch } from '../search-text.js';
 import type { SearchHit } from '../session-service.js';
 import type { EventRow, rowToEvent } from './rows.js';
 
@@ -157,15 +164,19 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
 }
 
 /**
- * A term as a tsquery: a quoted lexeme. Terms hold only letters, digits and marks
- * (search-text.ts), so `!`, `&`, `:*`, quotes and parentheses never reach it.
+ * A term as a tsquery: a quoted lexeme, a prefix (`'edit':*`), or a phrase of lexemes in order
+ * (`'foo' <-> 'ex'`). Terms hold only letters, digits and marks (query-terms.ts), so `!`, `&`,
+ * quotes and parentheses never reach it.
  */
-export function toTermTsQuery(term: string): string {
-  return `'${term}'`;
+export function toTermTsQuery(term: QueryTerm): string {
+  if (term.kind === 'word') return `'${term.text}'`;
+  if (term.kind === 'prefix') return `'${term.text}':*`;
+  return term.parts.map((part) => `'${part}'`).join(' <-> ');
 }
 
 export interface PostgresSearchOptions {
   search: ResolvedSearch;
+  language?: SearchLanguage;
   statements: SearchStatements;
   /** Runs one statement on the store's connection (errors typed by the caller). */
   query: (text: string, values: unknown[]) => Promise<SearchRow[]>;
@@ -176,15 +187,17 @@ export interface PostgresSearchOptions {
 export async function searchPostgresEvents(options: PostgresSearchOptions): Promise<SearchHit[]> {
   const { search } = options;
   // No diacritic folding: the 'simple' configuration keeps accents, so the query must too.
-  const terms = searchTerms(search.query);
+  const terms = queryTerms(search.query, { language: options.language });
   if (terms.length === 0) return [];
+  // A question about changes reads more rows, so an edit ranked lower can rise (query-terms.ts).
+  const boost = asksAboutChanges(search.query);
   const rows = await options.query(options.statements.ranked(terms.length), [
     search.appName,
     search.userId,
     search.sessionId ?? null,
     search.afterSeq,
     search.beforeSeq,
-    search.limit,
+    boost ? search.limit * 3 : search.limit,
     Math.max(search.limit, Math.floor(MAX_RANKED_CANDIDATES / terms.length)),
     Number.isFinite(search.after) ? search.after : null,
     Number.isFinite(search.before) ? search.before : null,
@@ -192,13 +205,13 @@ export async function searchPostgresEvents(options: PostgresSearchOptions): Prom
     MAX_COUNTED_MATCHES,
     ...terms.map(toTermTsQuery),
   ]);
-  return toSearchHits(rows, search, options.readRow);
+  const hits = toSearchHits(rows, options.readRow);
+  return boost ? boostChanges(hits, search.limit) : hits.slice(0, search.limit);
 }
 
 /** Rows as hits, each checked like every other read (`readRow` decides on a corrupt one). */
 function toSearchHits(
   rows: SearchRow[],
-  search: ResolvedSearch,
   readRow: (row: EventRow, sessionId: string) => ReturnType<typeof rowToEvent> | undefined,
 ): SearchHit[] {
   const hits: SearchHit[] = [];
@@ -214,7 +227,7 @@ function toSearchHits(
       score: Number(row.score),
     });
   }
-  return hits.slice(0, search.limit);
+  return hits;
 }
 
 export type { SearchRow };

@@ -155,6 +155,38 @@ export function describeSearchEvents(context: ConformanceContext): void {
       expect((await top('Caroline kids'))[0]).toBe(8);
     });
 
+    it('matches inflections by stem, and paths and identifiers whole and by part', async () => {
+      const key = await context.newSession();
+      const append = (event: Parameters<typeof context.service.appendEvent>[0]['event']) =>
+        context.service.appendEvent({ ...key, event });
+      const call = (name: string, args: Record<string, unknown>) =>
+        append(functionCallEvent({ ...fields(), calls: [{ id: `c${name}`, name, args }] }));
+      const deployed = await say(key, 'We deployed the release to the cluster.');
+      const readFoo = await call('read_file', { path: 'lib/foo.ex' });
+      await say(key, 'The foo service and the ex-employee list are unrelated.');
+      const readBar = await call('read_file', { path: 'lib/bar.ex' });
+      const editFoo = await call('edit_file', {
+        path: 'lib/foo.ex',
+        old: 'def run(x), do: x',
+        new: 'def run(x), do: x * 2',
+        note: 'doubles the value returned by run when called by the scheduler worker',
+      });
+      const checkout = await say(key, 'The checkout-api returned ERR_TIMEOUT after 30 s.');
+      await say(key, 'The api of the checkout page is fine; a timeout is expected there.');
+      const seqs = async (query: string, limit = 3) =>
+        (await search({ sessionId: key.sessionId, query, limit })).map((hit) => hit.seq);
+      // Stemming: "deploying" finds "deployed".
+      expect(await seqs('when are we deploying?')).toEqual([deployed.seq]);
+      // A file by its whole name: the edit first, then the read; bar.ex and "foo ... ex" after.
+      const foo = await seqs('what happened to foo.ex?', 10);
+      expect(foo.slice(0, 2)).toEqual([editFoo.seq, readFoo.seq]);
+      expect(foo.indexOf(readBar.seq)).toBeGreaterThan(1);
+      // Identifiers whole rank first; their parts still match on their own.
+      expect((await seqs('checkout-api'))[0]).toBe(checkout.seq);
+      expect((await seqs('ERR_TIMEOUT'))[0]).toBe(checkout.seq);
+      expect((await seqs('timeout', 10)).sort()).toEqual([checkout.seq, checkout.seq + 1]);
+    });
+
     it('keeps to after and before (event timestamps) and to authors', async () => {
       const key = await context.newSession();
       const at = async (timestamp: number, author: string, text: string) =>
