@@ -266,6 +266,7 @@ export class InMemorySessionService implements SessionService {
       isCompaction: event.actions.compaction !== undefined,
     };
     stored.events.push(record);
+    this.search.added(stored.events, event);
     if (record.isCompaction) stored.compactionCount++;
     stored.lastUpdateTime = Math.max(now(), stored.lastUpdateTime);
     if (isValidCompaction(event) && isBetterCheckpoint(event, stored.checkpoint?.event)) {
