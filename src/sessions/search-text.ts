@@ -21,7 +21,7 @@ const MAX_TERM_LENGTH = 64;
 
 /**
  * Words that carry no fact in a question ("what did we choose for the port?"). BM25 weighs them
- * down anyway; leaving them out keeps PostgreSQL's rank (which has no IDF) from favouring them.
+ * down anyway; leaving them out saves reading their long match lists.
  */
 const STOP_WORDS = new Set(
   (

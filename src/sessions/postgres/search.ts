@@ -1,8 +1,8 @@
 /**
  * History search for the PostgreSQL store: a generated `tsvector` column (`search`, the 'simple'
- * configuration: no stemming, any language) over a text projection of the event, a GIN index,
- * and `ts_rank_cd` over the OR-ed query terms, events with two or more terms first
- * (`searchPostgresEvents`). The projection (`orrery_event_search_text`) reads
+ * configuration: words as written, any language; stems and phrases come from the query,
+ * query-terms.ts) over a text projection of the event, a GIN index, and BM25 over the OR-ed
+ * query terms (`buildSearchStatements`). The projection (`orrery_event_search_text`) reads
  * every string and number under `content` as `eventSearchText` (search-text.ts) does, then turns
  * ASCII punctuation into spaces so `src/foo-bar.ts` is the words `src foo bar ts` (the default
  * parser would keep it as one file-path token that no word of a question matches). Adding the
