@@ -316,12 +316,12 @@ export {
   InMemorySessionService,
   type InMemorySessionServiceOptions,
 } from './sessions/in-memory-session-service.js';
-export { SEARCH_LANGUAGES, type SearchLanguage } from './sessions/query-terms.js';
 export {
   DEFAULT_LEASE_TTL_MS,
   DEFAULT_LEASE_WAIT_MS,
   type LeaseRecordOperations,
 } from './sessions/lease-helpers.js';
+export { SEARCH_LANGUAGES, type SearchLanguage } from './sessions/query-terms.js';
 export { type AcquireRecordLeaseOptions, acquireRecordLease } from './sessions/record-lease.js';
 export type {
   AcquireLeaseOptions,
