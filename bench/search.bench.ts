@@ -1,8 +1,8 @@
 /**
  * History search (`searchEvents`): query latency over one session of 100k events in each store
  * (target: p50 under 20 ms), and what the index costs on append (target: under 1.5x the append
- * without it, both stores holding the same events; the in-memory store indexes lazily at the
- * first search instead, SQLite in batches of 256). PostgreSQL also searches without a
+ * without it, both stores holding the same events; the in-memory store indexes each event as
+ * it is appended, so its first search only scores; SQLite in batches of 256). PostgreSQL also searches without a
  * `sessionId`: the same number of events over `CROSS_SESSIONS` sessions of another user.
  *
  * Events: seeded text over a 5,000-word vocabulary (30 words, a quarter of them tool results of
@@ -196,7 +196,7 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
   const memoryLoad = await populate(memory, 'big');
   listRows.push(`| in-memory | ${await listAllLatency(memory)} |`);
   line(
-    'in-memory (BM25, lazy)',
+    'in-memory (BM25, indexed on append)',
     await searchLatency(memory, memoryLoad.key),
     await appendMs(memory, 'appends'),
     0,

@@ -375,7 +375,10 @@ export {
   SessionNotFoundError,
   SessionStoreError,
 } from './sessions/errors.js';
-export { InMemorySessionService } from './sessions/in-memory-session-service.js';
+export {
+  InMemorySessionService,
+  type InMemorySessionServiceOptions,
+} from './sessions/in-memory-session-service.js';
 export {
   DEFAULT_LEASE_TTL_MS,
   DEFAULT_LEASE_WAIT_MS,
@@ -388,6 +391,7 @@ export type {
   SearchMemoryOptions,
   SearchMemoryResponse,
 } from './sessions/memory-service.js';
+export { SEARCH_LANGUAGES, type SearchLanguage } from './sessions/query-terms.js';
 export { type AcquireRecordLeaseOptions, acquireRecordLease } from './sessions/record-lease.js';
 export {
   SessionMemoryService,

@@ -11,7 +11,9 @@
  * recall tool's; 0: the hits alone). `--memory`: a row per input for memory across sessions
  * (each conversation split into `--memory-sessions` sessions, asked of `searchMemory`).
  */
-import { readdir } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -26,6 +28,7 @@ import {
   type RecallConversation,
   type RecallEvaluation,
 } from '../runtime/recall-eval.js';
+import type { SessionService } from '../sessions/session-service.js';
 import { generateRecallConversations } from '../testing/recall-conversations.js';
 import { integerOption, writeJson } from './common.js';
 import { CliUsageError } from './errors.js';
@@ -33,8 +36,11 @@ import { loadEvalFile, loadProbes } from './eval-probes.js';
 import type { CliIo } from './io.js';
 import { usd } from './replay-cost-lines.js';
 import { pricedModel, summarizerPricedModel } from './replay-price.js';
+import { isPostgresUrl, openStore, redact } from './store.js';
 
 type ElisionMode = 'on' | 'off' | 'both';
+type StoreKind = 'memory' | 'sqlite' | 'postgres';
+const STORE_KINDS: readonly StoreKind[] = ['memory', 'sqlite', 'postgres'];
 
 interface EvalFlags {
   elision: ElisionMode;
@@ -50,6 +56,8 @@ interface EvalFlags {
   memorySessions: number;
   price?: string;
   summarizerPrice?: string;
+  store: StoreKind[];
+  db?: string;
 }
 
 function percent(value: number): string {
@@ -68,6 +76,10 @@ function row(label: string, result: Omit<RecallEvaluation, 'name'>): string {
     percent(result.inTruncation).padStart(10),
     percent(result.inFullHistory).padStart(8),
     percent(result.recallAtK).padStart(9),
+    percent(result.inViewPlusRecallAt10).padStart(8),
+    percent(result.evidenceRecallAt5).padStart(6),
+    percent(result.evidenceRecallAt10).padStart(6),
+    result.mrr.toFixed(3).padStart(6),
     ...(result.cost
       ? [
           usd(result.cost.usd).padStart(9),
@@ -78,6 +90,56 @@ function row(label: string, result: Omit<RecallEvaluation, 'name'>): string {
         ]
       : []),
   ].join(' ');
+}
+
+function storeKinds(value: string): StoreKind[] {
+  const kinds = value.split(',').map((kind) => kind.trim());
+  for (const kind of kinds) {
+    if (!STORE_KINDS.includes(kind as StoreKind)) {
+      throw new CliUsageError({
+        field: '--store',
+        message: `expected memory, sqlite or postgres, comma-separated (got ${JSON.stringify(kind)})`,
+      });
+    }
+  }
+  return [...new Set(kinds as StoreKind[])];
+}
+
+/**
+ * The store one evaluation runs in: a new in-memory one per conversation; SQLite in a temporary
+ * file removed afterwards; PostgreSQL at `--db` / `ORRERY_DB` (each conversation a new session,
+ * deleted after its measure).
+ */
+async function openEvalStore(
+  kind: StoreKind,
+  flags: EvalFlags,
+  io: CliIo,
+): Promise<{ service?: SessionService; close: () => Promise<void> }> {
+  if (kind === 'memory') return { close: async () => {} };
+  if (kind === 'sqlite') {
+    const folder = await mkdtemp(join(tmpdir(), 'orrery-eval-'));
+    const service = await openStore({
+      db: join(folder, 'eval.db'),
+      appName: 'eval',
+      userId: 'eval',
+    });
+    return {
+      service,
+      close: async () => {
+        await service.close?.();
+        await rm(folder, { recursive: true, force: true });
+      },
+    };
+  }
+  const db = flags.db ?? io.env.ORRERY_DB;
+  if (!db || !isPostgresUrl(db)) {
+    throw new CliUsageError({
+      field: '--db',
+      message: `--store postgres needs a postgres:// URL in --db or ORRERY_DB (got ${JSON.stringify(db === undefined ? db : redact(db))})`,
+    });
+  }
+  const service = await openStore({ db, appName: 'eval', userId: 'eval' });
+  return { service, close: async () => service.close?.() };
 }
 
 async function datasetProbeFiles(io: CliIo): Promise<string[]> {
@@ -121,29 +183,41 @@ async function evaluateGroups(
   groups: Array<{ label: string; conversations: RecallConversation[] }>,
   flags: EvalFlags,
   price: EvaluateRecallOptions['price'],
+  io: CliIo,
 ) {
   const report = [];
-  for (const group of groups) {
-    for (const run of elisionRuns(flags.elision)) {
-      const results: RecallEvaluation[] = [];
-      for (const conversation of group.conversations) {
-        results.push(
-          await evaluateRecall({
-            conversation,
-            threshold: flags.threshold,
-            topK: flags.topK,
+  const several = flags.store.length > 1;
+  for (const kind of flags.store) {
+    const store = await openEvalStore(kind, flags, io);
+    try {
+      for (const group of groups) {
+        for (const run of elisionRuns(flags.elision)) {
+          const results: RecallEvaluation[] = [];
+          for (const conversation of group.conversations) {
+            results.push(
+              await evaluateRecall({
+                conversation,
+                threshold: flags.threshold,
+                topK: flags.topK,
+                elision: run.elision,
+                sessionService: store.service,
+                sessionId: store.service ? `eval-${randomUUID()}` : undefined,
+                contextEvents: flags.context,
+                ...(price ? { price } : {}),
+              }),
+            );
+          }
+          report.push({
+            label: `${group.label}${run.suffix}${several || kind !== 'memory' ? ` [${kind}]` : ''}`,
+            store: kind,
             elision: run.elision,
-            contextEvents: flags.context,
-            ...(price ? { price } : {}),
-          }),
-        );
+            total: combineEvaluations(results),
+            conversations: results,
+          });
+        }
       }
-      report.push({
-        label: `${group.label}${run.suffix}`,
-        elision: run.elision,
-        total: combineEvaluations(results),
-        conversations: results,
-      });
+    } finally {
+      await store.close();
     }
   }
   return report;
@@ -243,6 +317,13 @@ export function registerEval(program: Command, io: CliIo): void {
       integerOption('--memory-sessions', 1),
       4,
     )
+    .option(
+      '--store <kinds>',
+      'stores to replay into and search, comma-separated: memory, sqlite, postgres',
+      storeKinds,
+      ['memory'] as StoreKind[],
+    )
+    .option('--db <url>', 'the PostgreSQL URL of --store postgres (default ORRERY_DB)')
     .option('--json', 'print the figures as JSON')
     .option(
       '--price <provider:model>',
@@ -280,7 +361,7 @@ export function registerEval(program: Command, io: CliIo): void {
           message: 'nothing to evaluate: pass FILE, --generate or --datasets',
         });
       }
-      const report = await evaluateGroups(groups, flags, price);
+      const report = await evaluateGroups(groups, flags, price, io);
       const memory = flags.memory ? await evaluateMemoryGroups(groups, flags) : undefined;
       if (flags.json) {
         writeJson(io, {
@@ -298,7 +379,7 @@ export function registerEval(program: Command, io: CliIo): void {
         `threshold ${flags.threshold} tokens, recall top ${flags.topK}, context ${flags.context}\n`,
       );
       io.stdout(
-        `${'input'.padEnd(36)} ${'summ.'.padStart(5)} ${'elided'.padStart(6)} ${'sent tk'.padStart(7)} ${'answers'.padStart(7)} ${'(a) view'.padStart(8)} ${'(b) +recall'.padStart(12)} ${'(c) trunc'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)}${price ? ` ${'USD'.padStart(9)} ${'USD w/o'.padStart(9)} ${'cached'.padStart(6)}` : ''}\n`,
+        `${'input'.padEnd(36)} ${'summ.'.padStart(5)} ${'elided'.padStart(6)} ${'sent tk'.padStart(7)} ${'answers'.padStart(7)} ${'(a) view'.padStart(8)} ${'(b) +recall'.padStart(12)} ${'(c) trunc'.padStart(10)} ${'(d) all'.padStart(8)} ${`recall@${flags.topK}`.padStart(9)} ${'(b)@10'.padStart(8)} ${'ev@5'.padStart(6)} ${'ev@10'.padStart(6)} ${'MRR'.padStart(6)}${price ? ` ${'USD'.padStart(9)} ${'USD w/o'.padStart(9)} ${'cached'.padStart(6)}` : ''}\n`,
       );
       for (const group of report) io.stdout(`${row(group.label, group.total)}\n`);
       if (memory) {

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { NewEvent } from '../events/types.js';
+import { SqliteSessionService } from '../sessions/sqlite/sqlite-session-service.js';
 import { generateRecallConversations } from '../testing/recall-conversations.js';
 import { evaluateRecall, type RecallConversation } from './recall-eval.js';
 
@@ -58,5 +62,33 @@ describe('evaluateRecall with context windows', () => {
     expect(bare.inView).toBe(0);
     expect(bare.inViewPlusRecall).toBe(0);
     expect(withContext.inViewPlusRecall).toBe(1);
+  });
+});
+
+describe('evaluateRecall in a given store', () => {
+  it('measures evidence recall@5, @10 and MRR in SQLite as in memory, and deletes its session', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'orrery-recall-eval-'));
+    const sqlite = new SqliteSessionService({ path: join(folder, 'eval.db') });
+    try {
+      const [conversation] = generateRecallConversations({ seed: 1, conversations: 1 });
+      const memory = await evaluateRecall({ conversation: conversation!, threshold: 8000 });
+      const stored = await evaluateRecall({
+        conversation: conversation!,
+        threshold: 8000,
+        sessionService: sqlite,
+        sessionId: 'eval-1',
+      });
+      expect(memory.questionsWithEvidence).toBeGreaterThan(0);
+      expect(stored.questionsWithEvidence).toBe(memory.questionsWithEvidence);
+      expect(stored.evidenceRecallAt5).toBe(memory.evidenceRecallAt5);
+      expect(stored.evidenceRecallAt10).toBeGreaterThanOrEqual(stored.evidenceRecallAt5);
+      expect(stored.mrr).toBeGreaterThan(0);
+      expect(stored.mrr).toBeLessThanOrEqual(stored.evidenceRecallAt10);
+      expect(stored.inViewPlusRecallAt10).toBeGreaterThanOrEqual(stored.inViewPlusRecall);
+      expect(await sqlite.listSessions({ appName: 'eval', userId: 'eval' })).toHaveLength(0);
+    } finally {
+      await sqlite.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -14,6 +14,7 @@ import type { ElisionConfig, EventsSummarizer } from '../compaction/types.js';
 import { getText } from '../events/event-helpers.js';
 import type { Event, NewEvent } from '../events/types.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
+import type { SessionService } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import { renderEvent } from '../summarizers/render.js';
 import { recallAnswerText } from './recall-eval-tool.js';
@@ -56,6 +57,13 @@ export interface EvaluateRecallOptions {
   contextEvents?: number;
   /** Price the replay (docs/cost.md): adds `cost` to the result. */
   price?: { model: PricedModel; summarizer?: PricedModel };
+  /**
+   * The store replayed into and searched (default: a new `InMemorySessionService`). Given, the
+   * conversation is one new session in it (`sessionId`), deleted after the measure.
+   */
+  sessionService?: SessionService;
+  /** The session's id in `sessionService` (default `eval`). */
+  sessionId?: string;
   signal?: AbortSignal;
 }
 
@@ -91,6 +99,15 @@ export interface RecallEvaluation {
   topK: number;
   /** Set when `price` was given. */
   cost?: RecallCost;
+  /** (b) with the top 10 recalled instead of the top k. */
+  inViewPlusRecallAt10: number;
+  /** Evidence in the top 5 / top 10 hits over the whole history (questions with evidence). */
+  evidenceRecallAt5: number;
+  evidenceRecallAt10: number;
+  /** Mean reciprocal rank of the first evidence hit in the top 10 (0 when not there). */
+  mrr: number;
+  /** Questions that have evidence (the denominator of the evidence figures). */
+  questionsWithEvidence: number;
 }
 
 function normalized(text: string): string {
@@ -121,11 +138,28 @@ function truncationText(events: Event[], budget: number): string {
 
 /** Replays one conversation and measures (a)-(d) and recall@k (see the file comment). */
 export async function evaluateRecall(options: EvaluateRecallOptions): Promise<RecallEvaluation> {
-  const { conversation, threshold } = options;
   const topK = options.topK ?? 5;
   const itemChars = options.recallItemChars ?? 2000;
-  const sessionService = new InMemorySessionService();
-  const key = { appName: 'eval', userId: 'eval', sessionId: 'eval' };
+  const sessionService = options.sessionService ?? new InMemorySessionService();
+  const key = { appName: 'eval', userId: 'eval', sessionId: options.sessionId ?? 'eval' };
+  try {
+    return await measure({ ...options, topK, itemChars, sessionService, key });
+  } finally {
+    if (options.sessionService) await sessionService.deleteSession({ ...key }).catch(() => {});
+  }
+}
+
+async function measure(
+  options: EvaluateRecallOptions & {
+    topK: number;
+    itemChars: number;
+    sessionService: SessionService;
+    key: { appName: string; userId: string; sessionId: string };
+  },
+): Promise<RecallEvaluation> {
+  const { conversation, threshold, topK, itemChars, sessionService, key } = options;
+  const search = sessionService.searchEvents?.bind(sessionService);
+  if (!search) throw new Error('evaluateRecall needs a store with searchEvents');
   const elision = options.elision === true ? {} : options.elision || undefined;
   const report = await replayTranscript({
     events: conversation.events,
@@ -154,29 +188,51 @@ export async function evaluateRecall(options: EvaluateRecallOptions): Promise<Re
   const endSeq = Math.max(view.checkpoint?.actions.compaction.endSeq ?? 0, rule?.throughSeq ?? 0);
 
   let answers = 0;
-  const counts = { inView: 0, inViewPlusRecall: 0, inTruncation: 0, inFullHistory: 0 };
+  const counts = {
+    inView: 0,
+    inViewPlusRecall: 0,
+    inViewPlusRecallAt10: 0,
+    inTruncation: 0,
+    inFullHistory: 0,
+  };
   let withEvidence = 0;
   let evidenceFound = 0;
+  const evidenceAt = { 5: 0, 10: 0 };
+  let reciprocalRanks = 0;
+  const deepest = Math.max(topK, 10);
   for (const question of conversation.questions) {
-    // What the recall tool answers the question (its top k, with context when asked).
-    const recallText = normalized(
+    const recalled =
       endSeq === 0
-        ? ''
-        : await recallAnswerText({
-            sessionService,
-            key,
+        ? []
+        : await search({
+            ...key,
             query: question.question,
-            topK,
-            maxItemChars: itemChars,
-            contextEvents: options.contextEvents ?? 0,
-            signal: options.signal,
-          }),
-    );
+            limit: deepest,
+            beforeSeq: endSeq + 1,
+          });
+    // What the recall tool answers the question (its top k, with context when asked).
+    const recallTextOf = async (count: number) =>
+      normalized(
+        endSeq === 0
+          ? ''
+          : await recallAnswerText({
+              sessionService,
+              key,
+              query: question.question,
+              topK: count,
+              maxItemChars: itemChars,
+              contextEvents: options.contextEvents ?? 0,
+              signal: options.signal,
+            }),
+      );
+    const recallText = await recallTextOf(topK);
+    const recallText10 = topK === 10 ? recallText : await recallTextOf(10);
     for (const answer of question.answers) {
       const needle = normalized(answer);
       answers++;
       if (viewText.includes(needle)) counts.inView++;
       if (viewText.includes(needle) || recallText.includes(needle)) counts.inViewPlusRecall++;
+      if (viewText.includes(needle) || recallText10.includes(needle)) counts.inViewPlusRecallAt10++;
       if (truncated.includes(needle)) counts.inTruncation++;
       if (fullText.includes(needle)) counts.inFullHistory++;
     }
@@ -193,12 +249,14 @@ export async function evaluateRecall(options: EvaluateRecallOptions): Promise<Re
     );
     if (evidence.size === 0) continue;
     withEvidence++;
-    const hits = await sessionService.searchEvents({
-      ...key,
-      query: question.question,
-      limit: topK,
-    });
-    if (hits.some((hit) => evidence.has(hit.seq))) evidenceFound++;
+    const hits = await search({ ...key, query: question.question, limit: deepest });
+    if (hits.slice(0, topK).some((hit) => evidence.has(hit.seq))) evidenceFound++;
+    const rank = hits.findIndex((hit) => evidence.has(hit.seq)) + 1;
+    if (rank >= 1 && rank <= 5) evidenceAt[5]++;
+    if (rank >= 1 && rank <= 10) {
+      evidenceAt[10]++;
+      reciprocalRanks += 1 / rank;
+    }
   }
   return {
     name: conversation.name,
@@ -215,6 +273,11 @@ export async function evaluateRecall(options: EvaluateRecallOptions): Promise<Re
     inFullHistory: share(counts.inFullHistory, answers),
     recallAtK: share(evidenceFound, withEvidence),
     topK,
+    inViewPlusRecallAt10: share(counts.inViewPlusRecallAt10, answers),
+    evidenceRecallAt5: share(evidenceAt[5], withEvidence),
+    evidenceRecallAt10: share(evidenceAt[10], withEvidence),
+    mrr: share(reciprocalRanks, withEvidence),
+    questionsWithEvidence: withEvidence,
     ...(options.price ? { cost: recallCost(replayCost({ report, ...options.price })) } : {}),
   };
 }
@@ -247,7 +310,20 @@ export function combineEvaluations(results: RecallEvaluation[]): Omit<RecallEval
   const cost = sumCosts(results);
   const answers = results.reduce((sum, result) => sum + result.answers, 0);
   const questions = results.reduce((sum, result) => sum + result.questions, 0);
-  const weighted = (field: 'inView' | 'inViewPlusRecall' | 'inTruncation' | 'inFullHistory') =>
+  const withEvidence = results.reduce((sum, result) => sum + result.questionsWithEvidence, 0);
+  const byEvidence = (field: 'evidenceRecallAt5' | 'evidenceRecallAt10' | 'mrr') =>
+    share(
+      results.reduce((sum, result) => sum + result[field] * result.questionsWithEvidence, 0),
+      withEvidence,
+    );
+  const weighted = (
+    field:
+      | 'inView'
+      | 'inViewPlusRecall'
+      | 'inViewPlusRecallAt10'
+      | 'inTruncation'
+      | 'inFullHistory',
+  ) =>
     share(
       results.reduce((sum, result) => sum + result[field] * result.answers, 0),
       answers,
@@ -270,5 +346,10 @@ export function combineEvaluations(results: RecallEvaluation[]): Omit<RecallEval
     ),
     topK: results[0]?.topK ?? 5,
     ...(cost ? { cost } : {}),
+    inViewPlusRecallAt10: weighted('inViewPlusRecallAt10'),
+    evidenceRecallAt5: byEvidence('evidenceRecallAt5'),
+    evidenceRecallAt10: byEvidence('evidenceRecallAt10'),
+    mrr: byEvidence('mrr'),
+    questionsWithEvidence: withEvidence,
   };
 }

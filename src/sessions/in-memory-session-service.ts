@@ -15,6 +15,7 @@ import { collectImport } from './in-memory-import-session.js';
 import { InMemoryLeases } from './in-memory-lease.js';
 import { InMemoryEventSearch } from './in-memory-search.js';
 import { compareOverviews, resolveListAllSessionsOptions } from './list-all-sessions.js';
+import { resolveSearchLanguage, type SearchLanguage } from './query-terms.js';
 import { resolveSearchOptions } from './search-text.js';
 import type {
   AcquireLeaseOptions,
@@ -80,12 +81,21 @@ function now(): number {
   return Date.now() / 1000;
 }
 
+export interface InMemorySessionServiceOptions {
+  /** How `searchEvents` stems query words: `english` (default) or `none` (docs/search.md). */
+  searchLanguage?: SearchLanguage;
+}
+
 export class InMemorySessionService implements SessionService {
   private readonly sessions = new Map<string, StoredSession>();
   private readonly appStates = new Map<string, Record<string, unknown>>();
   private readonly userStates = new Map<string, Record<string, unknown>>();
   private readonly leases = new InMemoryLeases();
-  private readonly search = new InMemoryEventSearch();
+  private readonly search: InMemoryEventSearch;
+
+  constructor(options: InMemorySessionServiceOptions = {}) {
+    this.search = new InMemoryEventSearch(resolveSearchLanguage(options.searchLanguage));
+  }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
     options.signal?.throwIfAborted();
@@ -256,6 +266,7 @@ export class InMemorySessionService implements SessionService {
       isCompaction: event.actions.compaction !== undefined,
     };
     stored.events.push(record);
+    this.search.added(stored.events, event);
     if (record.isCompaction) stored.compactionCount++;
     stored.lastUpdateTime = Math.max(now(), stored.lastUpdateTime);
     if (isValidCompaction(event) && isBetterCheckpoint(event, stored.checkpoint?.event)) {

@@ -21,7 +21,7 @@ const MAX_TERM_LENGTH = 64;
 
 /**
  * Words that carry no fact in a question ("what did we choose for the port?"). BM25 weighs them
- * down anyway; leaving them out keeps PostgreSQL's rank (which has no IDF) from favouring them.
+ * down anyway; leaving them out saves reading their long match lists.
  */
 const STOP_WORDS = new Set(
   (
@@ -96,6 +96,47 @@ export interface ResolvedSearch {
   limit: number;
   afterSeq: number;
   beforeSeq: number;
+  /** Only `timestamp > after` (`-Infinity` when not given). */
+  after: number;
+  /** Only `timestamp < before` (`Infinity` when not given). */
+  before: number;
+  /** Only these authors; `undefined`: any author. */
+  authors?: readonly string[];
+}
+
+/** Whether an event passes the search's time and author filters (the stores' rule, in one place). */
+export function matchesSearchFilters(
+  search: Pick<ResolvedSearch, 'after' | 'before' | 'authors'>,
+  event: { timestamp: number; author: string },
+): boolean {
+  if (!(event.timestamp > search.after && event.timestamp < search.before)) return false;
+  return search.authors === undefined || search.authors.includes(event.author);
+}
+
+/** Checks `after` and `before`: finite numbers (epoch seconds) when given. */
+function resolveTimeBound(name: 'after' | 'before', value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new InvalidArgumentError({
+      argument: name,
+      message: `searchEvents ${name} must be a finite number (epoch seconds), got ${JSON.stringify(value)}`,
+      value,
+    });
+  }
+  return value;
+}
+
+/** Checks `authors`: an array of strings when given (copied, distinct). */
+function resolveAuthors(value: unknown): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((author) => typeof author !== 'string')) {
+    throw new InvalidArgumentError({
+      argument: 'authors',
+      message: `searchEvents authors must be an array of strings, got ${JSON.stringify(value)}`,
+      value,
+    });
+  }
+  return [...new Set(value as string[])];
 }
 
 /** Checks `searchEvents` options (`InvalidArgumentError` naming the option). */
@@ -125,5 +166,8 @@ export function resolveSearchOptions(options: SearchEventsOptions): ResolvedSear
     limit,
     afterSeq,
     beforeSeq,
+    after: resolveTimeBound('after', options.after, Number.NEGATIVE_INFINITY),
+    before: resolveTimeBound('before', options.before, Number.POSITIVE_INFINITY),
+    authors: resolveAuthors(options.authors),
   };
 }

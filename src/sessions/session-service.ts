@@ -165,8 +165,9 @@ export interface SearchEventsOptions {
   /** Search this session only; omitted: every session of the user in the app. */
   sessionId?: string;
   /**
-   * Natural language: cut into words that are OR-ed and ranked (BM25 or `ts_rank_cd`), so an
-   * event matching some words is found; quotes, operators and punctuation are plain characters.
+   * Natural language: cut into words (stemmed, paths and identifiers also whole: docs/search.md)
+   * that are OR-ed and ranked by BM25 in every store, so an event matching some words is found;
+   * quotes, operators and punctuation are plain characters.
    */
   query: string;
   /** At most this many hits, best first; default 10, at most 1000. */
@@ -175,12 +176,12 @@ export interface SearchEventsOptions {
   beforeSeq?: number;
   /** Only events with `seq > afterSeq`. */
   afterSeq?: number;
-  /** Only events with `timestamp > after` (epoch seconds). */
+  /** Only events with `timestamp > after` (epoch seconds, as events store them). */
   after?: number;
-  /** Only events with `timestamp < before` (epoch seconds). */
+  /** Only events with `timestamp < before` (epoch seconds, as events store them). */
   before?: number;
-  /** Only events by one of these authors (an empty list matches none). */
-  authors?: string[];
+  /** Only events by one of these authors (`'user'`, an agent's name); `[]` matches none. */
+  authors?: readonly string[];
   signal?: AbortSignal;
 }
 

@@ -87,6 +87,27 @@ describe.each(stores)('hybrid search over the %s store', (_name, openStore) => {
     await store.close?.();
   });
 
+  it('keeps vector hits to after, before and authors, as the lexical ones', async () => {
+    const { store, service } = await setup();
+    const [fact] = (await store.listEvents({ ...key, limit: 1 })).events;
+    if (!fact) throw new Error('no event');
+    const seqs = async (filters: { after?: number; before?: number; authors?: string[] }) =>
+      ((await service.searchEvents?.({ ...key, query: paraphrase, ...filters })) ?? []).map(
+        (hit) => hit.seq,
+      );
+    // Found by its vector alone (no shared word), then left out by each filter.
+    expect(await seqs({})).toContain(1);
+    expect(await seqs({ authors: ['user'] })).toContain(1);
+    expect(await seqs({ authors: ['agent'] })).not.toContain(1);
+    expect(await seqs({ after: fact.timestamp })).not.toContain(1);
+    expect(await seqs({ before: fact.timestamp })).not.toContain(1);
+    expect(await seqs({ before: fact.timestamp + 1 })).toContain(1);
+    const byModel =
+      (await service.searchEvents?.({ ...key, query: paraphrase, authors: ['agent'] })) ?? [];
+    expect(byModel.every((hit) => hit.author === 'agent')).toBe(true);
+    await store.close?.();
+  });
+
   it('still ranks an exact identifier first', async () => {
     const { store, service } = await setup();
     // The vectors alone prefer the event without the identifier.

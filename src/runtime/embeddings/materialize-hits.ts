@@ -6,7 +6,7 @@
  * (an event whose id matches is the indexed one, stale session or not).
  */
 import type { Event, SessionKey } from '../../events/types.js';
-import type { ResolvedSearch } from '../../sessions/search-text.js';
+import { matchesSearchFilters, type ResolvedSearch } from '../../sessions/search-text.js';
 import type { SearchHit, SessionService } from '../../sessions/session-service.js';
 import type { EmbeddingIndex } from './embedding-index.js';
 import { eventKey, type FusedEvent } from './fused-ranking.js';
@@ -65,6 +65,8 @@ export async function materializeHits(options: MaterializeHitsOptions): Promise<
         stale.add(item.sessionId);
         return undefined;
       }
+      // The index holds no times or authors: vector hits meet the filters here.
+      if (!matchesSearchFilters(search, event)) return undefined;
       const { sessionId, seq, score } = item;
       return { event, sessionId, seq, timestamp: event.timestamp, author: event.author, score };
     };

@@ -2,11 +2,14 @@
 import type { Pool } from 'pg';
 import { InvalidArgumentError } from '../../events/errors.js';
 import type { SessionStoreError } from '../errors.js';
+import type { SearchLanguage } from '../query-terms.js';
 import type { ViewCacheOptions } from '../view-cache.js';
 import { defaultConnectionTimeoutMs, defaultQueryTimeoutMs } from './pg-checkout.js';
 import type { SynchronousCommit } from './synchronous-commit.js';
 
 export interface PostgresSessionServiceOptions {
+  /** How `searchEvents` stems query words: `english` (default) or `none` (docs/search.md). */
+  searchLanguage?: SearchLanguage;
   /** A pool you own (not ended by `close()`). */
   pool?: Pool;
   /** Used to create a pool when `pool` is not given (libpq `PG*` variables otherwise). */

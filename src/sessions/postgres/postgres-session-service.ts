@@ -15,6 +15,7 @@ import {
 import { prepareImport } from '../import-events.js';
 import { InMemoryLeases } from '../in-memory-lease.js';
 import { resolveListAllSessionsOptions } from '../list-all-sessions.js';
+import { resolveSearchLanguage, type SearchLanguage } from '../query-terms.js';
 import { resolveSearchOptions } from '../search-text.js';
 import type {
   AcquireLeaseOptions,
@@ -84,6 +85,8 @@ export class PostgresSessionService implements SessionService {
   /** Views read, per session: a turn reads only what was appended since (view-cache.ts). */
   private readonly views: ViewCache;
 
+  private readonly searchLanguage: SearchLanguage;
+
   constructor(options: PostgresSessionServiceOptions = {}) {
     this.schema = options.schema ?? 'public';
     if (this.schema.length === 0 || this.schema.length > 63) {
@@ -92,6 +95,7 @@ export class PostgresSessionService implements SessionService {
       });
     }
     this.queries = buildQueries(this.schema);
+    this.searchLanguage = resolveSearchLanguage(options.searchLanguage);
     this.synchronousCommit = synchronousCommitOption(options.synchronousCommit);
     this.connection = new PostgresConnection({
       service: options,
@@ -388,6 +392,7 @@ export class PostgresSessionService implements SessionService {
     this.searchStatements ??= buildSearchStatements(this.schema);
     return searchPostgresEvents({
       search,
+      language: this.searchLanguage,
       statements: this.searchStatements,
       query: (text, values) =>
         this.connection.query<SearchRow>(key, options.signal, text, values, {

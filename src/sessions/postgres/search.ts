@@ -1,15 +1,22 @@
 /**
  * History search for the PostgreSQL store: a generated `tsvector` column (`search`, the 'simple'
- * configuration: no stemming, any language) over a text projection of the event, a GIN index,
- * and `ts_rank_cd` over the OR-ed query terms, events with two or more terms first
- * (`searchPostgresEvents`). The projection (`orrery_event_search_text`) reads
+ * configuration: words as written, any language; stems and phrases come from the query,
+ * query-terms.ts) over a text projection of the event, a GIN index, and BM25 over the OR-ed
+ * query terms (`buildSearchStatements`). The projection (`orrery_event_search_text`) reads
  * every string and number under `content` as `eventSearchText` (search-text.ts) does, then turns
  * ASCII punctuation into spaces so `src/foo-bar.ts` is the words `src foo bar ts` (the default
  * parser would keep it as one file-path token that no word of a question matches). Adding the
  * generated column rewrites the table, which indexes the events already there.
  */
 
-import { type ResolvedSearch, searchTerms } from '../search-text.js';
+import {
+  asksAboutChanges,
+  boostChanges,
+  type QueryTerm,
+  queryTerms,
+  type SearchLanguage,
+} from '../query-terms.js';
+import type { ResolvedSearch } from '../search-text.js';
 import type { SearchHit } from '../session-service.js';
 import type { EventRow, rowToEvent } from './rows.js';
 
@@ -72,117 +79,139 @@ interface SearchRow extends EventRow {
 }
 
 /**
- * Each round ranks at most this many matching events, the most recent: ranking reads a row's
- * stored `tsvector` (often TOASTed), which over every match of a common word cost ~245 ms at
- * 100k events (docs/architecture.md, Storage).
+ * Each term brings at most this many of its matching events, the most recent, as candidates:
+ * ranking reads a row's stored `tsvector` (often TOASTed), which over every match of a common
+ * word cost ~245 ms at 100k events (docs/architecture.md, Storage). A rare term brings all of
+ * its matches, whatever their age.
  */
 export const MAX_RANKED_CANDIDATES = 1000;
-/** The first this many terms form the pairs of the first round (28 pairs at 8). */
-const MAX_PAIRED_TERMS = 8;
+/**
+ * A term's document frequency is counted up to this many events: the count of a common word
+ * is what costs, and past this share of a large history its weight is small anyway.
+ */
+export const MAX_COUNTED_MATCHES = 5000;
+
+/** BM25 parameters, as the in-memory store and SQLite's `bm25()` use them. */
+const K1 = 1.2;
+const B = 0.75;
 
 export interface SearchStatements {
-  /** Events matching at least two terms ($8: the pairs). */
-  paired: string;
-  /** Events matching any term. */
-  any: string;
+  /** The ranked statement for `terms` query terms (built once per count). */
+  ranked(terms: number): string;
 }
 
 /**
- * The search statements for one schema ($1 app, $2 user, $3 session or null, $4 the OR-ed
- * terms, $5 afterSeq, $6 beforeSeq, $7 limit, $8 the candidate cap, $9 the pairs).
+ * The search statement for one schema and `count` terms ($1 app, $2 user, $3 session or null,
+ * $4 afterSeq, $5 beforeSeq, $6 limit, $7 candidates per term, $8 after, $9 before, $10 authors,
+ * $11 the df cap, $12.. one tsquery per term).
+ *
+ * BM25 over the tsvector, like the other stores: each term's weight is its IDF, ln(1 + (N - df +
+ * 0.5) / (df + 0.5)), with N the events in scope (the sessions' event counts) and df counted by a
+ * GIN scan (capped at $11); an event's score is the sum of the weights of the terms it holds,
+ * scaled by BM25's length normalization over its distinct lexemes against the candidates' mean
+ * (term frequency counted once: the tsvector of a long tool output would cost a detoast per
+ * term to count it). So a speaker's name in every line weighs little and a rare word much, as
+ * in SQLite and in memory.
  */
 export function buildSearchStatements(schemaName: string): SearchStatements {
   // Quoted here, not with migrations.ts's helper: that module imports this one.
-  const events = `"${schemaName.replaceAll('"', '""')}".orrery_events`;
+  const quoted = `"${schemaName.replaceAll('"', '""')}"`;
+  const events = `${quoted}.orrery_events`;
+  const sessions = `${quoted}.orrery_sessions`;
   const columns = 'session_id, seq, is_compaction, compaction_start_seq, compaction_end_seq';
-  // The inner query orders by seq alone, so no row's tsvector is read before the cap. For a
-  // common word the planner walks an index in seq order and stops at the cap: the primary key
-  // for one session, orrery_events_user_seq across sessions; for a rare one, GIN then a sort.
-  // Normalization 1: rank divided by 1 + log(length), so a long tool output does not win on
-  // size alone. The rank is over every term ($4), whichever matched.
-  const ranked = (match: string) => `SELECT ${columns}, event,
-      ts_rank_cd(search, to_tsquery('simple'::regconfig, $4), 1) AS score FROM (
-        SELECT ${columns}, event, search FROM ${events}
-        WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR session_id = $3)
-          AND seq > $5 AND seq < $6 AND search @@ to_tsquery('simple'::regconfig, ${match})
-        ORDER BY seq DESC LIMIT $8) candidates
-      ORDER BY score DESC, seq DESC LIMIT $7`;
-  return { paired: ranked('$9'), any: ranked('$4') };
+  const scope = `app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR session_id = $3)`;
+  const filters = `seq > $4 AND seq < $5
+      AND ($8::float8 IS NULL OR timestamp > $8) AND ($9::float8 IS NULL OR timestamp < $9)
+      AND ($10::text[] IS NULL OR author = ANY($10::text[]))`;
+  const cache = new Map<number, string>();
+  return {
+    ranked(count: number): string {
+      let text = cache.get(count);
+      if (text) return text;
+      const terms = Array.from({ length: count }, (_, index) => index);
+      const query = (index: number) => `to_tsquery('simple'::regconfig, $${12 + index})`;
+      // The inner queries order by seq alone, so no row's tsvector is read before the cap: for
+      // a common word the planner walks an index in seq order and stops (the primary key for
+      // one session, orrery_events_user_seq across sessions); for a rare one, GIN then a sort.
+      const ctes = terms.flatMap((index) => [
+        `df${index} AS (SELECT count(*)::float8 AS df FROM (SELECT 1 FROM ${events}
+          WHERE ${scope} AND search @@ ${query(index)} LIMIT $11) matched)`,
+        `c${index} AS (SELECT ${columns}, event, search FROM ${events}
+          WHERE ${scope} AND ${filters} AND search @@ ${query(index)}
+          ORDER BY seq DESC LIMIT $7)`,
+      ]);
+      const idf = (index: number) =>
+        `ln(1 + (greatest(total.n, df${index}.df) - df${index}.df + 0.5) / (df${index}.df + 0.5))`;
+      const weight = terms
+        .map((index) => `CASE WHEN e.search @@ ${query(index)} THEN ${idf(index)} ELSE 0 END`)
+        .join(' + ');
+      text = `WITH total AS (SELECT greatest(coalesce(sum(event_count), 0), 1)::float8 AS n
+          FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR id = $3)),
+        ${ctes.join(',\n        ')},
+        candidates AS (SELECT DISTINCT ON (session_id, seq) * FROM (
+          ${terms.map((index) => `SELECT * FROM c${index}`).join(' UNION ALL ')}) matched),
+        scored AS (SELECT ${columns}, event,
+            length(e.search)::float8 AS size, (${weight}) AS weight
+          FROM candidates e CROSS JOIN total ${terms.map((index) => `CROSS JOIN df${index}`).join(' ')})
+      SELECT ${columns}, event,
+        weight * ${K1 + 1} / (1 + ${K1} * (${1 - B} + ${B} * size / greatest(avg(size) OVER (), 1)))
+          AS score
+      FROM scored ORDER BY score DESC, seq DESC LIMIT $6`;
+      cache.set(count, text);
+      return text;
+    },
+  };
 }
 
 /**
- * The terms as a tsquery: each a quoted lexeme, OR-ed. Terms hold only letters, digits and
- * marks (search-text.ts), so `!`, `&`, `:*`, quotes and parentheses never reach it.
+ * A term as a tsquery: a quoted lexeme, a prefix (`'edit':*`), or a phrase of lexemes in order
+ * (`'foo' <-> 'ex'`). Terms hold only letters, digits and marks (query-terms.ts), so `!`, `&`,
+ * quotes and parentheses never reach it.
  */
-export function toTsQuery(terms: readonly string[]): string {
-  return terms.map((term) => `'${term}'`).join(' | ');
-}
-
-/** "At least two of the terms" as a tsquery (pairs of the first 8); `undefined` for one term. */
-export function toPairsTsQuery(terms: readonly string[]): string | undefined {
-  const paired = terms.slice(0, MAX_PAIRED_TERMS);
-  const pairs: string[] = [];
-  for (let first = 0; first < paired.length; first++) {
-    for (let second = first + 1; second < paired.length; second++) {
-      pairs.push(`('${paired[first]}' & '${paired[second]}')`);
-    }
-  }
-  return pairs.length > 0 ? pairs.join(' | ') : undefined;
+export function toTermTsQuery(term: QueryTerm): string {
+  if (term.kind === 'word') return `'${term.text}'`;
+  if (term.kind === 'prefix') return `'${term.text}':*`;
+  return term.parts.map((part) => `'${part}'`).join(' <-> ');
 }
 
 export interface PostgresSearchOptions {
   search: ResolvedSearch;
+  language?: SearchLanguage;
   statements: SearchStatements;
   /** Runs one statement on the store's connection (errors typed by the caller). */
   query: (text: string, values: unknown[]) => Promise<SearchRow[]>;
   readRow: (row: EventRow, sessionId: string) => ReturnType<typeof rowToEvent> | undefined;
 }
 
-/**
- * Two rounds, each a GIN index scan that reads few rows: first the events matching at least two
- * terms (few, even for common words), ranked; when they are fewer than `limit`, the events
- * matching any term fill the rest, ranked after them. An event with two or more of the query's
- * words comes first, then the rank decides. Each round ranks the `MAX_RANKED_CANDIDATES` most
- * recent matches (docs/architecture.md, Storage).
- */
+/** One statement: the terms' weights, the candidates, BM25 (see `buildSearchStatements`). */
 export async function searchPostgresEvents(options: PostgresSearchOptions): Promise<SearchHit[]> {
   const { search } = options;
   // No diacritic folding: the 'simple' configuration keeps accents, so the query must too.
-  const terms = searchTerms(search.query);
+  const terms = queryTerms(search.query, { language: options.language });
   if (terms.length === 0) return [];
-  const base = [
+  // A question about changes reads more rows, so an edit ranked lower can rise (query-terms.ts).
+  const boost = asksAboutChanges(search.query);
+  const rows = await options.query(options.statements.ranked(terms.length), [
     search.appName,
     search.userId,
     search.sessionId ?? null,
-    toTsQuery(terms),
     search.afterSeq,
     search.beforeSeq,
-  ];
-  const pairs = toPairsTsQuery(terms);
-  const rows = pairs
-    ? await options.query(options.statements.paired, [
-        ...base,
-        search.limit,
-        MAX_RANKED_CANDIDATES,
-        pairs,
-      ])
-    : [];
-  if (rows.length < search.limit) {
-    const seen = new Set(rows.map((row) => `${row.seq}/${row.session_id}`));
-    const more = await options.query(options.statements.any, [
-      ...base,
-      search.limit + rows.length,
-      MAX_RANKED_CANDIDATES,
-    ]);
-    for (const row of more) if (!seen.has(`${row.seq}/${row.session_id}`)) rows.push(row);
-  }
-  return toSearchHits(rows, search, options.readRow);
+    boost ? search.limit * 3 : search.limit,
+    Math.max(search.limit, Math.floor(MAX_RANKED_CANDIDATES / terms.length)),
+    Number.isFinite(search.after) ? search.after : null,
+    Number.isFinite(search.before) ? search.before : null,
+    search.authors ? [...search.authors] : null,
+    MAX_COUNTED_MATCHES,
+    ...terms.map(toTermTsQuery),
+  ]);
+  const hits = toSearchHits(rows, options.readRow);
+  return boost ? boostChanges(hits, search.limit) : hits.slice(0, search.limit);
 }
 
 /** Rows as hits, each checked like every other read (`readRow` decides on a corrupt one). */
 function toSearchHits(
   rows: SearchRow[],
-  search: ResolvedSearch,
   readRow: (row: EventRow, sessionId: string) => ReturnType<typeof rowToEvent> | undefined,
 ): SearchHit[] {
   const hits: SearchHit[] = [];
@@ -198,7 +227,7 @@ function toSearchHits(
       score: Number(row.score),
     });
   }
-  return hits.slice(0, search.limit);
+  return hits;
 }
 
 export type { SearchRow };

@@ -1,5 +1,6 @@
 /** The SQLite store's options and defaults. */
 import type BetterSqlite3 from 'better-sqlite3';
+import type { SearchLanguage } from '../query-terms.js';
 import type { ViewCacheOptions } from '../view-cache.js';
 
 /** pino-compatible: `logger.warn({ ...fields }, message)`. */
@@ -8,6 +9,8 @@ export interface SqliteSessionLogger {
 }
 
 export interface SqliteSessionServiceOptions {
+  /** How `searchEvents` stems query words: `english` (default) or `none` (docs/search.md). */
+  searchLanguage?: SearchLanguage;
   /** Database file; default `./.orrery/orrery.db` (the directory is created). */
   path?: string;
   /** An open better-sqlite3 database to use instead of `path`; `close()` leaves it open. */

@@ -9,7 +9,14 @@
  * `rebuildSqliteSearch(database)` after one.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { type ResolvedSearch, searchTerms } from '../search-text.js';
+import {
+  asksAboutChanges,
+  boostChanges,
+  type QueryTerm,
+  queryTerms,
+  type SearchLanguage,
+} from '../query-terms.js';
+import type { ResolvedSearch } from '../search-text.js';
 import type { SearchHit } from '../session-service.js';
 import { type RowReadOptions, readRow } from './read-rows.js';
 import type { EventRow } from './statements.js';
@@ -150,7 +157,9 @@ function searchStatements(database: BetterSqlite3.Database): SearchStatements {
       row: database.prepare<unknown[], SearchRow>(
         `SELECT session_id, seq, is_compaction, compaction_start_seq, compaction_end_seq, event
          FROM events WHERE rowid = ? AND app_name = ? AND user_id = ?
-           AND (? IS NULL OR session_id = ?) AND seq > ? AND seq < ?`,
+           AND (? IS NULL OR session_id = ?) AND seq > ? AND seq < ?
+           AND (? IS NULL OR timestamp > ?) AND (? IS NULL OR timestamp < ?)
+           AND (? IS NULL OR author IN (SELECT value FROM json_each(?)))`,
       ),
       pending: database.prepare('SELECT 1 FROM events_search_pending LIMIT 1'),
     };
@@ -160,11 +169,20 @@ function searchStatements(database: BetterSqlite3.Database): SearchStatements {
 }
 
 /**
- * The terms as an FTS5 query: each one a quoted string (so `AND`, `NEAR`, `*`, `:` are words),
- * OR-ed. Terms hold only letters, digits and marks (search-text.ts), so no quote needs escaping.
+ * The terms as an FTS5 query, OR-ed: a word a quoted string (so `AND`, `NEAR`, `*`, `:` are
+ * words), a prefix `"edit" *`, a phrase `"foo ex"` (its words in order). Terms hold only letters,
+ * digits and marks (query-terms.ts), so no quote needs escaping.
  */
-export function toFtsQuery(terms: readonly string[]): string {
-  return terms.map((term) => `"${term}"`).join(' OR ');
+export function toFtsQuery(terms: readonly QueryTerm[]): string {
+  return terms
+    .map((term) =>
+      term.kind === 'word'
+        ? `"${term.text}"`
+        : term.kind === 'prefix'
+          ? `"${term.text}" *`
+          : `"${term.parts.join(' ')}"`,
+    )
+    .join(' OR ');
 }
 
 /** First round of candidates per hit asked for; each further round takes 8 times more. */
@@ -180,14 +198,23 @@ export function searchSqliteEvents(options: {
   database: BetterSqlite3.Database;
   search: ResolvedSearch;
   rowOptions: (sessionId: string) => RowReadOptions;
+  language?: SearchLanguage;
 }): SearchHit[] {
   const { search } = options;
-  const terms = searchTerms(search.query);
+  const terms = queryTerms(search.query, { language: options.language });
   if (terms.length === 0) return [];
+  // A question about changes reads more hits, so an edit ranked lower can rise (query-terms.ts).
+  const boost = asksAboutChanges(search.query);
+  const wantedHits = boost ? search.limit * 3 : search.limit;
+  const done = (hits: SearchHit[]) => (boost ? boostChanges(hits, search.limit) : hits);
   const statements = searchStatements(options.database);
   const query = toFtsQuery(terms);
   const sessionId = search.sessionId ?? null;
-  let wanted = Math.max(64, search.limit * CANDIDATES_PER_HIT);
+  // Infinite bounds (none given) as NULL: SQLite has no infinity literal to bind.
+  const after = Number.isFinite(search.after) ? search.after : null;
+  const before = Number.isFinite(search.before) ? search.before : null;
+  const authors = search.authors ? JSON.stringify(search.authors) : null;
+  let wanted = Math.max(64, wantedHits * CANDIDATES_PER_HIT);
   for (;;) {
     const candidates = statements.candidates.all(query, wanted);
     const hits: SearchHit[] = [];
@@ -200,6 +227,12 @@ export function searchSqliteEvents(options: {
         sessionId,
         search.afterSeq,
         search.beforeSeq,
+        after,
+        after,
+        before,
+        before,
+        authors,
+        authors,
       );
       if (!row) continue;
       const event = readRow(row, options.rowOptions(row.session_id));
@@ -212,9 +245,9 @@ export function searchSqliteEvents(options: {
         author: event.author,
         score: -candidate.rank,
       });
-      if (hits.length === search.limit) return hits;
+      if (hits.length === wantedHits) return done(hits);
     }
-    if (candidates.length < wanted) return hits;
+    if (candidates.length < wanted) return done(hits);
     wanted *= CANDIDATES_PER_HIT;
   }
 }

@@ -25,6 +25,7 @@ import {
 } from '../errors.js';
 import { InMemoryLeases } from '../in-memory-lease.js';
 import { resolveListAllSessionsOptions } from '../list-all-sessions.js';
+import { resolveSearchLanguage, type SearchLanguage } from '../query-terms.js';
 import { resolveSearchOptions } from '../search-text.js';
 import type {
   AcquireLeaseOptions,
@@ -80,6 +81,7 @@ function now(): number {
 
 export class SqliteSessionService implements SessionService {
   private readonly options: SqliteSessionServiceOptions;
+  private readonly searchLanguage: SearchLanguage;
   private connection?: Promise<SqliteConnection>;
   private closed = false;
   /** Waiters of this process queue here in order before polling the lease row. */
@@ -90,6 +92,7 @@ export class SqliteSessionService implements SessionService {
   constructor(options: SqliteSessionServiceOptions = {}) {
     this.options = options;
     this.views = new ViewCache(options.viewCache);
+    this.searchLanguage = resolveSearchLanguage(options.searchLanguage);
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
@@ -321,6 +324,7 @@ export class SqliteSessionService implements SessionService {
       if (key.sessionId !== undefined) this.requireSession(statements, key as SessionKey);
       return searchSqliteEvents({
         database,
+        language: this.searchLanguage,
         search,
         rowOptions: (sessionId) => this.rowOptions({ ...key, sessionId }),
       });

@@ -127,6 +127,100 @@ export function describeSearchEvents(context: ConformanceContext): void {
       expect(await search({ sessionId: key.sessionId, query: 'deploy', limit: 2 })).toHaveLength(2);
     });
 
+    it('ranks a fixed corpus alike on every store: rare words above a name in every line', async () => {
+      const key = await context.newSession();
+      const lines = [
+        'Caroline: I went to the support group yesterday.',
+        'Melanie: That sounds great, how did it go?',
+        'Caroline: It was good, the group talked about adoption.',
+        'Melanie: I signed up for a pottery class last week.',
+        'Caroline: Pottery sounds relaxing, Caroline approves.',
+        'Melanie: We went camping at the lake with the kids.',
+        'Caroline: I am researching adoption agencies now.',
+        'Melanie: The kids painted a sunset at the lake.',
+        'Caroline: My friend gave me a necklace from Sweden.',
+        'Melanie: Camping again next month, maybe the mountains.',
+      ];
+      for (const line of lines) await say(key, line);
+      const top = async (query: string) =>
+        (await search({ sessionId: key.sessionId, query, limit: 3 })).map((hit) => hit.seq);
+      // "caroline" is in half the lines: the rare word decides.
+      expect((await top('What did Caroline get from Sweden?'))[0]).toBe(9);
+      expect((await top('When did Melanie sign up for pottery class?'))[0]).toBe(4);
+      expect(await top('Caroline adoption agencies')).toEqual([7, 3, 5]);
+      expect((await top('camping lake'))[0]).toBe(6);
+      expect(await top('sunset painted')).toEqual([8]);
+      expect((await top('Caroline camping')).slice(0, 2).sort()).toEqual([10, 6].sort());
+      expect((await top('Melanie necklace'))[0]).toBe(9);
+      expect((await top('Caroline kids'))[0]).toBe(8);
+    });
+
+    it('matches inflections by stem, and paths and identifiers whole and by part', async () => {
+      const key = await context.newSession();
+      const append = (event: Parameters<typeof context.service.appendEvent>[0]['event']) =>
+        context.service.appendEvent({ ...key, event });
+      const call = (name: string, args: Record<string, unknown>) =>
+        append(functionCallEvent({ ...fields(), calls: [{ id: `c${name}`, name, args }] }));
+      const deployed = await say(key, 'We deployed the release to the cluster.');
+      const readFoo = await call('read_file', { path: 'lib/foo.ex' });
+      await say(key, 'The foo service and the ex-employee list are unrelated.');
+      const readBar = await call('read_file', { path: 'lib/bar.ex' });
+      const editFoo = await call('edit_file', {
+        path: 'lib/foo.ex',
+        old: 'def run(x), do: x',
+        new: 'def run(x), do: x * 2',
+        note: 'doubles the value returned by run when called by the scheduler worker',
+      });
+      const checkout = await say(key, 'The checkout-api returned ERR_TIMEOUT after 30 s.');
+      await say(key, 'The api of the checkout page is fine; a timeout is expected there.');
+      const seqs = async (query: string, limit = 3) =>
+        (await search({ sessionId: key.sessionId, query, limit })).map((hit) => hit.seq);
+      // Stemming: "deploying" finds "deployed".
+      expect(await seqs('when are we deploying?')).toEqual([deployed.seq]);
+      // A file by its whole name: the edit first, then the read; bar.ex and "foo ... ex" after.
+      const foo = await seqs('what happened to foo.ex?', 10);
+      expect(foo.slice(0, 2)).toEqual([editFoo.seq, readFoo.seq]);
+      expect(foo.indexOf(readBar.seq)).toBeGreaterThan(1);
+      // Identifiers whole rank first; their parts still match on their own.
+      expect((await seqs('checkout-api'))[0]).toBe(checkout.seq);
+      expect((await seqs('ERR_TIMEOUT'))[0]).toBe(checkout.seq);
+      expect((await seqs('timeout', 10)).sort()).toEqual([checkout.seq, checkout.seq + 1]);
+    });
+
+    it('keeps to after and before (event timestamps) and to authors', async () => {
+      const key = await context.newSession();
+      const at = async (timestamp: number, author: string, text: string) =>
+        context.service.appendEvent({
+          ...key,
+          event: { ...userTextEvent({ ...fields(), text }), timestamp, author },
+        });
+      const first = await at(1_000, 'user', 'invoice number one sent');
+      const second = await at(2_000, 'billing-agent', 'invoice number two sent');
+      const third = await at(3_000, 'user', 'invoice number three sent');
+      const fourth = await at(4_000, 'auditor', 'invoice number four sent');
+      const seqs = async (options: Omit<SearchEventsOptions, 'appName' | 'userId' | 'query'>) =>
+        (await search({ sessionId: key.sessionId, query: 'invoice', ...options }))
+          .map((hit) => hit.seq)
+          .sort((a, b) => a - b);
+      expect(await seqs({ after: 1_000 })).toEqual([second.seq, third.seq, fourth.seq]);
+      expect(await seqs({ before: 3_000 })).toEqual([first.seq, second.seq]);
+      expect(await seqs({ after: 1_500, before: 3_500 })).toEqual([second.seq, third.seq]);
+      expect(await seqs({ after: 2_000.5 })).toEqual([third.seq, fourth.seq]);
+      expect(await seqs({ authors: ['user'] })).toEqual([first.seq, third.seq]);
+      expect(await seqs({ authors: ['billing-agent', 'auditor'] })).toEqual([
+        second.seq,
+        fourth.seq,
+      ]);
+      expect(await seqs({ authors: [] })).toEqual([]);
+      expect(await seqs({ authors: ['user'], after: 1_000 })).toEqual([third.seq]);
+      expect(await seqs({ authors: ['user'], after: 1_000, afterSeq: third.seq })).toEqual([]);
+      // Across sessions too, and the hits carry the stored timestamp and author.
+      const hits = await search({ query: 'invoice', authors: ['auditor'] });
+      expect(hits.map((hit) => [hit.seq, hit.timestamp, hit.author])).toEqual([
+        [fourth.seq, 4_000, 'auditor'],
+      ]);
+    });
+
     it('treats quotes, operators and punctuation as plain characters', async () => {
       const key = await context.newSession();
       const target = await say(key, 'config file: src/app-config.json (NEAR the root)');
@@ -201,6 +295,16 @@ export function describeSearchEvents(context: ConformanceContext): void {
       expect(InvalidArgumentError.isInstance(badQuery) && badQuery.argument).toBe('query');
       const badSeq = await rejection(search({ query: 'x', beforeSeq: 1.5 }));
       expect(InvalidArgumentError.isInstance(badSeq) && badSeq.argument).toBe('beforeSeq');
+      const badAfter = await rejection(search({ query: 'x', after: Number.NaN }));
+      expect(InvalidArgumentError.isInstance(badAfter) && badAfter.argument).toBe('after');
+      const badBefore = await rejection(
+        search({ query: 'x', before: '2024' as unknown as number }),
+      );
+      expect(InvalidArgumentError.isInstance(badBefore) && badBefore.argument).toBe('before');
+      const badAuthors = await rejection(
+        search({ query: 'x', authors: 'user' as unknown as string[] }),
+      );
+      expect(InvalidArgumentError.isInstance(badAuthors) && badAuthors.argument).toBe('authors');
       const missing = await rejection(
         search({ sessionId: `${key.sessionId}-missing`, query: 'x' }),
       );
