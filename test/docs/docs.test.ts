@@ -9,7 +9,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { type CodeBlock, codeBlocks, headingAnchors, markdownFiles, relativeLinks } from './markdown.js';
+import {
+  type CodeBlock,
+  codeBlocks,
+  headingAnchors,
+  markdownFiles,
+  relativeLinks,
+} from './markdown.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const files = markdownFiles(root);
@@ -63,9 +69,9 @@ describe('README and docs/', () => {
   });
 
   it('the link checker finds a missing file and a missing heading', () => {
-    expect(headingAnchors('# Title\n## Already on LangChain.js? Add these lines\n## A\n## A')).toEqual(
-      new Set(['title', 'already-on-langchainjs-add-these-lines', 'a', 'a-1']),
-    );
+    expect(
+      headingAnchors('# Title\n## Already on LangChain.js? Add these lines\n## A\n## A'),
+    ).toEqual(new Set(['title', 'already-on-langchainjs-add-these-lines', 'a', 'a-1']));
     expect(headingAnchors('```sh\n# not a heading\n```\n')).toEqual(new Set());
   });
 

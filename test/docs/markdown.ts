@@ -26,7 +26,6 @@ export interface MarkdownLink {
   target: string;
 }
 
-
 /** README.md and every `docs/*.md`, as paths relative to `root`. */
 export function markdownFiles(root: string): string[] {
   const docs = readdirSync(join(root, 'docs'))
