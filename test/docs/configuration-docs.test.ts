@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** `ORRERY_X` as the code names a variable: `env.ORRERY_X`, `env['ORRERY_X']` or `'ORRERY_X'`. */
-export function variablesRead(source: string): string[] {
+function variablesRead(source: string): string[] {
   const pattern = /(?:env\.|['"`])(ORRERY_[A-Z0-9_]*[A-Z0-9])\b(?!_)/g;
   return [...source.matchAll(pattern)].map((match) => match[1] ?? '');
 }
