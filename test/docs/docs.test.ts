@@ -97,11 +97,29 @@ describe('README and docs/', () => {
   }, 240_000);
 });
 
+/**
+ * `orrery`, `orrery/sqlite`, ... as the docs import them: the package is published as
+ * `orrery-runtime` and installed under the name `orrery` (`npm install orrery@npm:orrery-runtime`),
+ * so each name maps to the types its `exports` entry ships in dist/.
+ */
+function importNames(): Record<string, string[]> {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { types?: string }>;
+  };
+  const paths: Record<string, string[]> = {};
+  for (const [subpath, target] of Object.entries(manifest.exports)) {
+    if (typeof target === 'string' || target.types === undefined) continue;
+    paths[`orrery${subpath.slice(1)}`] = [join(root, target.types)];
+  }
+  return paths;
+}
+
 /** Type-checks the snippets as modules of the package (one program), `file:line: TSnnnn ...`. */
 function typeErrors(snippets: CodeBlock[]): string[] {
   const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
   options.noEmit = true;
+  options.paths = importNames();
   const virtual = new Map<string, { block: CodeBlock; offset: number; text: string }>();
   snippets.forEach((block, index) => {
     const name = join(root, '.docs-snippets', `${index}-${block.file.replace(/\W/g, '-')}.ts`);

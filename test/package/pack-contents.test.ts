@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 describe('the packed package', () => {
-  it('ships no source map and no sourceMappingURL to one', () => {
+  it('packs as orrery-runtime with the orrery command, no source map and no sourceMappingURL', () => {
     // --ignore-scripts: list what `files` selects without rebuilding dist/ (prepack would).
     const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: root,
@@ -19,9 +19,18 @@ describe('the packed package', () => {
       timeout: 120_000,
     });
     expect(pack.status, pack.stderr).toBe(0);
-    const [manifest] = JSON.parse(pack.stdout) as [{ files: { path: string }[] }];
+    const [manifest] = JSON.parse(pack.stdout) as [
+      { name: string; filename: string; files: { path: string }[] },
+    ];
+    // The registry's `orrery` is another project's: published as orrery-runtime (free on
+    // 2026-12-02: npm view orrery-runtime answered 404), the command stays `orrery`.
+    expect(manifest.name).toBe('orrery-runtime');
+    expect(manifest.filename).toMatch(/^orrery-runtime-\d+\.\d+\.\d+\.tgz$/);
     const files = manifest.files.map((file) => file.path);
     expect(files).toContain('dist/index.js');
+    expect(files).toContain('bin/orrery.js');
+    const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect(packageJson.bin).toEqual({ orrery: './bin/orrery.js' });
     expect(files.filter((path) => path.endsWith('.map'))).toEqual([]);
     const naming = files
       .filter((path) => path.endsWith('.js'))
