@@ -139,6 +139,22 @@ function pointCircles(scale, points) {
 }
 
 /**
+ * The legend's entries: one for each thing the chart draws, none for a line it does not (no
+ * figures without compaction, no threshold or a threshold of 0, no compaction marker).
+ */
+export function legendEntries({ points, threshold, compactions = [] }) {
+  const entries = [{ key: 'with', label: 'with compaction (estimated request tokens)' }];
+  if (points.some((point) => typeof point.uncompactedTokens === 'number')) {
+    entries.push({ key: 'without', label: 'without compaction' });
+  }
+  if (typeof threshold === 'number' && threshold > 0) {
+    entries.push({ key: 'threshold', label: 'threshold' });
+  }
+  if (compactions.length > 0) entries.push({ key: 'compaction', label: 'compaction' });
+  return entries;
+}
+
+/**
  * `points`: `[{ call, seq?, tokens, uncompactedTokens }]`; `compactions`: `[{ call, seq? }]`
  * (a compaction before that call); `threshold`: a number or null.
  */
@@ -171,10 +187,9 @@ export function renderChart({ points, threshold, compactions = [], caption }) {
   const legend = h(
     'ul',
     { className: 'legend' },
-    h('li', { className: 'legend-with' }, 'with compaction'),
-    h('li', { className: 'legend-without' }, 'without compaction'),
-    typeof threshold === 'number' ? h('li', { className: 'legend-threshold' }, 'threshold') : null,
-    compactions.length > 0 ? h('li', { className: 'legend-compaction' }, 'compaction') : null,
+    legendEntries({ points, threshold, compactions }).map((entry) =>
+      h('li', { className: `legend-${entry.key}` }, entry.label),
+    ),
   );
   return h('figure', { className: 'chart' }, h('figcaption', {}, caption), svg, legend);
 }

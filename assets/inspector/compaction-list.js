@@ -22,7 +22,14 @@ function describe(span, onShow) {
       { className: 'facts' },
       h('dt', {}, 'trigger'),
       h('dd', {}, span.trigger),
-      h('dt', {}, 'tokens'),
+      h(
+        'dt',
+        {
+          title:
+            "the token trigger's figure: the model's reported prompt size plus an estimate of what came after, before -> after",
+        },
+        'next request, tokens (trigger)',
+      ),
       h('dd', {}, `${formatNumber(span.tokensBefore)} → ${formatNumber(span.tokensAfter)}`),
       h('dt', {}, 'summarizer'),
       h('dd', {}, span.summarizer),

@@ -17,9 +17,18 @@ export function kindLabel(kind) {
   return KIND_LABELS[kind] ?? kind;
 }
 
+/**
+ * Who wrote the row: a compaction is stored with author `user` (ADK's rule for events the
+ * runtime adds), but its summary was written by the summarizer, so the row names that.
+ */
+export function authorLabel(event, span) {
+  if (event.kind !== 'compaction') return event.author;
+  return span?.summarizer ?? 'orrery';
+}
+
 export function compactionText(span) {
   const range = `#${span.startSeq}–#${span.endSeq}`;
-  const tokens = `${formatNumber(span.tokensBefore)} → ${formatNumber(span.tokensAfter)} tokens`;
+  const tokens = `next request ${formatNumber(span.tokensBefore)} → ${formatNumber(span.tokensAfter)} tokens (trigger)`;
   const fallback = span.fallback ? ` (fallback from ${span.fallback.from})` : '';
   return `summarizes ${range} · ${span.trigger} · ${tokens} · ${span.summarizer}${fallback}`;
 }

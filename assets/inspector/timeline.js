@@ -10,7 +10,7 @@
 import { api } from './api.js';
 import { gutterWidth, spanButtons } from './compaction-spans.js';
 import { h } from './dom.js';
-import { kindLabel, previewText } from './event-text.js';
+import { authorLabel, kindLabel, previewText } from './event-text.js';
 import { formatNumber, formatTime, isoTime } from './format.js';
 import { rowAfterKey } from './timeline-keys.js';
 import { createViewPages } from './view-pages.js';
@@ -262,12 +262,19 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
           { className: 'time', datetime: isoTime(event.timestamp) },
           formatTime(event.timestamp),
         ),
-        h('span', { className: 'author', title: event.author }, event.author),
+        h(
+          'span',
+          { className: 'author', title: `stored author: ${event.author}` },
+          authorLabel(event, span),
+        ),
         h('span', { className: `badge badge-${event.kind}` }, kindLabel(event.kind)),
         h('span', { className: 'preview', title: preview }, preview),
         h(
           'span',
-          { className: 'tokens', title: `${formatNumber(event.chars)} characters` },
+          {
+            className: 'tokens',
+            title: `this event's estimated tokens (${formatNumber(event.chars)} characters)`,
+          },
           `${formatNumber(event.tokens)} tok`,
         ),
         h(

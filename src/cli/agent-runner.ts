@@ -21,7 +21,8 @@ import { Runner } from '../runtime/runner.js';
 import type { SessionLeaseOptions } from '../runtime/session-lease.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { nonEmpty } from './common.js';
-import { compactionNote } from './compaction-note.js';
+import { compactionNote, littleReclaimedNote } from './compaction-note.js';
+import { effectiveSettings, thresholdLine as thresholdLineOf } from './effective-settings.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { loadAgentModule } from './load-agent.js';
@@ -64,6 +65,8 @@ export interface CliAgentSettings {
   summarizerModel?: Model;
   plugins: Plugin[];
   sessionLease?: SessionLeaseOptions | false;
+  /** `token threshold 60,000 tokens (the agent module; ignores ...)`: printed at start. */
+  thresholdLine: string;
 }
 
 /**
@@ -78,7 +81,8 @@ export async function resolveAgentSettings(
 ): Promise<CliAgentSettings> {
   const override =
     options.modelId === undefined ? undefined : await requireModel(io, options.modelId);
-  let settings: Omit<CliAgentSettings, 'summarizerModel' | 'label'>;
+  let settings: Omit<CliAgentSettings, 'summarizerModel' | 'label' | 'thresholdLine'>;
+  let agentCompaction: EventsCompactionConfig | null | undefined;
   if (options.agentPath === undefined) {
     const model = override ?? (await requireModel(io));
     settings = {
@@ -93,6 +97,7 @@ export async function resolveAgentSettings(
     };
   } else {
     const loaded = await loadAgentModule({ path: options.agentPath, modelOverride: override });
+    agentCompaction = loaded.compaction;
     settings = {
       agent: loaded.agent,
       appName: options.appFromCommandLine ? options.appName : loaded.appName,
@@ -107,12 +112,25 @@ export async function resolveAgentSettings(
   }
   const model = settings.agent.model;
   const label = model?.modelId ?? settings.agent.name;
+  const effective = effectiveSettings({
+    env: io.env,
+    flags: {},
+    ...(options.agentPath !== undefined && {
+      agent: { appName: settings.appName, compaction: agentCompaction, hasSummarizer: false },
+    }),
+  });
+  const thresholdLine = `compaction: ${thresholdLineOf(effective)}`;
   const needsModel =
     settings.compaction !== null &&
     settings.summarizer === undefined &&
     settings.compaction.summarizer === undefined;
-  if (!needsModel || model === undefined) return { ...settings, label };
-  return { ...settings, label, summarizerModel: await summarizerModelFor(io, model) };
+  if (!needsModel || model === undefined) return { ...settings, label, thresholdLine };
+  return {
+    ...settings,
+    label,
+    thresholdLine,
+    summarizerModel: await summarizerModelFor(io, model),
+  };
 }
 
 /** The model `resolveSummarizerModel` names for this agent's model (its own when the same). */
@@ -145,6 +163,7 @@ export function createCliRunner(options: {
 }): Runner {
   const { io, spinner, settings } = options;
   const { compaction, summarizerModel } = settings;
+  let saidLittleReclaimed = false;
   const plugin: Plugin = {
     name: 'orrery-cli',
     beforeModel: ({ modelId }) => {
@@ -163,6 +182,13 @@ export function createCliRunner(options: {
         summarizerLabel: summarizerModel?.modelId ?? settings.label,
       });
       if (note) io.stderr(note);
+      const little = saidLittleReclaimed
+        ? undefined
+        : littleReclaimedNote({ report, tokenThreshold: compaction?.tokenThreshold });
+      if (little) {
+        saidLittleReclaimed = true;
+        io.stderr(little);
+      }
     },
   };
   return new Runner({

@@ -108,7 +108,7 @@ at the prompt (or Ctrl-D) quits. Stored events are never lost.`,
         const existing = await service.getSession(key);
         if (!existing) await service.createSession(key);
         io.stderr(
-          `${existing ? 'continuing' : 'new'} session ${sessionId} with ${settings.label} (Ctrl-C to quit)\n`,
+          `${existing ? 'continuing' : 'new'} session ${sessionId} with ${settings.label} (Ctrl-C to quit)\n${settings.thresholdLine}\n`,
         );
         const readline = createInterface({
           input: io.stdin,

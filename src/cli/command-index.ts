@@ -63,6 +63,12 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
       'measure how many facts survive compaction: view, view + recall, truncation, full history',
     load: async () => (await import('./eval.js')).registerEval,
   },
+  config: {
+    term: 'config [options]',
+    description:
+      'print every effective setting (compaction, models, store) and its source: default, env, agent or flag',
+    load: async () => (await import('./config.js')).registerConfig,
+  },
   serve: {
     term: 'serve [options]',
     description:

@@ -12,6 +12,7 @@ import {
 } from './common.js';
 import type { CliIo } from './io.js';
 import { explainTrigger, measureNextRequest } from './request-size.js';
+import { resolveSessionKey } from './session-lookup.js';
 import { requireSession } from './sessions.js';
 import { creditOfReport, describeCredit } from './summarizer-label.js';
 import { createSummarizer } from './summarizer-option.js';
@@ -51,7 +52,11 @@ export function registerCompact(program: Command, io: CliIo): void {
           summarizer,
         };
         await withStore(io, { ...flags, existing: true }, async (service) => {
-          const key = { appName: flags.app, userId: flags.user, sessionId };
+          const key = await resolveSessionKey(
+            service,
+            { appName: flags.app, userId: flags.user, sessionId },
+            { prefix: true },
+          );
           const session = await requireSession(service, key);
           const compactor = new Compactor({
             sessionService: service,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CompactionReport } from '../runtime/compactor.js';
-import { compactionNote } from './compaction-note.js';
+import { compactionNote, littleReclaimedNote } from './compaction-note.js';
 
 const base: CompactionReport = {
   sessionId: 's',
@@ -45,5 +45,38 @@ describe('compactionNote', () => {
 
   it('prints nothing for a skip', () => {
     expect(compactionNote({ report: base, summarizerLabel: 'm' })).toBeUndefined();
+  });
+});
+
+describe('littleReclaimedNote', () => {
+  const compacted = { ...base, outcome: 'compacted' as const, startSeq: 1, endSeq: 9 };
+
+  it('speaks when the next request stays at 80% of the threshold or more', () => {
+    expect(
+      littleReclaimedNote({ report: { ...compacted, tokensAfter: 900 }, tokenThreshold: 1000 }),
+    ).toMatch(
+      /^· note: that compaction left the next request at 900 tokens, 90% of the 1,000-token threshold/,
+    );
+    expect(
+      littleReclaimedNote({
+        report: { ...compacted, tokensAfter: 700, ineffective: true },
+        tokenThreshold: 1000,
+      }),
+    ).toMatch(/70% of the 1,000-token threshold/);
+  });
+
+  it('is silent when the compaction made room, failed, or no threshold is set', () => {
+    expect(
+      littleReclaimedNote({ report: { ...compacted, tokensAfter: 799 }, tokenThreshold: 1000 }),
+    ).toBeUndefined();
+    expect(
+      littleReclaimedNote({ report: { ...base, outcome: 'failed' }, tokenThreshold: 1000 }),
+    ).toBeUndefined();
+    expect(
+      littleReclaimedNote({
+        report: { ...compacted, tokensAfter: 900 },
+        tokenThreshold: undefined,
+      }),
+    ).toBeUndefined();
   });
 });

@@ -34,3 +34,27 @@ export function compactionNote(options: {
   }
   return undefined;
 }
+
+/** A compaction that leaves the next request at this share of the threshold or more helps little. */
+const LITTLE_RECLAIMED_SHARE = 0.8;
+
+/**
+ * Said once per session of `chat`/`run`: the compaction left the next request so near the
+ * threshold (or over it) that the next turns will compact again, each paying a summary for
+ * little room. Names the settings to change. `undefined` when the compaction did its job.
+ */
+export function littleReclaimedNote(options: {
+  report: CompactionReport;
+  tokenThreshold: number | undefined;
+}): string | undefined {
+  const { report, tokenThreshold } = options;
+  if (report.outcome !== 'compacted' && report.outcome !== 'elided') return undefined;
+  if (tokenThreshold === undefined || tokenThreshold <= 0 || report.tokensAfter === undefined) {
+    return undefined;
+  }
+  if (!report.ineffective && report.tokensAfter < tokenThreshold * LITTLE_RECLAIMED_SHARE) {
+    return undefined;
+  }
+  const share = Math.round((report.tokensAfter / tokenThreshold) * 100);
+  return `· note: that compaction left the next request at ${tokens(report.tokensAfter)} tokens, ${share}% of the ${tokens(tokenThreshold)}-token threshold, so the next turns will compact again for little gain: raise ORRERY_COMPACTION_TOKEN_THRESHOLD or lower ORRERY_COMPACTION_RETENTION_EVENTS / ORRERY_COMPACTION_RETENTION_TOKENS (said once)\n`;
+}

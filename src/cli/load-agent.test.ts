@@ -9,7 +9,7 @@ import { SequentialAgent } from '../runtime/agents/sequential-agent.js';
 import { Runner } from '../runtime/runner.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { ScriptedModel, textResponse, toolCallResponse } from '../testing/scripted-model.js';
-import { AgentModuleError, loadAgentModule } from './load-agent.js';
+import { AgentModuleError, loadAgentModule, loadTsImport } from './load-agent.js';
 
 const repository = resolve(import.meta.dirname, '../..');
 
@@ -238,5 +238,27 @@ describe('loadAgentModule: one clear line for a module that cannot be used', () 
     await expect(
       loadAgentModule({ path: 'agent.mjs', cwd, signal: controller.signal }),
     ).rejects.toThrow('cancelled');
+  });
+});
+
+describe('loadTsImport', () => {
+  it('names the command that installs tsx when it is missing', async () => {
+    const missing = Object.assign(new Error("Cannot find package 'tsx'"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
+    const error = await loadTsImport(() => Promise.reject(missing)).then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error,
+    );
+    expect(error?.message).toBe(
+      "a TypeScript agent module needs the optional dependency 'tsx': npm install tsx (or compile the module to .js or .mjs)",
+    );
+    expect(error?.cause).toBe(missing);
+  });
+
+  it('passes any other failure through, and loads tsx when it is there', async () => {
+    const broken = new Error('esbuild crashed');
+    await expect(loadTsImport(() => Promise.reject(broken))).rejects.toBe(broken);
+    expect(typeof (await loadTsImport())).toBe('function');
   });
 });

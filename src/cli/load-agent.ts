@@ -85,6 +85,27 @@ async function checkFile(path: string, source: string): Promise<void> {
   }
 }
 
+type TsImport = typeof import('tsx/esm/api')['tsImport'];
+
+/**
+ * tsx's `tsImport`. tsx is an optional peer dependency (only TypeScript agent modules need it),
+ * so a missing one names the command that installs it. `importTsx` is for tests.
+ */
+export async function loadTsImport(
+  importTsx: () => Promise<{ tsImport: TsImport }> = () => import('tsx/esm/api'),
+): Promise<TsImport> {
+  try {
+    return (await importTsx()).tsImport;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error(
+      "a TypeScript agent module needs the optional dependency 'tsx': npm install tsx (or compile the module to .js or .mjs)",
+      { cause: error },
+    );
+  }
+}
+
 /** The module's default export (`undefined` when it has none). */
 async function importModule(path: string, source: string, typescript: boolean): Promise<unknown> {
   const url = pathToFileURL(source).href;
@@ -92,7 +113,7 @@ async function importModule(path: string, source: string, typescript: boolean): 
   try {
     if (typescript) {
       // Loaded only for TypeScript agents: `.js` ones never pay for esbuild.
-      const { tsImport } = await import('tsx/esm/api');
+      const tsImport = await loadTsImport();
       namespace = await tsImport(url, { parentURL: import.meta.url });
     } else {
       namespace = await import(url);

@@ -17,7 +17,7 @@ import { loadActiveView } from '../runtime/active-view.js';
 import { estimateRequestOverhead } from '../runtime/context-guard.js';
 import { OrphanCallRestorer } from '../runtime/restore-calls.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
-import { INSTRUCTION_STATE_KEY } from './import-session.js';
+import { IMPORT_STATE_KEY, INSTRUCTION_STATE_KEY } from './import-session.js';
 import { plural } from './plural.js';
 
 export interface RequestSize {
@@ -25,6 +25,8 @@ export interface RequestSize {
   tokens: number;
   /** Of which the system instruction. */
   overheadTokens: number;
+  /** Imported from a transcript (`orrery import`): a reported prompt size is the recorder's. */
+  imported: boolean;
   /** The token trigger's figure and its basis (see the file comment). */
   trigger: RequestEstimate & {
     /** `reported_usage`: the prompt tokens the model reported at `usageSeq`. */
@@ -82,6 +84,7 @@ export async function measureNextRequest(options: {
     size: {
       tokens: overheadTokens + estimateContentListTokens(view.contents),
       overheadTokens,
+      imported: options.state[IMPORT_STATE_KEY] !== undefined,
       trigger,
     },
   };
@@ -97,5 +100,10 @@ export function explainTrigger(size: RequestSize): string | undefined {
   const reported = (trigger.reportedTokens ?? 0).toLocaleString('en-US');
   const eventsSince = trigger.eventsSince ?? 0;
   const since = eventsSince > 0 ? ` and the ${plural(eventsSince, 'event')} after it` : '';
-  return `the token trigger counts ${trigger.tokens.toLocaleString('en-US')}: the model reported ${reported} prompt tokens at seq ${trigger.usageSeq} (all it was sent, the recording harness's own instruction and tools included), + an estimate of its answer${since}`;
+  // Only an imported transcript was recorded by a harness orrery never saw; a live session's
+  // report counts the agent's own instruction and tool declarations.
+  const whatElse = size.imported
+    ? "the recording harness's own instruction and tools included"
+    : "the agent's instruction and tool declarations included";
+  return `the token trigger counts ${trigger.tokens.toLocaleString('en-US')}: the model reported ${reported} prompt tokens at seq ${trigger.usageSeq} (all it was sent, ${whatElse}), + an estimate of its answer${since}`;
 }

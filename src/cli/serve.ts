@@ -136,6 +136,7 @@ Examples:
         io.stderr(
           `orrery serve: app '${settings.appName}' (${settings.label}) on ${listening.url}, store ${redact(db)}; ${access}; inspector: ${listening.url}/\n`,
         );
+        io.stderr(`orrery serve: ${settings.thresholdLine}\n`);
         if (devUiRoot) io.stderr(`ADK web UI: ${listening.url}/dev-ui/\n`);
         const signal = await untilInterrupted(io);
         io.stderr(

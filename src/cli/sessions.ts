@@ -17,6 +17,7 @@ import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { plural } from './plural.js';
 import { clip, renderEventLine, time } from './render-event.js';
+import { resolveSessionKey } from './session-lookup.js';
 import { showJson } from './show-json.js';
 import { creditOfCompaction, describeCredit } from './summarizer-label.js';
 import { alignedTable } from './text-table.js';
@@ -54,18 +55,22 @@ Examples:
     );
 
   addStoreOptions(
-    sessions.command('list').description('list sessions').option('--json', 'print JSON'),
-  ).action(async (flags: StoreFlags & { json?: boolean }) => {
+    sessions
+      .command('list')
+      .description('list sessions')
+      .option('--all', 'every app and user in the store (adapters store under their own)')
+      .option('--json', 'print JSON'),
+  ).action(async (flags: StoreFlags & { json?: boolean; all?: boolean }) => {
     await withStore(io, { ...flags, existing: true }, async (service) => {
+      if (flags.all) return listAll(io, service, flags.json === true);
       const list = await service.listSessions({ appName: flags.app, userId: flags.user });
       if (flags.json) return writeJson(io, list);
-      if (list.length === 0)
-        return io.stdout(`no sessions for app '${flags.app}' and user '${flags.user}'\n`);
+      if (list.length === 0) return io.stdout(await emptyListNote(service, flags));
       const sorted = [...list].sort((a, b) => b.lastUpdateTime - a.lastUpdateTime);
       const rows = sorted.map((session) => [
         session.sessionId,
         session.eventCount.toLocaleString('en-US'),
-        new Date(session.lastUpdateTime * 1000).toISOString().replace('T', ' ').slice(0, 19),
+        utc(session.lastUpdateTime),
       ]);
       const lines = alignedTable({
         headers: ['session', 'events', 'updated (UTC)'],
@@ -85,7 +90,11 @@ Examples:
       .option('--json', 'print the session, its compactions and events as JSON'),
   ).action(async (sessionId: string, flags: StoreFlags & { width: number; json?: boolean }) => {
     await withStore(io, { ...flags, existing: true }, async (service) => {
-      const key = { appName: flags.app, userId: flags.user, sessionId };
+      const key = await resolveSessionKey(
+        service,
+        { appName: flags.app, userId: flags.user, sessionId },
+        { prefix: true },
+      );
       const session = await requireSession(service, key);
       const events = await readFullHistory(service, key);
       const view = await service.loadView(key);
@@ -150,7 +159,11 @@ Examples:
       });
     }
     await withStore(io, { ...flags, existing: true }, async (service) => {
-      const key = { appName: flags.app, userId: flags.user, sessionId };
+      const key = await resolveSessionKey(
+        service,
+        { appName: flags.app, userId: flags.user, sessionId },
+        { prefix: true },
+      );
       const session = await requireSession(service, key);
       const events = await readFullHistory(service, key);
       if (flags.format === 'orrery') {
@@ -179,10 +192,78 @@ Examples:
       .argument('<id>', 'session id', nonEmpty('session id')),
   ).action(async (sessionId: string, flags: StoreFlags) => {
     await withStore(io, { ...flags, existing: true }, async (service) => {
-      const key = { appName: flags.app, userId: flags.user, sessionId };
+      const key = await resolveSessionKey(
+        service,
+        { appName: flags.app, userId: flags.user, sessionId },
+        { prefix: false },
+      );
       await requireSession(service, key);
       await service.deleteSession(key);
       io.stdout(`deleted session ${sessionId}\n`);
     });
   });
+}
+
+/** Sessions a listing across apps and users shows at most (the store's own cap). */
+const LIST_ALL_LIMIT = 1000;
+
+function utc(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace('T', ' ').slice(0, 19);
+}
+
+async function listAll(io: CliIo, service: SessionService, json: boolean): Promise<void> {
+  if (!service.listAllSessions) {
+    throw new CliUsageError({
+      field: '--all',
+      message: '--all: this store cannot list sessions across apps and users',
+    });
+  }
+  const all = await service.listAllSessions({ limit: LIST_ALL_LIMIT });
+  if (json) return writeJson(io, all);
+  if (all.length === 0) return io.stdout('no sessions in this store\n');
+  const rows = all.map((session) => [
+    session.appName,
+    session.userId,
+    session.sessionId,
+    session.eventCount.toLocaleString('en-US'),
+    session.compactionCount.toLocaleString('en-US'),
+    utc(session.lastUpdateTime),
+  ]);
+  const lines = alignedTable({
+    headers: ['app', 'user', 'session', 'events', 'compactions', 'updated (UTC)'],
+    rows,
+    align: ['left', 'left', 'left', 'right', 'right', 'left'],
+  });
+  const more = all.length === LIST_ALL_LIMIT ? `(the newest ${LIST_ALL_LIMIT} shown)\n` : '';
+  io.stdout(`${lines.join('\n')}\n${more}`);
+}
+
+/** "No sessions for app and user", and what the store does hold, so the next command is clear. */
+async function emptyListNote(service: SessionService, flags: StoreFlags): Promise<string> {
+  const head = `no sessions for app '${flags.app}' and user '${flags.user}'`;
+  const all = (await service.listAllSessions?.({ limit: LIST_ALL_LIMIT })) ?? [];
+  if (all.length === 0) {
+    return service.listAllSessions ? `${head}: the store holds no session at all\n` : `${head}\n`;
+  }
+  const groups = new Map<string, { appName: string; userId: string; count: number }>();
+  for (const session of all) {
+    const name = JSON.stringify([session.appName, session.userId]);
+    const group = groups.get(name) ?? {
+      appName: session.appName,
+      userId: session.userId,
+      count: 0,
+    };
+    group.count++;
+    groups.set(name, group);
+  }
+  const listed = [...groups.values()]
+    .sort((a, b) => b.count - a.count)
+    .slice(0, 5)
+    .map(
+      (group) => `app '${group.appName}' user '${group.userId}': ${plural(group.count, 'session')}`,
+    );
+  const more = groups.size > 5 ? `; and ${groups.size - 5} more app/user pairs` : '';
+  const first = [...groups.values()][0];
+  const example = first ? ` (e.g. --app ${first.appName} --user ${first.userId})` : '';
+  return `${head}. The store holds ${listed.join('; ')}${more}.\nSee them all: orrery sessions list --all; or pass --app and --user${example}\n`;
 }

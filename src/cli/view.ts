@@ -12,6 +12,7 @@ import type { CliIo } from './io.js';
 import { plural } from './plural.js';
 import { renderContent } from './render-event.js';
 import { explainTrigger, measureNextRequest } from './request-size.js';
+import { resolveSessionKey } from './session-lookup.js';
 import { requireSession } from './sessions.js';
 
 export function registerView(program: Command, io: CliIo): void {
@@ -34,7 +35,11 @@ export function registerView(program: Command, io: CliIo): void {
     )
     .action(async (sessionId: string, flags: StoreFlags & { json?: boolean; width: number }) => {
       await withStore(io, { ...flags, existing: true }, async (service) => {
-        const key = { appName: flags.app, userId: flags.user, sessionId };
+        const key = await resolveSessionKey(
+          service,
+          { appName: flags.app, userId: flags.user, sessionId },
+          { prefix: true },
+        );
         const session = await requireSession(service, key);
         // Assembled as the runtime does, orphan calls restored from storage included.
         const { stored, view, systemInstruction, size } = await measureNextRequest({

@@ -26,6 +26,8 @@ export function fromAiSdkResult(
   if (usageMetadata !== undefined) response.usageMetadata = usageMetadata;
   const finishReason = finishReasonOf(result.finishReason);
   if (finishReason !== undefined) response.finishReason = finishReason;
+  if (result.response?.id !== undefined) response.responseId = result.response.id;
+  if (result.response?.modelId !== undefined) response.responseModel = result.response.modelId;
   return response;
 }
 

@@ -87,6 +87,7 @@ export async function* fromAiSdkStream(
   let finish:
     | { usage: LanguageModelV3Usage; finishReason: LanguageModelV3FinishReason }
     | undefined;
+  let metadata: { id?: string; modelId?: string } | undefined;
   const reader = stream.getReader();
   let done = false;
   try {
@@ -135,6 +136,9 @@ export async function* fromAiSdkStream(
         case 'finish':
           finish = { usage: part.usage, finishReason: part.finishReason };
           break;
+        case 'response-metadata':
+          metadata = { id: part.id, modelId: part.modelId };
+          break;
         case 'error':
           throw part.error;
         default:
@@ -157,7 +161,7 @@ export async function* fromAiSdkStream(
   yield {
     type: 'finish',
     response: fromAiSdkResult(
-      { content: accumulated.content, ...finish, warnings: [] },
+      { content: accumulated.content, ...finish, warnings: [], response: metadata },
       { modelId },
     ),
   };

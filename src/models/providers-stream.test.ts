@@ -64,6 +64,9 @@ describe('openai Chat Completions, streamed', () => {
           parts: [{ text: "It's sunny and 21°C in Paris. Booking now." }, { functionCall: call }],
         },
         finishReason: 'tool-calls',
+        // From the stream's response-metadata part (the recorded wire's id and model).
+        responseId: 'chatcmpl-CEq2p4XcW8yN1vR5tK9mJ3hL6gF2',
+        responseModel: 'gpt-4o-2024-08-06',
         usageMetadata: {
           promptTokenCount: 139,
           candidatesTokenCount: 41,

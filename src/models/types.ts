@@ -32,6 +32,10 @@ export interface ModelResponse {
   usageMetadata?: UsageMetadata;
   /** e.g. `stop`, `tool-calls`, `length`, `content-filter`, `error`. */
   finishReason?: string;
+  /** The provider's id of this response (`gen_ai.response.id` on the `chat` span). */
+  responseId?: string;
+  /** The model that answered, as the provider names it (`gen_ai.response.model`). */
+  responseModel?: string;
 }
 
 /**

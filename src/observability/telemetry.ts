@@ -7,11 +7,11 @@ import type * as OtelApi from '@opentelemetry/api';
 import { errorMessage } from '../events/errors.js';
 
 type Api = typeof OtelApi;
-export type SpanAttributes = Record<string, string | number | boolean | undefined>;
+export type SpanAttributes = Record<string, string | number | boolean | string[] | undefined>;
 
 export interface TelemetrySpan {
   setAttributes(attributes: SpanAttributes): void;
-  /** Marks the span failed with the error's class and message. */
+  /** Marks the span failed with the error's class and message, and records an `exception` event. */
   fail(error: unknown): void;
   end(endTime?: number): void;
 }
@@ -47,6 +47,8 @@ class OtelSpan implements TelemetrySpan {
   fail(error: unknown): void {
     const type = error instanceof Error ? error.name : typeof error;
     this.span.setAttribute('error.type', type);
+    // The `exception` event the conventions ask for: type, message and stack.
+    this.span.recordException(error instanceof Error ? error : String(error));
     this.span.setStatus({
       code: this.api.SpanStatusCode.ERROR,
       message: errorMessage(error),

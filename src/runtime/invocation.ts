@@ -433,6 +433,7 @@ export class Invocation implements InvocationContext {
       attributes: {
         'gen_ai.operation.name': 'execute_tool',
         'gen_ai.tool.name': call.name,
+        'gen_ai.tool.type': 'function',
         'gen_ai.tool.call.id': call.id,
         'gen_ai.agent.name': agentName,
       },

@@ -75,7 +75,11 @@ export function measureModelCall(options: MeasureModelCallOptions): MeasuredMode
         'gen_ai.usage.input_tokens': usage?.promptTokenCount,
         'gen_ai.usage.output_tokens': usage?.candidatesTokenCount,
         'gen_ai.usage.cache_read.input_tokens': usage?.cachedContentTokenCount,
-        'gen_ai.response.finish_reasons': response?.finishReason,
+        // A list, per the conventions (one candidate here).
+        'gen_ai.response.finish_reasons':
+          response?.finishReason === undefined ? undefined : [response.finishReason],
+        'gen_ai.response.id': response?.responseId,
+        'gen_ai.response.model': response?.responseModel,
         'orrery.model.attempts': Math.max(1, attempts),
       });
       if (error !== undefined) span.fail(error);

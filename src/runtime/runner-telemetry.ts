@@ -4,7 +4,7 @@
  * invocation of its session (docs/architecture.md#where-each-rule-lives).
  */
 import type { SessionKey } from '../events/types.js';
-import { Telemetry, type TelemetrySpan } from '../observability/telemetry.js';
+import { modelAttributes, Telemetry, type TelemetrySpan } from '../observability/telemetry.js';
 import type { CompactionReport } from './compactor.js';
 
 export function sessionKeyString(key: SessionKey): string {
@@ -28,14 +28,21 @@ export class RunnerTelemetry {
   }
 
   /** Starts the invocation's span and makes it the parent of the session's compactions. */
-  startAgentSpan(options: { key: SessionKey; agentName: string; telemetry: Telemetry }) {
-    const { key, agentName } = options;
+  startAgentSpan(options: {
+    key: SessionKey;
+    agentName: string;
+    /** The root agent's model, `provider:model` (none for a workflow root). */
+    modelId?: string;
+    telemetry: Telemetry;
+  }) {
+    const { key, agentName, modelId } = options;
     const span = options.telemetry.startSpan({
       name: `invoke_agent ${agentName}`,
       attributes: {
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.agent.name': agentName,
         'gen_ai.conversation.id': key.sessionId,
+        ...(modelId !== undefined && modelAttributes(modelId)),
       },
     });
     this.agentSpans.set(sessionKeyString(key), span);

@@ -147,7 +147,12 @@ export class Runner {
     const linked = lease ? eitherSignal(options.signal, lease.signal) : undefined;
     let handedToBackground = false;
     const telemetry = await this.telemetry.ready();
-    const agentSpan = this.telemetry.startAgentSpan({ key, agentName: this.agent.name, telemetry });
+    const agentSpan = this.telemetry.startAgentSpan({
+      key,
+      agentName: this.agent.name,
+      modelId: this.agent.model?.modelId,
+      telemetry,
+    });
     try {
       handedToBackground = yield* this.runInvocation({
         ...options,

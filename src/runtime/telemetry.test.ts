@@ -84,6 +84,8 @@ describe('OpenTelemetry spans (gen_ai semantic conventions)', () => {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': 'weather',
       'gen_ai.conversation.id': 's1',
+      'gen_ai.provider.name': 'google',
+      'gen_ai.request.model': 'gemini-2.5-flash',
     });
     const agentId = agent!.spanContext().spanId;
 
@@ -98,6 +100,9 @@ describe('OpenTelemetry spans (gen_ai semantic conventions)', () => {
       'gen_ai.usage.output_tokens': 8,
       'gen_ai.usage.cache_read.input_tokens': 100,
     });
+    // A list, per the conventions, not a string.
+    expect(chats[0]!.attributes['gen_ai.response.finish_reasons']).toEqual(['tool-calls']);
+    expect(chats[1]!.attributes['gen_ai.response.finish_reasons']).toEqual(['stop']);
     expect(chats[1]!.attributes['gen_ai.usage.input_tokens']).toBe(140);
 
     const [tool] = byName('execute_tool lookup');
@@ -106,6 +111,7 @@ describe('OpenTelemetry spans (gen_ai semantic conventions)', () => {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': 'lookup',
       'gen_ai.tool.call.id': 'call-7',
+      'gen_ai.tool.type': 'function',
     });
 
     const [compaction] = byName('orrery.compaction token_threshold');
@@ -162,5 +168,42 @@ describe('OpenTelemetry spans (gen_ai semantic conventions)', () => {
     const [tool] = exporter.getFinishedSpans().filter((s) => s.name === 'execute_tool broken');
     expect(tool!.status).toEqual({ code: 2, message: 'no such city' });
     expect(tool!.attributes['error.type']).toBe('TypeError');
+    // The exception event: type, message, stack.
+    expect(tool!.events.map((event) => event.name)).toEqual(['exception']);
+    expect(tool!.events[0]!.attributes).toMatchObject({
+      'exception.type': 'TypeError',
+      'exception.message': 'no such city',
+    });
+    expect(tool!.events[0]!.attributes?.['exception.stacktrace']).toContain('TypeError');
+  });
+
+  it('a model answer with a response id and model puts both on its chat span', async () => {
+    exporter.reset();
+    const sessionService = new InMemorySessionService();
+    await sessionService.createSession(key);
+    const model = new ScriptedModel({
+      modelId: 'openai:gpt-4o',
+      script: [
+        {
+          ...textResponse('hello'),
+          responseId: 'chatcmpl-42',
+          responseModel: 'gpt-4o-2024-08-06',
+        },
+      ],
+    });
+    const runner = new Runner({
+      appName: key.appName,
+      agent: new LlmAgent({ name: 'greeter', model }),
+      sessionService,
+      compaction: null,
+      logger: false,
+    });
+    await drain(runner.run({ ...key, newMessage: 'hi' }));
+    const [chat] = exporter.getFinishedSpans().filter((span) => span.name === 'chat gpt-4o');
+    expect(chat!.attributes).toMatchObject({
+      'gen_ai.response.id': 'chatcmpl-42',
+      'gen_ai.response.model': 'gpt-4o-2024-08-06',
+      'gen_ai.response.finish_reasons': ['stop'],
+    });
   });
 });

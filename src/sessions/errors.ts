@@ -9,10 +9,11 @@ export class SessionNotFoundError extends OrreryError {
   readonly userId: string;
   readonly sessionId: string;
 
-  constructor(options: { appName: string; userId: string; sessionId: string }) {
+  constructor(options: { appName: string; userId: string; sessionId: string; hint?: string }) {
     super({
       name: 'SessionNotFoundError',
-      message: `Session '${options.sessionId}' not found for app '${options.appName}' and user '${options.userId}'`,
+      // The hint (what the store holds instead) reads after the fact: "...; did you mean 'ab12'?"
+      message: `Session '${options.sessionId}' not found for app '${options.appName}' and user '${options.userId}'${options.hint === undefined ? '' : `; ${options.hint}`}`,
     });
     this.appName = options.appName;
     this.userId = options.userId;

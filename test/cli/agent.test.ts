@@ -144,6 +144,26 @@ describe('orrery run', () => {
       /^Summary of the conversation so far:\s+SUMMARY/,
     );
   });
+
+  it('says once when compactions reclaim too little to help', async () => {
+    const db = join(tempDir(), 'orrery.db');
+    // Each answer is ~100 tokens: a 200-token threshold with 2 events kept compacts every turn
+    // and leaves the next request near the threshold.
+    const result = await cli(['chat', '--db', db], {
+      env: env({
+        ORRERY_COMPACTION_TOKEN_THRESHOLD: '200',
+        ORRERY_COMPACTION_RETENTION_EVENTS: '2',
+      }),
+      stdin: 'one\ntwo\nthree\nfour\nfive',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr.match(/^· compacted /gm)?.length ?? 0).toBeGreaterThan(1);
+    const notes = result.stderr.match(/^· note: that compaction left the next request at .*$/gm);
+    expect(notes).toHaveLength(1);
+    expect(notes?.[0]).toMatch(
+      /of the 200-token threshold.*raise ORRERY_COMPACTION_TOKEN_THRESHOLD/,
+    );
+  });
 });
 
 describe('--agent and --model', () => {
@@ -227,10 +247,34 @@ describe('orrery chat', () => {
     // Streamed (the default when the model can), printed once: the stored answer is not repeated.
     expect(streamed).toEqual([true, true, true]);
     expect(result.stderr).toBe(
-      'new session notes with openai-compatible:fake (Ctrl-C to quit)\nsession notes saved\n',
+      'new session notes with openai-compatible:fake (Ctrl-C to quit)\ncompaction: token threshold 250,000 tokens (default)\nsession notes saved\n',
     );
     const list = JSON.parse((await cli(['sessions', 'list', '--db', db, '--json'])).stdout);
     expect(list).toEqual([expect.objectContaining({ sessionId: 'notes', eventCount: 6 })]);
+  });
+
+  it('says at start which threshold is in effect and where it came from', async () => {
+    const db = join(tempDir(), 'orrery.db');
+    const fromEnv = await cli(['chat', '--db', db], {
+      env: env({ ORRERY_COMPACTION_TOKEN_THRESHOLD: '5000' }),
+      stdin: 'hello',
+    });
+    expect(fromEnv.code).toBe(0);
+    expect(fromEnv.stderr).toContain(
+      '\ncompaction: token threshold 5,000 tokens (env: ORRERY_COMPACTION_TOKEN_THRESHOLD)\n',
+    );
+    const module = join(tempDir(), 'app.mjs');
+    writeFileSync(
+      module,
+      "export default { agent: { name: 'quiet', async *runAsync() {} }, summarizer: { name: 'none', summarize: async () => null }, compaction: { tokenThreshold: 7000, eventRetentionSize: 4 } };\n",
+    );
+    const fromAgent = await cli(['chat', '--db', db, '--agent', module], {
+      env: env({ ORRERY_COMPACTION_TOKEN_THRESHOLD: '5000' }),
+      stdin: 'hello',
+    });
+    expect(fromAgent.stderr).toContain(
+      '\ncompaction: token threshold 7,000 tokens (the agent module; ignores ORRERY_COMPACTION_TOKEN_THRESHOLD=5000)\n',
+    );
   });
 
   it('--no-stream asks for whole answers and prints the same lines', async () => {

@@ -376,6 +376,8 @@ describe('output that reads right', () => {
     expect(human).toContain(
       `(the token trigger counts ${view.trigger.tokens.toLocaleString('en-US')}: the model reported`,
     );
+    // An imported transcript's report counts what its recorder sent.
+    expect(human).toContain("the recording harness's own instruction and tools included");
 
     const report = await json<{
       tokensBefore: number;

@@ -57,3 +57,31 @@ describe('orrery view', () => {
     expect(output.warnings).toEqual([expect.objectContaining({ kind: 'orphan_call_restored' })]);
   });
 });
+
+describe('the trigger figure of a live session', () => {
+  it('names the agent, not a recording harness, as what else the reported prompt counted', async () => {
+    const db = join(tempDir(), 'live.db');
+    const service = new SqliteSessionService({ path: db });
+    const key = { appName: 'orrery', userId: 'local', sessionId: 'live' };
+    await service.createSession(key);
+    const history = new HistoryBuilder();
+    history.userText({ invocationId: 'i1', text: 'what changed?' });
+    const answer = history.modelText({ invocationId: 'i1', text: 'the deploy at 14:00' });
+    for (const event of history.events) {
+      const { seq: _seq, ...rest } = event;
+      const usageMetadata =
+        event === answer ? { promptTokenCount: 4_321, candidatesTokenCount: 9 } : undefined;
+      await service.appendEvent({
+        ...key,
+        event: { ...rest, ...(usageMetadata && { usageMetadata }) },
+      });
+    }
+    await service.close();
+    const human = (await cli(['view', 'live', '--db', db])).stdout;
+    expect(human).toContain('the model reported 4,321 prompt tokens at seq 2');
+    expect(human).toContain(
+      "(all it was sent, the agent's instruction and tool declarations included)",
+    );
+    expect(human).not.toContain('recording harness');
+  });
+});

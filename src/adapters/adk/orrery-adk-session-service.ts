@@ -36,6 +36,7 @@ import {
   reportCompaction,
 } from '../shared/adapter-compaction.js';
 import { checkCompactionGiven, checkSessionService } from '../shared/adapter-options.js';
+import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
 import { changedView } from '../shared/view-change.js';
 import { isAdkCompactedEvent, toOrreryEvent, viewToAdkEvents } from './adk-events.js';
 import { AdkAdapterError } from './errors.js';
@@ -68,6 +69,8 @@ export class OrreryAdkSessionService extends BaseSessionService {
   private readonly config: EventsCompactionConfig | null;
   private readonly compactor?: Compactor;
   private readonly logger: Logger;
+  /** Compaction spans, under the host's active span. */
+  private readonly telemetry = new AdapterTelemetry();
   private readonly onCompaction?: (report: CompactionReport) => void;
 
   constructor(options: OrreryAdkSessionServiceOptions) {
@@ -242,7 +245,13 @@ export class OrreryAdkSessionService extends BaseSessionService {
           stored: await loadActiveView({ sessionService: this.sessionService, ...key }),
         }),
     });
-    reportCompaction({ report, key, logger: this.logger, onCompaction: this.onCompaction });
+    await reportCompaction({
+      report,
+      key,
+      logger: this.logger,
+      telemetry: this.telemetry,
+      onCompaction: this.onCompaction,
+    });
     return report;
   }
 }

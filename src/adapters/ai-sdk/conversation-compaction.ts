@@ -42,6 +42,7 @@ import {
   sizingModel,
 } from '../shared/adapter-compaction.js';
 import { checkName } from '../shared/adapter-options.js';
+import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
 import { ConversationLock, type Release } from '../shared/conversation-lock.js';
 import { AI_SDK_METADATA_KEY, ConversationLog } from '../shared/conversation-log.js';
 import { chainIdentities, chainIdentity, contentIdentity } from '../shared/message-identity.js';
@@ -157,6 +158,8 @@ export class ConversationCompaction {
     { index: number; previousChain: string; usageMetadata: UsageMetadata }
   >();
   private readonly logger: Logger;
+  /** Compaction spans, under the host's active span. */
+  private readonly telemetry = new AdapterTelemetry();
   private readonly contextWindowTokens?: number;
   private readonly onCompaction?: (report: CompactionReport) => void;
 
@@ -436,7 +439,13 @@ export class ConversationCompaction {
     });
     const appended = appendedRecord(report);
     if (appended) this.log.noteAppended(key, appended.seq);
-    reportCompaction({ report, key, logger: this.logger, onCompaction: this.onCompaction });
+    await reportCompaction({
+      report,
+      key,
+      logger: this.logger,
+      telemetry: this.telemetry,
+      onCompaction: this.onCompaction,
+    });
     return report;
   }
 }

@@ -35,6 +35,7 @@ import {
   sizingModel,
 } from '../shared/adapter-compaction.js';
 import { checkName, checkSessionService } from '../shared/adapter-options.js';
+import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
 import { ConversationLock } from '../shared/conversation-lock.js';
 import { ConversationLog } from '../shared/conversation-log.js';
 import { chainIdentities, chainIdentity, contentIdentity } from '../shared/message-identity.js';
@@ -100,6 +101,8 @@ class ThreadCompaction {
   readonly guard: ContextGuard;
   private readonly compactor: Compactor;
   private readonly logger: Logger;
+  /** Compaction spans, under the host's active span. */
+  private readonly telemetry = new AdapterTelemetry();
   private readonly onCompaction?: (report: CompactionReport) => void;
 
   constructor(options: OrreryCompactionMiddlewareOptions, agentName: string) {
@@ -136,7 +139,13 @@ class ThreadCompaction {
     });
     const appended = appendedRecord(report);
     if (appended) this.log.noteAppended(key, appended.seq);
-    reportCompaction({ report, key, logger: this.logger, onCompaction: this.onCompaction });
+    await reportCompaction({
+      report,
+      key,
+      logger: this.logger,
+      telemetry: this.telemetry,
+      onCompaction: this.onCompaction,
+    });
     return report;
   }
 

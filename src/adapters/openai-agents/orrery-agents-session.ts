@@ -31,6 +31,7 @@ import {
   reportCompaction,
 } from '../shared/adapter-compaction.js';
 import { checkCompactionGiven, checkName, checkSessionService } from '../shared/adapter-options.js';
+import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
 import { changedView } from '../shared/view-change.js';
 import { OpenAIAgentsAdapterError } from './errors.js';
 import { type ItemRecord, isResultItem, itemToContent } from './item-content.js';
@@ -99,6 +100,8 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
   private readonly config: EventsCompactionConfig | null;
   private readonly compactor?: Compactor;
   private readonly logger: Logger;
+  /** Compaction spans, under the host's active span. */
+  private readonly telemetry = new AdapterTelemetry();
   private readonly onCompaction?: (report: CompactionReport) => void;
   /** One operation at a time on this object, so a turn's items keep their invocation. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -272,10 +275,11 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
           stored: (await this.readView()).stored,
         }),
     });
-    reportCompaction({
+    await reportCompaction({
       report,
       key: this.key,
       logger: this.logger,
+      telemetry: this.telemetry,
       onCompaction: this.onCompaction,
     });
     return report;

@@ -15,6 +15,7 @@ import { type CompactionReport, Compactor } from '../../runtime/compactor.js';
 import type { SummarizerCoolDown } from '../../runtime/summarizer-cool-down.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import type { AdapterTelemetry } from './adapter-telemetry.js';
 
 /** The summarizer an adapter writes with and the one tried when it fails. */
 export interface AdapterSummarizers {
@@ -79,15 +80,17 @@ export async function attemptCompaction(options: {
   }
 }
 
-/** The compaction log line, then the adapter's `onCompaction`. */
-export function reportCompaction(options: {
+/** The compaction log line, its span (under the host's active span), then `onCompaction`. */
+export async function reportCompaction(options: {
   report: CompactionReport;
   key: SessionKey;
   logger: Logger;
+  telemetry: AdapterTelemetry;
   onCompaction?: (report: CompactionReport) => void;
-}): void {
+}): Promise<void> {
   const { report, key, logger } = options;
   logCompaction({ logger, report, appName: key.appName, userId: key.userId });
+  await options.telemetry.traceCompaction(report);
   options.onCompaction?.(report);
 }
 
