@@ -349,6 +349,19 @@ describe('POST /openai/v1/chat/completions', () => {
     expect(await allEvents('anonymous', session!)).toHaveLength(4);
   });
 
+  it('answers 502 in OpenAI shape when the upstream cannot be reached', async () => {
+    const unreachable = await startFakeOpenAi();
+    const url = unreachable.url;
+    await unreachable.close();
+    const baseURL = await start({ openAiBaseUrl: url });
+    const failure = await client(baseURL, { 'x-orrery-session': 'down' })
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ status: 502, type: 'upstream_error' });
+    // The client's message is stored; the session is free for the next request.
+    expect((await allEvents('anonymous', 'down')).map((event) => event.author)).toEqual(['user']);
+  });
+
   it('refuses a malformed request naming the field, forwarding nothing', async () => {
     const baseURL = await start();
     const openai = client(baseURL, { 'x-orrery-session': 'bad' });
