@@ -25,8 +25,9 @@ import type { TokenGrant } from '../server/tokens.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { GatewayConversations } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
-import { registerOpenAiChatRoute } from './openai-chat-route.js';
+import { openAiChatDialect } from './openai-chat-dialect.js';
 import { openAiError } from './openai-errors.js';
+import { registerProviderRoute } from './provider-route.js';
 import { TOKEN_HEADER } from './request-identity.js';
 import { createUpstreamMetrics } from './upstream-metrics.js';
 
@@ -87,7 +88,9 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
     }),
     inFlight,
     upstream: {
-      openAiBaseUrl: (options.openAiBaseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, ''),
+      baseUrls: {
+        openai: (options.openAiBaseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, ''),
+      },
       fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     },
     upstreamMetrics: createUpstreamMetrics({ registry }),
@@ -150,7 +153,7 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
       code: null,
     });
   });
-  registerOpenAiChatRoute(app, deps);
+  registerProviderRoute(app, deps, openAiChatDialect);
   app.notFound(() =>
     openAiError({
       status: 404,

@@ -4,8 +4,8 @@ import type { GatewayConversations } from './gateway-conversations.js';
 import type { UpstreamMetrics } from './upstream-metrics.js';
 
 export interface GatewayUpstream {
-  /** e.g. `https://api.openai.com/v1` (no trailing slash). */
-  openAiBaseUrl: string;
+  /** Base URL per provider (no trailing slash): `openai` -> `https://api.openai.com/v1`. */
+  baseUrls: Readonly<Record<string, string>>;
   fetch: typeof fetch;
 }
 

@@ -1,38 +1,34 @@
 /**
- * `POST /openai/v1/chat/completions`: an OpenAI Chat Completions endpoint in front of the real
- * one. The client's messages are logged in its orrery session (only the new ones), the history
- * is replaced by the session's view (summary + tail) under the compaction settings, and the
- * request goes upstream with the client's own Authorization (forwarded, never stored or logged)
- * and everything else of the body unchanged (model, tools, settings, `stream`). The answer is
- * stored and returned as the provider sent it: the same status, body and SSE bytes.
+ * A provider's endpoint in front of the real one (`Dialect` says which): the client's messages
+ * are logged in its orrery session (only the new ones), the history is replaced by the
+ * session's view (summary + tail) under the compaction settings, and the request goes upstream
+ * with the client's own credentials (forwarded, never stored or logged) and everything else of
+ * the body unchanged (model, tools, settings, `stream`). The answer is stored and returned as
+ * the provider sent it: the same status, body and SSE bytes.
  */
 import type { Context, Hono } from 'hono';
 import type { SessionKey } from '../events/types.js';
 import { isRecord } from '../importers/json-input.js';
 import { ContextOverflowError, MessageTooLargeError } from '../runtime/errors.js';
 import type { ServerEnv } from '../server/server-env.js';
+import type { Dialect } from './dialect.js';
 import { GatewayRequestError } from './errors.js';
 import type { PreparedTurn } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
-import { ChatStreamAssembler, completionAnswer, type StoredAnswer } from './openai-chat-answer.js';
-import { instructionText, splitConversation, viewMessages } from './openai-chat-messages.js';
-import { openAiError } from './openai-errors.js';
+import type { StoredAnswer } from './openai-chat-answer.js';
 import { sessionIdOf, userIdOf } from './request-identity.js';
 
-export const OPENAI_CHAT_PATH = '/openai/v1/chat/completions';
-
-/** Request headers the upstream gets (the client's credentials and OpenAI's own headers). */
-const FORWARDED_HEADERS = ['authorization', 'openai-organization', 'openai-project', 'openai-beta'];
-/** Response headers the client gets from the upstream besides the body's type. */
-const RETURNED_HEADERS = ['openai-processing-ms', 'openai-version', 'x-ratelimit-limit-requests'];
-
-export function registerOpenAiChatRoute(app: Hono<ServerEnv>, deps: GatewayDeps): void {
-  app.post(OPENAI_CHAT_PATH, async (context) => {
+export function registerProviderRoute(
+  app: Hono<ServerEnv>,
+  deps: GatewayDeps,
+  dialect: Dialect,
+): void {
+  app.post(dialect.path, async (context) => {
     const tracked = deps.inFlight.start(context.req.raw.signal);
     let turn: PreparedTurn | undefined;
     try {
       const body = await readBody(context);
-      const conversation = splitConversation(body.messages);
+      const conversation = dialect.conversation(body);
       if (typeof body.model !== 'string' || body.model === '') {
         throw new GatewayRequestError({
           field: 'model',
@@ -55,29 +51,28 @@ export function registerOpenAiChatRoute(app: Hono<ServerEnv>, deps: GatewayDeps)
         key,
         contents: conversation.contents,
         model: body.model,
-        instruction: instructionText(conversation.instructions),
-        tools: Array.isArray(body.tools) ? body.tools : [],
+        instruction: conversation.instruction,
+        tools: conversation.tools,
         signal: tracked.signal,
       });
-      const messages = turn.view
-        ? [...conversation.instructions, ...viewMessages({ view: turn.view, conversation })]
-        : body.messages;
-      const forwarded = JSON.stringify({ ...body, messages });
+      const forwarded = JSON.stringify(
+        turn.view ? dialect.forwardBody({ body, conversation, view: turn.view }) : body,
+      );
       const upstream = await deps.upstream.fetch(
-        `${deps.upstream.openAiBaseUrl}/chat/completions`,
+        dialect.upstreamUrl(deps.upstream.baseUrls[dialect.provider] ?? ''),
         {
           method: 'POST',
-          headers: forwardedHeaders(context),
+          headers: forwardedHeaders(context, dialect),
           body: forwarded,
           signal: tracked.signal,
         },
       );
       deps.upstreamMetrics.observe({
-        provider: 'openai',
+        provider: dialect.provider,
         status: upstream.status,
         bytes: forwarded.length,
       });
-      const headers = returnedHeaders(upstream, sessionId, turn);
+      const headers = returnedHeaders(upstream, dialect, sessionId, turn);
       if (!upstream.ok || !upstream.body) {
         // The provider's error, as it sent it; nothing is stored for the answer.
         const text = await upstream.text();
@@ -86,16 +81,16 @@ export function registerOpenAiChatRoute(app: Hono<ServerEnv>, deps: GatewayDeps)
         return new Response(text, { status: upstream.status, headers });
       }
       if (body.stream === true) {
-        return streamed({ upstream, headers, turn, finish: tracked.finish, context });
+        return streamed({ upstream, headers, turn, finish: tracked.finish, context, dialect });
       }
       const text = await upstream.text();
-      await finishTurn(context, turn, parsedAnswer(text));
+      await finishTurn(context, turn, parsedAnswer(dialect, text));
       tracked.finish();
       return new Response(text, { status: upstream.status, headers });
     } catch (error) {
       if (turn) await finishTurn(context, turn);
       tracked.finish();
-      return failure(context, error);
+      return failure(context, dialect, error);
     }
   });
 }
@@ -122,9 +117,9 @@ async function readBody(context: Context<ServerEnv>): Promise<Record<string, unk
   return body;
 }
 
-function forwardedHeaders(context: Context<ServerEnv>): Headers {
+function forwardedHeaders(context: Context<ServerEnv>, dialect: Dialect): Headers {
   const headers = new Headers({ 'content-type': 'application/json' });
-  for (const name of FORWARDED_HEADERS) {
+  for (const name of dialect.forwardedHeaders) {
     const value = context.req.header(name);
     if (value !== undefined) headers.set(name, value);
   }
@@ -132,11 +127,16 @@ function forwardedHeaders(context: Context<ServerEnv>): Headers {
   return headers;
 }
 
-function returnedHeaders(upstream: Response, sessionId: string, turn: PreparedTurn): Headers {
+function returnedHeaders(
+  upstream: Response,
+  dialect: Dialect,
+  sessionId: string,
+  turn: PreparedTurn,
+): Headers {
   const headers = new Headers();
   const type = upstream.headers.get('content-type');
   if (type) headers.set('content-type', type);
-  for (const name of RETURNED_HEADERS) {
+  for (const name of dialect.returnedHeaders) {
     const value = upstream.headers.get(name);
     if (value !== null) headers.set(name, value);
   }
@@ -145,9 +145,9 @@ function returnedHeaders(upstream: Response, sessionId: string, turn: PreparedTu
   return headers;
 }
 
-function parsedAnswer(text: string): StoredAnswer | undefined {
+function parsedAnswer(dialect: Dialect, text: string): StoredAnswer | undefined {
   try {
-    return completionAnswer(JSON.parse(text));
+    return dialect.answer(JSON.parse(text));
   } catch {
     return undefined;
   }
@@ -181,9 +181,10 @@ function streamed(options: {
   turn: PreparedTurn;
   finish: () => void;
   context: Context<ServerEnv>;
+  dialect: Dialect;
 }): Response {
   const { upstream, turn } = options;
-  const assembler = new ChatStreamAssembler();
+  const assembler = options.dialect.assembler();
   let done = false;
   const end = async (complete: boolean) => {
     if (done) return;
@@ -203,7 +204,8 @@ function streamed(options: {
   return new Response(relay.readable, { status: upstream.status, headers: options.headers });
 }
 
-function failure(context: Context<ServerEnv>, error: unknown): Response {
+function failure(context: Context<ServerEnv>, dialect: Dialect, error: unknown): Response {
+  const openAiError = dialect.error;
   if (GatewayRequestError.isInstance(error)) {
     return openAiError({
       status: error.status,
