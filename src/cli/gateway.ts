@@ -12,6 +12,7 @@ import pino from 'pino';
 import { createEventsCompactionConfig } from '../compaction/config.js';
 import {
   createGateway,
+  DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_GATEWAY_APP,
   DEFAULT_GATEWAY_MAX_BODY_BYTES,
   DEFAULT_OPENAI_BASE_URL,
@@ -30,29 +31,36 @@ import type { CliIo } from './io.js';
 import { asUsageError, untilInterrupted } from './server-command.js';
 import { openStore, redact, resolveDb } from './store.js';
 
-export const GATEWAY_ENV = { openAiBaseUrl: 'ORRERY_GATEWAY_OPENAI_BASE_URL' } as const;
+export const GATEWAY_ENV = {
+  openAiBaseUrl: 'ORRERY_GATEWAY_OPENAI_BASE_URL',
+  anthropicBaseUrl: 'ORRERY_GATEWAY_ANTHROPIC_BASE_URL',
+} as const;
 /** Beside `serve`'s 8000 and `inspect`'s 8010, so all can run. */
 export const DEFAULT_GATEWAY_PORT = 8020;
 
 type GatewayFlags = Omit<ServeFlags, 'devUi'> & { db?: string; app: string };
 
-/** The upstream base URL: an http(s) URL, or the variable is named. */
-export function openAiBaseUrlOf(env: Record<string, string | undefined>): string {
-  const value = env[GATEWAY_ENV.openAiBaseUrl];
-  if (value === undefined || value === '') return DEFAULT_OPENAI_BASE_URL;
+/** An upstream base URL from `variable`: an http(s) URL, or the variable is named. */
+export function baseUrlOf(
+  env: Record<string, string | undefined>,
+  variable: string,
+  fallback: string,
+): string {
+  const value = env[variable];
+  if (value === undefined || value === '') return fallback;
   let url: URL;
   try {
     url = new URL(value);
   } catch (error) {
     throw new ServeConfigError({
-      field: GATEWAY_ENV.openAiBaseUrl,
+      field: variable,
       message: `expected an http(s) URL, got ${JSON.stringify(value)}`,
       cause: error,
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ServeConfigError({
-      field: GATEWAY_ENV.openAiBaseUrl,
+      field: variable,
       message: `expected an http(s) URL, got ${JSON.stringify(value)}`,
     });
   }
@@ -63,7 +71,7 @@ export function registerGateway(program: Command, io: CliIo): void {
   program
     .command('gateway')
     .description(
-      'a compaction gateway: OpenAI Chat Completions at /openai/v1/chat/completions, every message stored, the history compacted before it is forwarded',
+      'a compaction gateway: OpenAI Chat Completions at /openai/v1/chat/completions, Anthropic Messages at /anthropic/v1/messages, every message stored, the history compacted before it is forwarded',
     )
     .option(
       '--port <port>',
@@ -104,7 +112,8 @@ export function registerGateway(program: Command, io: CliIo): void {
     .addHelpText(
       'after',
       `
-Upstream: ${GATEWAY_ENV.openAiBaseUrl} (default ${DEFAULT_OPENAI_BASE_URL}).
+Upstreams: ${GATEWAY_ENV.openAiBaseUrl} (default ${DEFAULT_OPENAI_BASE_URL}),
+  ${GATEWAY_ENV.anthropicBaseUrl} (default ${DEFAULT_ANTHROPIC_BASE_URL}).
 Compaction: the ORRERY_COMPACTION_* variables (threshold, byte ceiling, model of the summaries).
 
 Examples:
@@ -128,8 +137,10 @@ Examples:
       const bodyLimitGiven =
         flags.maxBodyBytes !== undefined || env[SERVE_ENV.maxBodyBytes] !== undefined;
       let openAiBaseUrl: string;
+      let anthropicBaseUrl: string;
       try {
-        openAiBaseUrl = openAiBaseUrlOf(env);
+        openAiBaseUrl = baseUrlOf(env, GATEWAY_ENV.openAiBaseUrl, DEFAULT_OPENAI_BASE_URL);
+        anthropicBaseUrl = baseUrlOf(env, GATEWAY_ENV.anthropicBaseUrl, DEFAULT_ANTHROPIC_BASE_URL);
       } catch (error) {
         throw asUsageError(error);
       }
@@ -145,6 +156,7 @@ Examples:
           ...(summarizer && { summarizer }),
           appName: flags.app,
           openAiBaseUrl,
+          anthropicBaseUrl,
           auth: { grants: config.grants },
           logger,
           maxBodyBytes: bodyLimitGiven ? config.maxBodyBytes : DEFAULT_GATEWAY_MAX_BODY_BYTES,
@@ -162,7 +174,7 @@ Examples:
           ? `compaction at ${compaction.tokenThreshold ?? 'no'} tokens`
           : 'compaction off';
         io.stderr(
-          `orrery gateway: ${listening.url}/openai/v1 -> ${openAiBaseUrl}; store ${redact(db)}, app '${flags.app}'; ${compacting}; ${access}\n`,
+          `orrery gateway: ${listening.url}/openai/v1 -> ${openAiBaseUrl}, ${listening.url}/anthropic -> ${anthropicBaseUrl}; store ${redact(db)}, app '${flags.app}'; ${compacting}; ${access}\n`,
         );
         const signal = await untilInterrupted(io);
         io.stderr(

@@ -23,6 +23,8 @@ import { READY_TIMEOUT_MS } from '../server/routes/operations.js';
 import type { ServerEnv } from '../server/server-env.js';
 import type { TokenGrant } from '../server/tokens.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { anthropicMessagesDialect } from './anthropic-messages-dialect.js';
+import type { Dialect } from './dialect.js';
 import { GatewayConversations } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { openAiChatDialect } from './openai-chat-dialect.js';
@@ -32,6 +34,7 @@ import { TOKEN_HEADER } from './request-identity.js';
 import { createUpstreamMetrics } from './upstream-metrics.js';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_GATEWAY_APP = 'gateway';
 /** Whole histories arrive on every request: a larger default than `serve`'s. */
 export const DEFAULT_GATEWAY_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -46,6 +49,8 @@ export interface CreateGatewayOptions {
   appName?: string;
   /** Upstream base URL of OpenAI's API (default `https://api.openai.com/v1`). */
   openAiBaseUrl?: string;
+  /** Upstream base URL of Anthropic's API (default `https://api.anthropic.com`; `/v1/messages` is appended). */
+  anthropicBaseUrl?: string;
   /** How the gateway calls upstream (default the global `fetch`; tests inject their own). */
   fetch?: typeof fetch;
   /** Gateway tokens and their users. Default: none (every request allowed, loopback only). */
@@ -63,6 +68,11 @@ export interface OrreryGateway {
   readonly app: Hono<ServerEnv>;
   readonly registry: Registry;
   listen(options: { port?: number; host?: string }): Promise<ListeningServer>;
+}
+
+/** The dialect whose error shape a path's client reads (OpenAI's for any other path). */
+function dialectOf(path: string): Dialect {
+  return path.startsWith('/anthropic/') ? anthropicMessagesDialect : openAiChatDialect;
 }
 
 export function createGateway(options: CreateGatewayOptions): OrreryGateway {
@@ -90,6 +100,7 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
     upstream: {
       baseUrls: {
         openai: (options.openAiBaseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, ''),
+        anthropic: (options.anthropicBaseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, ''),
       },
       fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     },
@@ -125,7 +136,7 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
     const token = context.req.header(TOKEN_HEADER);
     const result = auth.authenticate(token === undefined ? undefined : `Bearer ${token}`);
     if (!result.ok) {
-      return openAiError({
+      return dialectOf(context.req.path).error({
         status: 401,
         message: `this gateway needs its token in the ${TOKEN_HEADER} header (${result.reason}); the Authorization header is the provider's key`,
         type: 'invalid_request_error',
@@ -143,9 +154,9 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
       field: 'body',
     }),
   );
-  app.use(async (_context, next) => {
+  app.use(async (context, next) => {
     if (!draining) return next();
-    return openAiError({
+    return dialectOf(context.req.path).error({
       status: 503,
       message: 'the gateway is shutting down: retry on another replica',
       type: 'server_error',
@@ -154,10 +165,12 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
     });
   });
   registerProviderRoute(app, deps, openAiChatDialect);
+  registerProviderRoute(app, deps, anthropicMessagesDialect);
   app.notFound(() =>
     openAiError({
       status: 404,
-      message: 'no such route on the orrery gateway (served: POST /openai/v1/chat/completions)',
+      message:
+        'no such route on the orrery gateway (served: POST /openai/v1/chat/completions, POST /anthropic/v1/messages)',
       type: 'invalid_request_error',
       param: null,
       code: 'unknown_url',

@@ -11,7 +11,7 @@ export interface RecordedRequest {
   body: { messages: Array<Record<string, unknown>>; stream?: boolean } & Record<string, unknown>;
 }
 
-export type FakeAnswer = { status?: number; json: unknown } | { sse: unknown[] };
+export type FakeAnswer = { status?: number; json: unknown } | { sse: unknown[]; named?: boolean };
 
 export interface FakeOpenAi {
   url: string;
@@ -132,8 +132,12 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       const answer = fake.respond(request);
       if ('sse' in answer) {
         outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
-        for (const event of answer.sse) outgoing.write(`data: ${JSON.stringify(event)}\n\n`);
-        outgoing.end('data: [DONE]\n\n');
+        for (const event of answer.sse) {
+          // Anthropic names each event (`event: message_start`); OpenAI ends with [DONE].
+          const name = answer.named ? `event: ${(event as { type: string }).type}\n` : '';
+          outgoing.write(`${name}data: ${JSON.stringify(event)}\n\n`);
+        }
+        outgoing.end(answer.named ? '' : 'data: [DONE]\n\n');
         return;
       }
       outgoing.writeHead(answer.status ?? 200, { 'content-type': 'application/json' });
