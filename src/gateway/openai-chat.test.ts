@@ -362,6 +362,23 @@ describe('POST /openai/v1/chat/completions', () => {
     expect((await allEvents('anonymous', 'down')).map((event) => event.author)).toEqual(['user']);
   });
 
+  it('refuses a message over the byte ceiling as context_length_exceeded, forwarding nothing', async () => {
+    const baseURL = await start({
+      compaction: createEventsCompactionConfig({
+        env: {},
+        tokenThreshold: 8_000,
+        maxRequestBytes: 2_000,
+      }),
+    });
+    await expect(
+      client(baseURL, { 'x-orrery-session': 'huge' }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: filler('huge', 5_000) }],
+      }),
+    ).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded', param: 'messages' });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
   it('refuses a malformed request naming the field, forwarding nothing', async () => {
     const baseURL = await start();
     const openai = client(baseURL, { 'x-orrery-session': 'bad' });
