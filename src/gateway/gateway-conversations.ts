@@ -58,6 +58,12 @@ export interface PreparedTurn {
   branched: boolean;
   /** Events this request appended before forwarding. */
   appended: number;
+  /**
+   * After the provider refused the forwarded request for size: compact with a smaller tail
+   * and return the new view; when nothing could be summarized, the view cut to half the
+   * refused size.
+   */
+  retryAfterOverflow(options: { rejectedBytes: number }): Promise<ActiveView>;
   /** Stores the upstream's answer (once), then releases the session. */
   finish(answer?: { content: Content; usageMetadata?: UsageMetadata }): Promise<void>;
 }
@@ -194,8 +200,19 @@ export class GatewayConversations {
     let synced: Awaited<ReturnType<ConversationLog['sync']>>;
     try {
       synced = await this.log.sync({ key, contents, chains, signal });
-      if (!this.guard) return { key, branched: synced.branched, appended: synced.appended, finish };
-      const prepared = await this.guard.prepare({
+      if (!this.guard) {
+        const noView = (): Promise<ActiveView> =>
+          Promise.reject(new Error('compaction is off: there is no view to shrink'));
+        return {
+          key,
+          branched: synced.branched,
+          appended: synced.appended,
+          retryAfterOverflow: noView,
+          finish,
+        };
+      }
+      const guard = this.guard;
+      const viewOptions = {
         key,
         agentName: GATEWAY_AGENT_NAME,
         model: sizingModel({
@@ -208,14 +225,22 @@ export class GatewayConversations {
           tools: options.tools ?? [],
         }),
         invocationId: synced.invocationId,
-        stored: synced.stored,
         signal,
-      });
+      };
+      const prepared = await guard.prepare({ ...viewOptions, stored: synced.stored });
+      const retryAfterOverflow = async ({ rejectedBytes }: { rejectedBytes: number }) => {
+        const compacted = await guard.compactForOverflow(viewOptions);
+        const shrinkTo = compacted
+          ? undefined
+          : { bytes: Math.max(1, Math.floor(rejectedBytes / 2)) };
+        return (await guard.prepare({ ...viewOptions, ...(shrinkTo && { shrinkTo }) })).view;
+      };
       return {
         key,
         view: prepared.view,
         branched: synced.branched,
         appended: synced.appended,
+        retryAfterOverflow,
         finish,
       };
     } catch (error) {

@@ -362,6 +362,48 @@ describe('POST /openai/v1/chat/completions', () => {
     expect((await allEvents('anonymous', 'down')).map((event) => event.author)).toEqual(['user']);
   });
 
+  it('compacts and retries once when the provider refuses the request for size', async () => {
+    const baseURL = await start({
+      compaction: createEventsCompactionConfig({ env: {}, tokenThreshold: 100_000 }),
+    });
+    const limit = 20_000;
+    let answered = 0;
+    upstream.respond = (request) => {
+      if (request.bytes > limit) {
+        return {
+          status: 400,
+          json: {
+            error: {
+              message: "This model's maximum context length is 5000 tokens.",
+              type: 'invalid_request_error',
+              param: 'messages',
+              code: 'context_length_exceeded',
+            },
+          },
+        };
+      }
+      answered++;
+      return completion(`answer ${answered}`, request);
+    };
+    const openai = client(baseURL, { 'x-orrery-session': 'overflow' });
+    const history: ChatCompletionMessageParam[] = [];
+    for (let turn = 1; turn <= 10; turn++) {
+      history.push({ role: 'user', content: filler(`turn ${turn}`, 4_000) });
+      const answer = await openai.chat.completions.create({ model: 'gpt-4o', messages: history });
+      expect(answer.choices[0]?.message.content).toBe(`answer ${turn}`);
+      history.push(answer.choices[0]!.message);
+    }
+    const refused = upstream.requests.filter((request) => request.bytes > limit);
+    expect(refused.length).toBeGreaterThan(0);
+    // Each refusal was followed by exactly one retry, which was answered.
+    expect(upstream.requests).toHaveLength(10 + refused.length);
+    const events = await allEvents('anonymous', 'overflow');
+    const triggers = events.flatMap((event) =>
+      event.actions.compaction ? [event.actions.compaction.trigger] : [],
+    );
+    expect(triggers).toContain('overflow');
+  });
+
   it('refuses a message over the byte ceiling as context_length_exceeded, forwarding nothing', async () => {
     const baseURL = await start({
       compaction: createEventsCompactionConfig({

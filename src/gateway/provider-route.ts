@@ -7,8 +7,10 @@
  * the provider sent it: the same status, body and SSE bytes.
  */
 import type { Context, Hono } from 'hono';
+import type { ActiveView } from '../compaction/view.js';
 import type { SessionKey } from '../events/types.js';
 import { isRecord } from '../importers/json-input.js';
+import { looksLikeContextOverflow } from '../models/classify-error.js';
 import { ContextOverflowError, MessageTooLargeError } from '../runtime/errors.js';
 import type { ServerEnv } from '../server/server-env.js';
 import type { Dialect } from './dialect.js';
@@ -55,27 +57,43 @@ export function registerProviderRoute(
         tools: conversation.tools,
         signal: tracked.signal,
       });
-      const forwarded = JSON.stringify(
-        turn.view ? dialect.forwardBody({ body, conversation, view: turn.view }) : body,
-      );
-      const upstream = await deps.upstream.fetch(
-        dialect.upstreamUrl(deps.upstream.baseUrls[dialect.provider] ?? ''),
-        {
-          method: 'POST',
-          headers: forwardedHeaders(context, dialect),
-          body: forwarded,
-          signal: tracked.signal,
-        },
-      );
-      deps.upstreamMetrics.observe({
-        provider: dialect.provider,
-        status: upstream.status,
-        bytes: forwarded.length,
-      });
+      const prepared = turn;
+      const send = async (view: ActiveView | undefined) => {
+        const forwarded = JSON.stringify(
+          view ? dialect.forwardBody({ body, conversation, view }) : body,
+        );
+        const response = await deps.upstream.fetch(
+          dialect.upstreamUrl(deps.upstream.baseUrls[dialect.provider] ?? ''),
+          {
+            method: 'POST',
+            headers: forwardedHeaders(context, dialect),
+            body: forwarded,
+            signal: tracked.signal,
+          },
+        );
+        deps.upstreamMetrics.observe({
+          provider: dialect.provider,
+          status: response.status,
+          bytes: forwarded.length,
+        });
+        return { response, bytes: forwarded.length };
+      };
+      const first = await send(turn.view);
+      let upstream = first.response;
+      if (
+        !upstream.ok &&
+        turn.view &&
+        looksLikeContextOverflow(upstream.status, await peek(upstream))
+      ) {
+        // The provider refused the request for size: compact with a smaller tail, retry once
+        // (docs/architecture.md#when-compaction-runs); a second refusal goes to the client.
+        const view = await prepared.retryAfterOverflow({ rejectedBytes: first.bytes });
+        upstream = (await send(view)).response;
+      }
       const headers = returnedHeaders(upstream, dialect, sessionId, turn);
       if (!upstream.ok || !upstream.body) {
         // The provider's error, as it sent it; nothing is stored for the answer.
-        const text = await upstream.text();
+        const text = await peek(upstream);
         await finishTurn(context, turn);
         tracked.finish();
         return new Response(text, { status: upstream.status, headers });
@@ -93,6 +111,16 @@ export function registerProviderRoute(
       return failure(context, dialect, error);
     }
   });
+}
+
+/** The body of an error response, read once and kept for the client. */
+const peeked = new WeakMap<Response, string>();
+async function peek(response: Response): Promise<string> {
+  const known = peeked.get(response);
+  if (known !== undefined) return known;
+  const text = await response.text();
+  peeked.set(response, text);
+  return text;
 }
 
 async function readBody(context: Context<ServerEnv>): Promise<Record<string, unknown>> {
