@@ -107,6 +107,10 @@ describe('orrery gateway', () => {
     } finally {
       await store.close?.();
     }
+    // The CLI reads a gateway session like any other.
+    const view = await cli(['view', 'cli', '--db', db, '--app', 'gateway', '--user', 'anonymous']);
+    expect(view.code).toBe(0);
+    expect(view.stdout).toContain('question 3');
   }, 120_000);
 
   it('refuses a bad upstream URL with exit 2 naming the variable', async () => {
