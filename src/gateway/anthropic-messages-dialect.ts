@@ -11,8 +11,7 @@ import {
   anthropicMessageToContent,
   anthropicViewMessages,
 } from './anthropic-messages.js';
-import type { Dialect, StreamAssembler } from './dialect.js';
-import type { StoredAnswer } from './openai-chat-answer.js';
+import type { Dialect, StoredAnswer, StreamAssembler } from './dialect.js';
 
 export const ANTHROPIC_MESSAGES_PATH = '/anthropic/v1/messages';
 

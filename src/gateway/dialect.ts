@@ -4,8 +4,13 @@
  * that go upstream, and the error shape. `provider-route.ts` does the rest the same way for all.
  */
 import type { ActiveView } from '../compaction/view.js';
-import type { Content } from '../events/types.js';
-import type { StoredAnswer } from './openai-chat-answer.js';
+import type { Content, UsageMetadata } from '../events/types.js';
+
+/** The upstream's answer as orrery stores it: one model content and the provider's usage. */
+export interface StoredAnswer {
+  content: Content;
+  usageMetadata?: UsageMetadata;
+}
 
 /** A request's conversation: its non-instruction messages, and their contents index for index. */
 export interface DialectConversation {

@@ -3,14 +3,10 @@
  * same message put together from a stream's chunks (`ChatStreamAssembler`), with the usage the
  * provider reported. The client gets the provider's bytes; this is only what is stored.
  */
-import type { Content, UsageMetadata } from '../events/types.js';
+import type { UsageMetadata } from '../events/types.js';
 import { isRecord } from '../importers/json-input.js';
+import type { StoredAnswer } from './dialect.js';
 import { type ChatMessage, messageToContent } from './openai-chat-messages.js';
-
-export interface StoredAnswer {
-  content: Content;
-  usageMetadata?: UsageMetadata;
-}
 
 export function usageOf(usage: unknown): UsageMetadata | undefined {
   if (!isRecord(usage)) return undefined;

@@ -13,11 +13,10 @@ import { isRecord } from '../importers/json-input.js';
 import { looksLikeContextOverflow } from '../models/classify-error.js';
 import { ContextOverflowError, MessageTooLargeError } from '../runtime/errors.js';
 import type { ServerEnv } from '../server/server-env.js';
-import type { Dialect } from './dialect.js';
+import type { Dialect, StoredAnswer } from './dialect.js';
 import { GatewayRequestError } from './errors.js';
 import type { PreparedTurn } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
-import type { StoredAnswer } from './openai-chat-answer.js';
 import { sessionIdOf, userIdOf } from './request-identity.js';
 
 export function registerProviderRoute(
@@ -233,9 +232,10 @@ function streamed(options: {
 }
 
 function failure(context: Context<ServerEnv>, dialect: Dialect, error: unknown): Response {
-  const openAiError = dialect.error;
+  // The gateway's own errors in the shape the client's SDK reads.
+  const errorResponse = dialect.error;
   if (GatewayRequestError.isInstance(error)) {
-    return openAiError({
+    return errorResponse({
       status: error.status,
       message: error.message,
       type: 'invalid_request_error',
@@ -245,7 +245,7 @@ function failure(context: Context<ServerEnv>, dialect: Dialect, error: unknown):
   }
   const name = isRecord(error) && typeof error.name === 'string' ? error.name : '';
   if (MessageTooLargeError.isInstance(error) || ContextOverflowError.isInstance(error)) {
-    return openAiError({
+    return errorResponse({
       status: 400,
       message: error instanceof Error ? error.message : String(error),
       type: 'invalid_request_error',
@@ -254,7 +254,7 @@ function failure(context: Context<ServerEnv>, dialect: Dialect, error: unknown):
     });
   }
   if (context.req.raw.signal.aborted) {
-    return openAiError({
+    return errorResponse({
       status: 499,
       message: 'the client went away',
       type: 'client_closed',
@@ -265,7 +265,7 @@ function failure(context: Context<ServerEnv>, dialect: Dialect, error: unknown):
   const logger = context.get('logger');
   logger?.error({ msgType: 'gateway_failed', error }, 'the gateway could not forward the request');
   const upstreamFailed = name === 'TypeError' || name === 'AbortError';
-  return openAiError({
+  return errorResponse({
     status: upstreamFailed ? 502 : 500,
     message: upstreamFailed
       ? `the gateway could not reach the upstream: ${error instanceof Error ? error.message : String(error)}`
