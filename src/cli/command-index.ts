@@ -75,6 +75,12 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
       "serve the agent over HTTP: ADK's API (sessions, /run, /run_sse), orrery's view/events/compact, /metrics, /healthz, /readyz",
     load: async () => (await import('./serve.js')).registerServe,
   },
+  gateway: {
+    term: 'gateway [options]',
+    description:
+      'a compaction gateway: OpenAI Chat Completions at /openai/v1/chat/completions, Anthropic Messages at /anthropic/v1/messages, every message stored, the history compacted before it is forwarded',
+    load: async () => (await import('./gateway.js')).registerGateway,
+  },
   inspect: {
     term: 'inspect [options]',
     description:

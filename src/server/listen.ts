@@ -58,7 +58,8 @@ export async function listenOn(options: {
   port: number;
   host: string;
   inFlight: InFlightRuns;
-  runner: Runner;
+  /** Waited for after the runs (background compactions); the gateway has none. */
+  runner: Pick<Runner, 'flush'>;
   logger: Logger;
   startDraining: () => void;
 }): Promise<ListeningServer> {

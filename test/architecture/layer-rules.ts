@@ -21,9 +21,11 @@ export const LAYER_RANKS: Readonly<Record<string, number>> = {
   importers: 5,
   testing: 5,
   server: 5,
-  cli: 6,
   adapters: 6,
-  '(root)': 7,
+  // The gateway logs conversations as the adapters do and serves them as the server does.
+  gateway: 7,
+  cli: 8,
+  '(root)': 9,
 };
 
 /** The pure core: no I/O, so none of these may be imported there. */

@@ -1,0 +1,191 @@
+/**
+ * `orrery gateway`: the compaction gateway (docs/gateway.md). `serve`'s settings (port, host,
+ * tokens, body limit, shutdown, log level: the same flags and `ORRERY_SERVE_*` variables), the
+ * compaction settings of the environment (`ORRERY_COMPACTION_*`; the summarizer is
+ * `ORRERY_COMPACTION_MODEL`'s, else the digest), and the upstream from
+ * `ORRERY_GATEWAY_OPENAI_BASE_URL`. SIGTERM or SIGINT: requests in flight finish (until
+ * --shutdown-timeout), the store is closed, exit 0.
+ */
+import { readFile } from 'node:fs/promises';
+import { type Command, Option } from 'commander';
+import pino from 'pino';
+import { createEventsCompactionConfig } from '../compaction/config.js';
+import {
+  createGateway,
+  DEFAULT_ANTHROPIC_BASE_URL,
+  DEFAULT_GATEWAY_APP,
+  DEFAULT_GATEWAY_MAX_BODY_BYTES,
+  DEFAULT_OPENAI_BASE_URL,
+} from '../gateway/create-gateway.js';
+import { createDefaultSummarizer } from '../runtime/default-summarizer.js';
+import { ServeConfigError } from '../server/errors.js';
+import {
+  DEFAULT_HOST,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  resolveServeConfig,
+  SERVE_ENV,
+  type ServeFlags,
+} from '../server/serve-config.js';
+import { nonEmpty } from './common.js';
+import type { CliIo } from './io.js';
+import { asUsageError, untilInterrupted } from './server-command.js';
+import { openStore, redact, resolveDb } from './store.js';
+
+export const GATEWAY_ENV = {
+  openAiBaseUrl: 'ORRERY_GATEWAY_OPENAI_BASE_URL',
+  anthropicBaseUrl: 'ORRERY_GATEWAY_ANTHROPIC_BASE_URL',
+} as const;
+/** Beside `serve`'s 8000 and `inspect`'s 8010, so all can run. */
+export const DEFAULT_GATEWAY_PORT = 8020;
+
+type GatewayFlags = Omit<ServeFlags, 'devUi'> & { db?: string; app: string };
+
+/** An upstream base URL from `variable`: an http(s) URL, or the variable is named. */
+export function baseUrlOf(
+  env: Record<string, string | undefined>,
+  variable: string,
+  fallback: string,
+): string {
+  const value = env[variable];
+  if (value === undefined || value === '') return fallback;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch (error) {
+    throw new ServeConfigError({
+      field: variable,
+      message: `expected an http(s) URL, got ${JSON.stringify(value)}`,
+      cause: error,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ServeConfigError({
+      field: variable,
+      message: `expected an http(s) URL, got ${JSON.stringify(value)}`,
+    });
+  }
+  return value.replace(/\/+$/, '');
+}
+
+export function registerGateway(program: Command, io: CliIo): void {
+  program
+    .command('gateway')
+    .description(
+      'a compaction gateway: OpenAI Chat Completions at /openai/v1/chat/completions, Anthropic Messages at /anthropic/v1/messages, every message stored, the history compacted before it is forwarded',
+    )
+    .option(
+      '--port <port>',
+      `port (env ${SERVE_ENV.port}; default ${DEFAULT_GATEWAY_PORT}; 0: a free one)`,
+    )
+    .option(
+      '--host <address>',
+      `address to listen on (env ${SERVE_ENV.host}; default ${DEFAULT_HOST}; another needs tokens)`,
+    )
+    .option(
+      '--tokens-file <path>',
+      `gateway tokens and their users, lines "TOKEN USER[,USER...]" or JSON (env ${SERVE_ENV.tokensFile}; or ${SERVE_ENV.tokens}); clients send theirs in x-orrery-token`,
+    )
+    .option(
+      '--max-body-bytes <bytes>',
+      `request body limit (env ${SERVE_ENV.maxBodyBytes}; default ${DEFAULT_GATEWAY_MAX_BODY_BYTES})`,
+    )
+    .option(
+      '--shutdown-timeout <ms>',
+      `on SIGTERM, how long requests in flight may finish (env ${SERVE_ENV.shutdownTimeoutMs}; default ${DEFAULT_SHUTDOWN_TIMEOUT_MS})`,
+    )
+    .option(
+      '--log-level <level>',
+      `fatal, error, warn, info, debug, trace or silent (env ${SERVE_ENV.logLevel}; default info)`,
+    )
+    .addOption(
+      new Option('--db <path-or-url>', 'SQLite file, or a postgres:// URL (env ORRERY_DB)').default(
+        undefined,
+        './.orrery/orrery.db',
+      ),
+    )
+    .option(
+      '--app <name>',
+      'app name the gateway sessions are stored under',
+      nonEmpty('--app'),
+      DEFAULT_GATEWAY_APP,
+    )
+    .addHelpText(
+      'after',
+      `
+Upstreams: ${GATEWAY_ENV.openAiBaseUrl} (default ${DEFAULT_OPENAI_BASE_URL}),
+  ${GATEWAY_ENV.anthropicBaseUrl} (default ${DEFAULT_ANTHROPIC_BASE_URL}).
+Compaction: the ORRERY_COMPACTION_* variables (threshold, byte ceiling, model of the summaries).
+
+Examples:
+  ORRERY_COMPACTION_TOKEN_THRESHOLD=8000 orrery gateway
+  then point a client at http://127.0.0.1:${DEFAULT_GATEWAY_PORT}/openai/v1 with header x-orrery-session: <id>`,
+    )
+    .action(async (flags: GatewayFlags) => {
+      const env = io.env;
+      const config = await resolveServeConfig({
+        flags: {
+          ...flags,
+          port:
+            flags.port ??
+            (env[SERVE_ENV.port] === undefined ? String(DEFAULT_GATEWAY_PORT) : undefined),
+        },
+        env,
+        readFile: (path) => readFile(path, 'utf8'),
+      }).catch((error) => {
+        throw asUsageError(error);
+      });
+      const bodyLimitGiven =
+        flags.maxBodyBytes !== undefined || env[SERVE_ENV.maxBodyBytes] !== undefined;
+      let openAiBaseUrl: string;
+      let anthropicBaseUrl: string;
+      try {
+        openAiBaseUrl = baseUrlOf(env, GATEWAY_ENV.openAiBaseUrl, DEFAULT_OPENAI_BASE_URL);
+        anthropicBaseUrl = baseUrlOf(env, GATEWAY_ENV.anthropicBaseUrl, DEFAULT_ANTHROPIC_BASE_URL);
+      } catch (error) {
+        throw asUsageError(error);
+      }
+      const compaction = createEventsCompactionConfig({ env });
+      const logger = pino({ level: config.logLevel }, { write: (line: string) => io.stdout(line) });
+      const summarizer = createDefaultSummarizer({ env, logger });
+      const db = resolveDb({ db: flags.db, io });
+      const service = await openStore({ db, appName: flags.app, userId: 'orrery-gateway' });
+      try {
+        const gateway = createGateway({
+          sessionService: service,
+          compaction,
+          ...(summarizer && { summarizer }),
+          appName: flags.app,
+          openAiBaseUrl,
+          anthropicBaseUrl,
+          auth: { grants: config.grants },
+          logger,
+          maxBodyBytes: bodyLimitGiven ? config.maxBodyBytes : DEFAULT_GATEWAY_MAX_BODY_BYTES,
+        });
+        const listening = await gateway
+          .listen({ port: config.port, host: config.host })
+          .catch((error) => {
+            throw asUsageError(error);
+          });
+        const access =
+          config.grants.length > 0
+            ? `${config.grants.length} token(s) from ${config.tokensSource}`
+            : 'no tokens: every request is allowed, so it listens on loopback only';
+        const compacting = compaction
+          ? `compaction at ${compaction.tokenThreshold ?? 'no'} tokens`
+          : 'compaction off';
+        io.stderr(
+          `orrery gateway: ${listening.url}/openai/v1 -> ${openAiBaseUrl}, ${listening.url}/anthropic -> ${anthropicBaseUrl}; store ${redact(db)}, app '${flags.app}'; ${compacting}; ${access}\n`,
+        );
+        const signal = await untilInterrupted(io);
+        io.stderr(
+          `orrery gateway: ${signal}: finishing requests in flight (up to ${config.shutdownTimeoutMs} ms)\n`,
+        );
+        const report = await listening.shutdown({ timeoutMs: config.shutdownTimeoutMs });
+        io.stderr(
+          `orrery gateway: stopped (${report.finished} request(s) finished, ${report.aborted} stopped at the deadline)\n`,
+        );
+      } finally {
+        await service.close?.();
+      }
+    });
+}
