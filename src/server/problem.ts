@@ -108,7 +108,7 @@ export function toProblem(error: unknown): HttpProblem {
 }
 
 export function problemBody(problem: HttpProblem, requestId?: string): ProblemBody {
-  const detail = maskCredentials(problem.message);
+  const detail = problem.ownText ? problem.message : maskCredentials(problem.message);
   const body: ProblemBody = {
     type: `urn:orrery:problem:${problem.slug}`,
     title: problem.title,
@@ -128,6 +128,6 @@ export function problemResponse(
 ): Response {
   return new Response(JSON.stringify(problemBody(problem, requestId)), {
     status: problem.status,
-    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...headers },
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...problem.headers, ...headers },
   });
 }
