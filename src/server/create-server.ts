@@ -154,7 +154,7 @@ export function createServer(options: CreateServerOptions): OrreryServer {
       path === '/dev-ui' ||
       path.startsWith('/dev-ui/')
     ) {
-      context.set('principal', { userIds: 'any' });
+      context.set('principal', { userIds: 'any', operator: false });
       return next();
     }
     const result = auth.authenticate(context.req.header('authorization'));

@@ -81,11 +81,14 @@ export function toProblem(error: unknown): HttpProblem {
     return badRequest(error.message, error.argument, error);
   }
   if (ModelError.isInstance(error)) {
+    // The provider's message can name the internal upstream (its URL, a proxy's host): it goes
+    // to the server's log with the request id, never to the API client.
+    const status = error.statusCode === undefined ? '' : `, HTTP ${error.statusCode}`;
     return new HttpProblem({
       status: error.kind === 'retryable' ? 503 : 502,
       slug: 'model-error',
       title: error.kind === 'retryable' ? 'Service Unavailable' : 'Bad Gateway',
-      detail: `the model failed: ${error.message}`,
+      detail: `the model failed (${error.kind}${status}); the server's log has the reason (see the request id)`,
       cause: error,
     });
   }
