@@ -118,7 +118,11 @@ Read-only: runs, compactions and deletes are refused. Replays in the page store 
           sessionService: service,
           auth: { grants: config.grants },
           logger,
-          inspector: { replay: createWorkerReplay() },
+          inspector: {
+            replay: createWorkerReplay(),
+            maxConcurrentReplays: config.maxConcurrentReplays,
+            maxConcurrentReplaysPerUser: config.maxConcurrentReplaysPerUser,
+          },
         });
         const listening = await server
           .listen({ port: config.port, host: config.host })

@@ -122,7 +122,11 @@ Examples:
           logger,
           maxBodyBytes: config.maxBodyBytes,
           devUiRoot,
-          inspector: { replay: createWorkerReplay() },
+          inspector: {
+            replay: createWorkerReplay(),
+            maxConcurrentReplays: config.maxConcurrentReplays,
+            maxConcurrentReplaysPerUser: config.maxConcurrentReplaysPerUser,
+          },
         });
         const listening = await server
           .listen({ port: config.port, host: config.host })
