@@ -5,6 +5,9 @@
  * (the client went away, the server shuts down) the worker is terminated: the work stops at once,
  * wherever it was. `orrery serve` and `orrery inspect` give this to `createServer`.
  */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { HttpProblem } from '../server/errors.js';
 import type { ReplayResponse } from '../server/inspector/api-types.js';
@@ -27,7 +30,10 @@ function startWorker(): Worker {
   const here = import.meta.url;
   if (!here.endsWith('.ts')) return new Worker(new URL('./replay-worker.js', here));
   const entry = new URL('./replay-worker.ts', here).href;
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
+  // Resolved here, not in the worker: an eval'd worker resolves from the process's cwd.
+  const tsxRoot = dirname(createRequire(here).resolve('tsx/package.json'));
+  const tsxApi = pathToFileURL(join(tsxRoot, 'dist/esm/api/index.mjs')).href;
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
   return new Worker(bootstrap, { eval: true });
 }
 
