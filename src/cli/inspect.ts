@@ -13,11 +13,11 @@ import { Runner } from '../runtime/runner.js';
 import { createServer } from '../server/create-server.js';
 import { resolveServeConfig } from '../server/serve-config.js';
 import { CliUsageError } from './errors.js';
-import { inspectorReplay } from './inspector-replay.js';
 import type { CliIo } from './io.js';
 import { readOnlyStore } from './read-only-store.js';
 import { asUsageError, untilInterrupted } from './server-command.js';
 import { isPostgresUrl, openStore, redact, resolveDb } from './store.js';
+import { createWorkerReplay } from './worker-replay.js';
 
 /** Beside `orrery serve`'s 8000 (and the replicas' 8001, 8002 of the README), so all can run. */
 export const DEFAULT_INSPECT_PORT = 8010;
@@ -118,7 +118,11 @@ Read-only: runs, compactions and deletes are refused. Replays in the page store 
           sessionService: service,
           auth: { grants: config.grants },
           logger,
-          inspector: { replay: inspectorReplay },
+          inspector: {
+            replay: createWorkerReplay(),
+            maxConcurrentReplays: config.maxConcurrentReplays,
+            maxConcurrentReplaysPerUser: config.maxConcurrentReplaysPerUser,
+          },
         });
         const listening = await server
           .listen({ port: config.port, host: config.host })

@@ -73,12 +73,17 @@ function inspectorSettings(
   }
 }
 
-/** Replays one request's transcript; every run of a multi-run file, as the CLI does. */
-async function replayForInspector(options: {
+/**
+ * Replays one request's transcript; every run of a multi-run file, as the CLI does.
+ * `onProgress` hears the events replayed so far, over every run (the replay worker reports it).
+ */
+export async function replayForInspector(options: {
   request: ReplayRequest;
   signal?: AbortSignal;
+  onProgress?: (eventsReplayed: number) => void;
 }): Promise<ReplayResponse> {
-  const { request, signal } = options;
+  const { request, signal, onProgress } = options;
+  let replayedBefore = 0;
   const fileName = request.fileName ?? DEFAULT_TRANSCRIPT_NAME;
   const results = importRequest(request, fileName);
   const summarizer = request.summarizer === 'none' ? NO_SUMMARY : new DigestSummarizer();
@@ -98,7 +103,9 @@ async function replayForInspector(options: {
       config: replayConfig,
       summarizer,
       signal,
+      onProgress: onProgress && ((progress) => onProgress(replayedBefore + progress.index)),
     });
+    replayedBefore += report.events;
     objects.push({
       file: fileName,
       ...(result.meta.run === undefined ? {} : { run: result.meta.run }),
@@ -108,4 +115,5 @@ async function replayForInspector(options: {
   return objects.length === 1 ? (objects[0] as Record<string, unknown>) : objects;
 }
 
+/** The replay in the server's own thread (a library's; `orrery serve` runs it in a worker). */
 export const inspectorReplay: InspectorReplay = replayForInspector;

@@ -20,10 +20,10 @@ import {
 } from '../server/serve-config.js';
 import { addAgentOptions, agentOptionsOf, resolveAgentSettings } from './agent-runner.js';
 import { nonEmpty } from './common.js';
-import { inspectorReplay } from './inspector-replay.js';
 import type { CliIo } from './io.js';
 import { asUsageError, untilInterrupted } from './server-command.js';
 import { openStore, redact, resolveDb } from './store.js';
+import { createWorkerReplay } from './worker-replay.js';
 
 type ServeCommandFlags = ServeFlags & { db?: string; app: string; agent?: string; model?: string };
 
@@ -122,7 +122,11 @@ Examples:
           logger,
           maxBodyBytes: config.maxBodyBytes,
           devUiRoot,
-          inspector: { replay: inspectorReplay },
+          inspector: {
+            replay: createWorkerReplay(),
+            maxConcurrentReplays: config.maxConcurrentReplays,
+            maxConcurrentReplaysPerUser: config.maxConcurrentReplaysPerUser,
+          },
         });
         const listening = await server
           .listen({ port: config.port, host: config.host })

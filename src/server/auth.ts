@@ -13,6 +13,8 @@ export interface Principal {
   readonly userIds: ReadonlySet<string> | 'any';
   /** A short digest of the token, for logs (never the token). */
   readonly tokenId?: string;
+  /** May read `/metrics`: an operator token, or anyone when no tokens are configured. */
+  readonly operator: boolean;
 }
 
 export type AuthResult =
@@ -36,7 +38,11 @@ export class TokenAuth {
       const digest = digestOf(grant.token);
       return {
         digest,
-        principal: { userIds: new Set(grant.userIds), tokenId: digest.toString('hex').slice(0, 8) },
+        principal: {
+          userIds: new Set(grant.userIds),
+          tokenId: digest.toString('hex').slice(0, 8),
+          operator: grant.roles?.includes('operator') ?? false,
+        },
       };
     });
   }
@@ -47,7 +53,7 @@ export class TokenAuth {
 
   /** `authorization`: the request's header value, if any. */
   authenticate(authorization: string | undefined): AuthResult {
-    if (!this.enabled) return { ok: true, principal: { userIds: 'any' } };
+    if (!this.enabled) return { ok: true, principal: { userIds: 'any', operator: true } };
     if (authorization === undefined || authorization === '')
       return { ok: false, reason: 'missing' };
     const match = /^Bearer +(\S+) *$/i.exec(authorization);

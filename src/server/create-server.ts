@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import { except } from 'hono/combine';
 import pino, { type Logger } from 'pino';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
+import { errorMessage } from '../events/errors.js';
 import { maskingLogger } from '../observability/masked-logger.js';
 import type { Agent } from '../runtime/agents/agent.js';
 import type { Plugin } from '../runtime/plugins/plugin.js';
@@ -18,6 +19,7 @@ import type { SessionService } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import { accessLog } from './access-log.js';
 import { TokenAuth } from './auth.js';
+import { CLIENT_CLOSED_STATUS, errorLogFields, isClientClosed } from './client-closed.js';
 import { HttpProblem } from './errors.js';
 import { createHttpMetrics } from './http-metrics.js';
 import { InFlightRuns } from './in-flight.js';
@@ -153,7 +155,7 @@ export function createServer(options: CreateServerOptions): OrreryServer {
       path === '/dev-ui' ||
       path.startsWith('/dev-ui/')
     ) {
-      context.set('principal', { userIds: 'any' });
+      context.set('principal', { userIds: 'any', operator: false });
       return next();
     }
     const result = auth.authenticate(context.req.header('authorization'));
@@ -171,6 +173,8 @@ export function createServer(options: CreateServerOptions): OrreryServer {
           title: 'Unauthorized',
           detail,
           field: 'authorization',
+          // Help text of the server's own ("Bearer <token>"): the credential masks would eat it.
+          ownText: true,
         }),
         context.get('requestId'),
         { 'www-authenticate': 'Bearer realm="orrery"' },
@@ -211,10 +215,22 @@ export function createServer(options: CreateServerOptions): OrreryServer {
     ),
   );
   app.onError((error, context) => {
-    const problem = toProblem(error);
     const requestLogger = context.get('logger') ?? logger;
-    if (problem.status >= 500)
-      requestLogger.error({ msgType: 'request_failed', error }, problem.message);
+    if (isClientClosed(error, context.req.raw.signal)) {
+      // Nobody reads this answer: logged and counted apart from the server's own failures.
+      requestLogger.info(
+        { msgType: 'client_closed', reason: errorMessage(error) },
+        'the client closed the connection before the answer',
+      );
+      return new Response(null, { status: CLIENT_CLOSED_STATUS });
+    }
+    const problem = toProblem(error);
+    if (problem.status >= 500) {
+      requestLogger.error(
+        { msgType: 'request_failed', status: problem.status, error: errorLogFields(error) },
+        problem.message,
+      );
+    }
     return problemResponse(problem, context.get('requestId'));
   });
 

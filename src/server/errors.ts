@@ -16,6 +16,13 @@ export class HttpProblem extends OrreryError {
   readonly title: string;
   /** The bad request field, e.g. `newMessage.parts[0]` or the `afterSeq` query parameter. */
   readonly field?: string;
+  /** Response headers the problem needs (e.g. `retry-after` on a 429). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The detail is the server's own text (no error message, URL or value in it): answered as
+   * written, not through the credential masks (they would eat help text such as "Bearer <token>").
+   */
+  readonly ownText: boolean;
 
   constructor(options: {
     status: number;
@@ -23,6 +30,8 @@ export class HttpProblem extends OrreryError {
     title: string;
     detail: string;
     field?: string;
+    headers?: Record<string, string>;
+    ownText?: boolean;
     cause?: unknown;
   }) {
     super({ name: 'HttpProblem', message: options.detail, cause: options.cause });
@@ -30,6 +39,8 @@ export class HttpProblem extends OrreryError {
     this.slug = options.slug;
     this.title = options.title;
     this.field = options.field;
+    this.headers = options.headers;
+    this.ownText = options.ownText ?? false;
   }
 
   static override isInstance(error: unknown): error is HttpProblem {

@@ -1,4 +1,5 @@
 export { mayActAs, type Principal, TokenAuth } from './auth.js';
+export { CLIENT_CLOSED_STATUS } from './client-closed.js';
 export {
   type CreateServerOptions,
   createServer,
@@ -21,7 +22,18 @@ export type {
   TimelineResponse,
   ViewResponse,
 } from './inspector/api-types.js';
-export type { InspectorOptions, InspectorReplay } from './inspector/inspector-deps.js';
+export {
+  DEFAULT_MAX_CONCURRENT_REPLAYS,
+  DEFAULT_MAX_CONCURRENT_REPLAYS_PER_USER,
+  type InspectorBodyReplay,
+  type InspectorOptions,
+  type InspectorReplay,
+} from './inspector/inspector-deps.js';
+export {
+  MAX_REPLAY_OVERLAP_PER_INTERVAL,
+  parseReplayBody,
+  replayProblem,
+} from './inspector/replay-request.js';
 export type { ListeningServer, ShutdownReport } from './listen.js';
 export { PROBLEM_CONTENT_TYPE, type ProblemBody } from './problem.js';
 export { findDevUiRoot } from './routes/dev-ui.js';

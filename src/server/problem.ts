@@ -81,11 +81,14 @@ export function toProblem(error: unknown): HttpProblem {
     return badRequest(error.message, error.argument, error);
   }
   if (ModelError.isInstance(error)) {
+    // The provider's message can name the internal upstream (its URL, a proxy's host): it goes
+    // to the server's log with the request id, never to the API client.
+    const status = error.statusCode === undefined ? '' : `, HTTP ${error.statusCode}`;
     return new HttpProblem({
       status: error.kind === 'retryable' ? 503 : 502,
       slug: 'model-error',
       title: error.kind === 'retryable' ? 'Service Unavailable' : 'Bad Gateway',
-      detail: `the model failed: ${error.message}`,
+      detail: `the model failed (${error.kind}${status}); the server's log has the reason (see the request id)`,
       cause: error,
     });
   }
@@ -108,7 +111,7 @@ export function toProblem(error: unknown): HttpProblem {
 }
 
 export function problemBody(problem: HttpProblem, requestId?: string): ProblemBody {
-  const detail = maskCredentials(problem.message);
+  const detail = problem.ownText ? problem.message : maskCredentials(problem.message);
   const body: ProblemBody = {
     type: `urn:orrery:problem:${problem.slug}`,
     title: problem.title,
@@ -128,6 +131,6 @@ export function problemResponse(
 ): Response {
   return new Response(JSON.stringify(problemBody(problem, requestId)), {
     status: problem.status,
-    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...headers },
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...problem.headers, ...headers },
   });
 }

@@ -6,12 +6,19 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { errorMessage } from '../events/errors.js';
+import { MAX_JSON_DEPTH } from '../events/json-value.js';
 import { joinPath, PartSchema } from '../events/schema.js';
 import type { Content } from '../events/types.js';
 import { preview } from '../events/validate-event.js';
 import { HttpProblem } from './errors.js';
 import { badRequest, problemResponse } from './problem.js';
 import type { ServerEnv } from './server-env.js';
+
+/**
+ * Deepest nesting of objects and arrays a request body may hold (an event's own limit,
+ * `MAX_JSON_DEPTH`): deeper bodies are the client's error, never a stack overflow in a check.
+ */
+export const MAX_BODY_DEPTH = MAX_JSON_DEPTH;
 
 /** The body as JSON; an empty body is `undefined` (allowed where `optional`). */
 export async function readJsonBody(
@@ -23,13 +30,52 @@ export async function readJsonBody(
     if (options.optional) return undefined;
     throw badRequest('the request body is empty: send a JSON object', 'body');
   }
+  return parseJsonText(text);
+}
+
+/** `text` as JSON, nested at most `MAX_BODY_DEPTH` levels; a 400 naming `body` or the field. */
+export function parseJsonText(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     const reason = errorMessage(error);
     throw badRequest(`the request body is not valid JSON: ${reason}`, 'body', error);
   }
+  checkDepth(value);
+  return value;
 }
+
+/** Iterative, so the check itself cannot overflow the stack it protects. */
+function checkDepth(value: unknown): void {
+  const stack: Array<{ value: unknown; depth: number; path: Array<string | number> }> = [
+    { value, depth: 0, path: [] },
+  ];
+  while (stack.length > 0) {
+    const item = stack.pop() as (typeof stack)[number];
+    if (item.value === null || typeof item.value !== 'object') continue;
+    if (item.depth >= MAX_BODY_DEPTH) {
+      // The field is where the nesting starts: the path's first segments, not 512 of them.
+      const field = joinPath('', item.path.slice(0, FIELD_SEGMENTS)) || 'body';
+      throw badRequest(
+        `${field}: nests deeper than ${MAX_BODY_DEPTH} levels of objects and arrays`,
+        field,
+      );
+    }
+    const entries: Array<[string | number, unknown]> = Array.isArray(item.value)
+      ? item.value.map((child, index) => [index, child])
+      : Object.entries(item.value);
+    for (const [key, child] of entries) {
+      if (child !== null && typeof child === 'object') {
+        const path = item.path.length < FIELD_SEGMENTS ? [...item.path, key] : item.path;
+        stack.push({ value: child, depth: item.depth + 1, path });
+      }
+    }
+  }
+}
+
+/** Segments of a too-deep value's path named in the 400. */
+const FIELD_SEGMENTS = 4;
 
 /** Parses `input` with `schema`; the first issue becomes a 400 naming its field. */
 export function parseBody<T>(schema: z.ZodType<T>, input: unknown, base = ''): T {

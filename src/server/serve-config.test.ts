@@ -41,7 +41,20 @@ describe('resolveServeConfig', () => {
       shutdownTimeoutMs: 10_000,
       devUi: false,
       logLevel: 'info',
+      maxConcurrentReplays: 2,
+      maxConcurrentReplaysPerUser: 1,
     });
+  });
+
+  it('reads the replay bounds from ORRERY_SERVE_MAX_REPLAYS(_PER_USER); a bad one is named', async () => {
+    const env = { ORRERY_SERVE_MAX_REPLAYS: '4', ORRERY_SERVE_MAX_REPLAYS_PER_USER: '2' };
+    expect(await resolve({}, env)).toMatchObject({
+      maxConcurrentReplays: 4,
+      maxConcurrentReplaysPerUser: 2,
+    });
+    const error = await failure(resolve({}, { ORRERY_SERVE_MAX_REPLAYS_PER_USER: '0' }));
+    expect(error.field).toBe('ORRERY_SERVE_MAX_REPLAYS_PER_USER');
+    expect(error.message).toContain('from 1 to 64');
   });
 
   it('reads ORRERY_SERVE_* variables; a flag wins over its variable', async () => {

@@ -4,6 +4,10 @@
  */
 import { DEFAULT_MAX_BODY_BYTES } from './create-server.js';
 import { ServeConfigError } from './errors.js';
+import {
+  DEFAULT_MAX_CONCURRENT_REPLAYS,
+  DEFAULT_MAX_CONCURRENT_REPLAYS_PER_USER,
+} from './inspector/inspector-deps.js';
 import { parseTokens, type TokenGrant } from './tokens.js';
 
 export const SERVE_ENV = {
@@ -15,6 +19,8 @@ export const SERVE_ENV = {
   shutdownTimeoutMs: 'ORRERY_SERVE_SHUTDOWN_TIMEOUT_MS',
   devUi: 'ORRERY_SERVE_DEV_UI',
   logLevel: 'ORRERY_SERVE_LOG_LEVEL',
+  maxReplays: 'ORRERY_SERVE_MAX_REPLAYS',
+  maxReplaysPerUser: 'ORRERY_SERVE_MAX_REPLAYS_PER_USER',
 } as const;
 
 export const DEFAULT_PORT = 8000;
@@ -44,6 +50,10 @@ export interface ServeConfig {
   shutdownTimeoutMs: number;
   devUi: boolean;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Inspector replays at once on the server (`ORRERY_SERVE_MAX_REPLAYS`). */
+  maxConcurrentReplays: number;
+  /** Inspector replays at once for one token (`ORRERY_SERVE_MAX_REPLAYS_PER_USER`). */
+  maxConcurrentReplaysPerUser: number;
 }
 
 /** The flag's value, else the variable's: with the name to blame when it is bad. */
@@ -127,6 +137,19 @@ export async function resolveServeConfig(options: {
     });
   }
 
+  const maxConcurrentReplays = integer(
+    pick(undefined, '', env, SERVE_ENV.maxReplays),
+    DEFAULT_MAX_CONCURRENT_REPLAYS,
+    1,
+    64,
+  );
+  const maxConcurrentReplaysPerUser = integer(
+    pick(undefined, '', env, SERVE_ENV.maxReplaysPerUser),
+    DEFAULT_MAX_CONCURRENT_REPLAYS_PER_USER,
+    1,
+    64,
+  );
+
   const { grants, source } = await readGrants(options);
   if (grants.length === 0 && !LOOPBACK.has(host)) {
     throw new ServeConfigError({
@@ -150,6 +173,8 @@ export async function resolveServeConfig(options: {
     shutdownTimeoutMs,
     devUi,
     logLevel,
+    maxConcurrentReplays,
+    maxConcurrentReplaysPerUser,
   };
 }
 

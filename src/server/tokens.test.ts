@@ -18,6 +18,28 @@ describe('parseTokens', () => {
     ).toHaveLength(2);
   });
 
+  it('reads the operator role in lines and JSON; an operator token may act as no user', () => {
+    expect(parseTokens({ text: `${alice} alice\n${bob} - operator`, source: 'f' })).toEqual([
+      { token: alice, userIds: ['alice'] },
+      { token: bob, userIds: [], roles: ['operator'] },
+    ]);
+    const json = JSON.stringify([{ token: bob, userIds: ['ops'], roles: ['operator'] }]);
+    expect(parseTokens({ text: json, source: 'f' })).toEqual([
+      { token: bob, userIds: ['ops'], roles: ['operator'] },
+    ]);
+    const auth = new TokenAuth({
+      grants: parseTokens({ text: `${alice} alice\n${bob} - operator`, source: 'f' }),
+    });
+    expect(auth.authenticate(`Bearer ${alice}`)).toMatchObject({
+      ok: true,
+      principal: { operator: false },
+    });
+    expect(auth.authenticate(`Bearer ${bob}`)).toMatchObject({
+      ok: true,
+      principal: { operator: true },
+    });
+  });
+
   it('reads JSON as a map or as a list of grants', () => {
     expect(
       parseTokens({
@@ -36,7 +58,9 @@ describe('parseTokens', () => {
   it.each([
     ['a short token', 'short alice', /entry 1: the token is 5 characters/],
     ['no user', `${alice}`, /line 1: expected "TOKEN USER/],
-    ['too many words', `${alice} alice bob`, /too many words/],
+    ['too many words', `${alice} alice operator more`, /too many words/],
+    ['an unknown role', `${alice} alice bob`, /line 1: roles must be a list of "operator"/],
+    ['no user and no operator role', `${alice} -`, /only an operator token may have none/],
     ['an empty user', `${alice} alice,`, /non-empty user ids/],
     ['a repeated token', `${alice} alice\n${alice} bob`, /entry 2: the same token appears twice/],
     ['bad JSON', `{"${alice}": ["alice"`, /not valid JSON/],
@@ -82,7 +106,7 @@ describe('TokenAuth', () => {
   it('lets everyone in when no token is configured', () => {
     expect(new TokenAuth({ grants: [] }).authenticate(undefined)).toEqual({
       ok: true,
-      principal: { userIds: 'any' },
+      principal: { userIds: 'any', operator: true },
     });
   });
 });

@@ -2,11 +2,15 @@
  * Bearer tokens and the users each may act as. Read from a file (`--tokens-file`) or a
  * variable (`ORRERY_SERVE_TOKENS`), as JSON or as lines:
  *
- *   # token              user ids
+ *   # token              user ids   roles
  *   4f1c…e9  alice
  *   9a77…02  bob,carol
+ *   c3d0…41  -          operator
  *
- * JSON: `{ "<token>": "alice" | ["bob", "carol"] }` or `[{ "token": "…", "userIds": [...] }]`.
+ * JSON: `{ "<token>": "alice" | ["bob", "carol"] }` or
+ * `[{ "token": "…", "userIds": [...], "roles": ["operator"] }]`. The one role is `operator`:
+ * it reads `/metrics` (the whole server's figures), which user tokens do not. An operator token
+ * may act as no user (`-` in lines, `[]` in JSON).
  * In the variable, entries may also be separated by `;`. A bad entry is named by its line or
  * index, never by its token.
  */
@@ -19,6 +23,15 @@ export interface TokenGrant {
   token: string;
   /** The user ids the token may read, list, run and delete sessions of. */
   userIds: string[];
+  /** `operator`: may read `/metrics`. Default none. */
+  roles?: TokenRole[];
+}
+
+export const TOKEN_ROLES = ['operator'] as const;
+export type TokenRole = (typeof TOKEN_ROLES)[number];
+
+function isRole(value: unknown): value is TokenRole {
+  return (TOKEN_ROLES as readonly unknown[]).includes(value);
 }
 
 export function parseTokens(options: { text: string; source: string }): TokenGrant[] {
@@ -42,10 +55,14 @@ export function parseTokens(options: { text: string; source: string }): TokenGra
         message: `${where}: the token holds whitespace`,
       });
     }
-    if (grant.userIds.length === 0 || grant.userIds.some((userId) => userId.trim() === '')) {
+    const operator = grant.roles?.includes('operator') ?? false;
+    if (
+      (grant.userIds.length === 0 && !operator) ||
+      grant.userIds.some((userId) => userId.trim() === '')
+    ) {
       throw new ServeConfigError({
         field: options.source,
-        message: `${where}: give the token one or more non-empty user ids`,
+        message: `${where}: give the token one or more non-empty user ids (only an operator token may have none)`,
       });
     }
     if (seen.has(grant.token)) {
@@ -64,14 +81,20 @@ function parseTokenLines(text: string, source: string): TokenGrant[] {
   for (const [index, raw] of text.split(/\r?\n|;/).entries()) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
-    const [token, users, ...rest] = line.split(/\s+/);
+    const [token, users, roles, ...rest] = line.split(/\s+/);
     if (!token || !users || rest.length > 0) {
       throw new ServeConfigError({
         field: source,
-        message: `line ${index + 1}: expected "TOKEN USER[,USER...]" (${rest.length > 0 ? 'too many words' : 'no user id'})`,
+        message: `line ${index + 1}: expected "TOKEN USER[,USER...] [ROLE]" (${rest.length > 0 ? 'too many words' : 'no user id'})`,
       });
     }
-    grants.push({ token, userIds: users.split(',').map((userId) => userId.trim()) });
+    grants.push({
+      token,
+      userIds: users === '-' ? [] : users.split(',').map((userId) => userId.trim()),
+      ...(roles === undefined
+        ? {}
+        : { roles: rolesOf(roles.split(','), `line ${index + 1}`, source) }),
+    });
   }
   return grants;
 }
@@ -105,7 +128,12 @@ function parseJsonTokens(text: string, source: string): TokenGrant[] {
           message: `${where}: expected { "token": "...", "userIds": [...] }`,
         });
       }
-      return { token: entry.token, userIds: userIdsOf(entry.userIds ?? entry.userId, where) };
+      const roles = entry.roles === undefined ? undefined : rolesOf(entry.roles, where, source);
+      return {
+        token: entry.token,
+        userIds: userIdsOf(entry.userIds ?? entry.userId, where),
+        ...(roles === undefined ? {} : { roles }),
+      };
     });
   }
   if (value === null || typeof value !== 'object') {
@@ -118,4 +146,12 @@ function parseJsonTokens(text: string, source: string): TokenGrant[] {
     token,
     userIds: userIdsOf(users, `entry ${index + 1}`),
   }));
+}
+
+function rolesOf(value: unknown, where: string, source: string): TokenRole[] {
+  if (Array.isArray(value) && value.every(isRole)) return value;
+  throw new ServeConfigError({
+    field: source,
+    message: `${where}: roles must be a list of ${TOKEN_ROLES.map((role) => `"${role}"`).join(', ')}`,
+  });
 }

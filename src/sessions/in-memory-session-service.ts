@@ -138,17 +138,20 @@ export class InMemorySessionService implements SessionService {
     const stored = this.require(options);
     const limit = resolvePageSize(options.limit);
     const { afterSeq: after, beforeSeq: before } = resolveSeqBounds(options);
-    // Array index = seq - 1, so the bounds are slice positions.
-    const inRange = stored.events.slice(
-      Math.max(0, after),
-      Math.max(0, Math.min(before - 1, stored.events.length)),
-    );
-    const ordered = options.order === 'desc' ? inRange.reverse() : inRange;
-    const events = parseAll(ordered.slice(0, limit));
+    // Array index = seq - 1, so the bounds are slice positions. Only the page is copied: a
+    // page read near the end of a long session costs the page, not the session.
+    const start = Math.max(0, after);
+    const end = Math.max(start, Math.min(before - 1, stored.events.length));
+    const more = end - start > limit;
+    const page =
+      options.order === 'desc'
+        ? stored.events.slice(Math.max(start, end - limit), end).reverse()
+        : stored.events.slice(start, Math.min(end, start + limit));
+    const events = parseAll(page);
     const last = events[events.length - 1];
     return {
       events,
-      nextCursor: ordered.length > limit && last ? last.seq : undefined,
+      nextCursor: more && last ? last.seq : undefined,
     };
   }
 

@@ -13,18 +13,39 @@ import type { CompactionIndex } from './session-history.js';
 /**
  * Replays a transcript for `POST /inspector/api/replay` as `orrery replay --json` does. Given by
  * the caller (the CLI gives its own): the server cannot import the importers (same layer).
- * Throws an `HttpProblem` (400) naming the field for a bad transcript or setting.
+ * Throws an `HttpProblem` (400) naming the field for a bad transcript or setting. It runs in the
+ * server's thread: a long replay blocks every other request (the CLI's runs in a worker).
  */
 export type InspectorReplay = (options: {
   request: ReplayRequest;
   signal: AbortSignal;
 }) => Promise<ReplayResponse>;
 
+/**
+ * A replay that takes the raw request body and parses, checks and replays it where it runs (the
+ * CLI's: a worker thread, so the server's event loop stays free). It stops when `signal` aborts
+ * (the client went away) and throws an `HttpProblem` for a bad body (`parseReplayBody`'s).
+ */
+export interface InspectorBodyReplay {
+  fromBody(options: { body: Uint8Array; signal: AbortSignal }): Promise<ReplayResponse>;
+}
+
+/** Default bound on replays running at once on one server. */
+export const DEFAULT_MAX_CONCURRENT_REPLAYS = 2;
+/** Default bound on replays running at once for one caller (token). */
+export const DEFAULT_MAX_CONCURRENT_REPLAYS_PER_USER = 1;
+/** `Retry-After` (seconds) of a replay refused for the concurrency bound. */
+export const REPLAY_RETRY_AFTER_SECONDS = 5;
+
 export interface InspectorOptions {
   /** `POST /inspector/api/replay` answers 501 without one. */
-  replay?: InspectorReplay;
+  replay?: InspectorReplay | InspectorBodyReplay;
   /** `POST /inspector/api/replay` body limit. Default `DEFAULT_MAX_REPLAY_BYTES` (32 MiB). */
   maxReplayBytes?: number;
+  /** Replays running at once on this server; more get a 429. Default 2. */
+  maxConcurrentReplays?: number;
+  /** Replays running at once for one token (or for everyone without tokens). Default 1. */
+  maxConcurrentReplaysPerUser?: number;
   /** The page's folder. Default: the package's `assets/inspector/`. */
   assetsRoot?: string;
   /** How often a stream reads the store for new events. Default 500 ms. */

@@ -2,46 +2,62 @@
  * `POST /inspector/api/replay`: a transcript replayed with the settings given, answered with the
  * JSON `orrery replay --json` prints. Nothing is stored. Its body limit is its own (a transcript
  * is larger than any other request): create-server exempts this path from the global one.
+ * Replays running at once are bounded per server and per caller (docs/server-limits.md); a
+ * body replay (the CLI's worker) gets the raw body, so parsing it is off the event loop too.
  */
-import type { Hono } from 'hono';
-import { z } from 'zod';
-import { InvalidConfigError } from '../../compaction/errors.js';
+import type { Context, Hono } from 'hono';
 import { HttpProblem } from '../errors.js';
-import { badRequest } from '../problem.js';
-import { limitBody, parseBody, readJsonBody } from '../request-body.js';
+import { limitBody } from '../request-body.js';
 import type { ServerEnv } from '../server-env.js';
-import { DEFAULT_MAX_REPLAY_BYTES, INSPECTOR_API_PREFIX, type ReplayRequest } from './api-types.js';
-import type { InspectorDeps } from './inspector-deps.js';
+import {
+  DEFAULT_MAX_REPLAY_BYTES,
+  INSPECTOR_API_PREFIX,
+  type ReplayResponse,
+} from './api-types.js';
+import {
+  DEFAULT_MAX_CONCURRENT_REPLAYS,
+  DEFAULT_MAX_CONCURRENT_REPLAYS_PER_USER,
+  type InspectorBodyReplay,
+  type InspectorDeps,
+  type InspectorReplay,
+  REPLAY_RETRY_AFTER_SECONDS,
+} from './inspector-deps.js';
+import { isRefusal, ReplayLimiter, type ReplayRefusal } from './replay-limiter.js';
+import { parseReplayBody, replayProblem } from './replay-request.js';
 
 export const REPLAY_PATH = `${INSPECTOR_API_PREFIX}/replay`;
 
-const count = (minimum: number) =>
-  z.int('must be an integer').min(minimum, `must be >= ${minimum}`).optional();
+function isBodyReplay(
+  replay: InspectorReplay | InspectorBodyReplay,
+): replay is InspectorBodyReplay {
+  return typeof replay !== 'function';
+}
 
-const ReplayRequestSchema: z.ZodType<ReplayRequest> = z.strictObject({
-  transcript: z.string('must be the transcript text').min(1, 'must not be empty'),
-  fileName: z.string('must be a string').min(1, 'must not be empty').optional(),
-  threshold: count(0),
-  retention: count(0),
-  interval: count(0),
-  overlap: count(0),
-  maxRequestBytes: count(1),
-  summarizer: z
-    .enum(['digest', 'none'], 'must be "digest" or "none" (model summarizers need a key)')
-    .optional(),
-});
+/** The caller a per-user bound counts: the token (its digest prefix), or everyone without tokens. */
+function callerOf(context: Context<ServerEnv>): string {
+  return context.var.principal?.tokenId ?? 'anonymous';
+}
 
-/** A compaction setting's name in the request, from the config field an error names. */
-const REQUEST_FIELDS: Readonly<Record<string, string>> = {
-  tokenThreshold: 'threshold',
-  eventRetentionSize: 'retention',
-  compactionInterval: 'interval',
-  overlapSize: 'overlap',
-  maxRequestBytes: 'maxRequestBytes',
-};
+function tooManyReplays(refusal: ReplayRefusal): HttpProblem {
+  const who = refusal.scope === 'user' ? 'for this token' : 'on this server';
+  return new HttpProblem({
+    status: 429,
+    slug: 'too-many-replays',
+    title: 'Too Many Requests',
+    detail: `${refusal.limit} replay(s) already run ${who}: retry after ${REPLAY_RETRY_AFTER_SECONDS} s, once one has finished`,
+    headers: { 'retry-after': String(REPLAY_RETRY_AFTER_SECONDS) },
+    ownText: true,
+  });
+}
 
 export function registerReplayRoute(app: Hono<ServerEnv>, deps: InspectorDeps): void {
-  const maxBytes = deps.options.maxReplayBytes ?? DEFAULT_MAX_REPLAY_BYTES;
+  const { options } = deps;
+  const maxBytes = options.maxReplayBytes ?? DEFAULT_MAX_REPLAY_BYTES;
+  const limiter = new ReplayLimiter({
+    maxConcurrent: options.maxConcurrentReplays ?? DEFAULT_MAX_CONCURRENT_REPLAYS,
+    maxConcurrentPerUser:
+      options.maxConcurrentReplaysPerUser ?? DEFAULT_MAX_CONCURRENT_REPLAYS_PER_USER,
+  });
   app.post(
     REPLAY_PATH,
     limitBody({
@@ -50,7 +66,7 @@ export function registerReplayRoute(app: Hono<ServerEnv>, deps: InspectorDeps): 
       field: 'transcript',
     }),
     async (context) => {
-      const replay = deps.options.replay;
+      const replay = options.replay;
       if (!replay) {
         throw new HttpProblem({
           status: 501,
@@ -60,16 +76,29 @@ export function registerReplayRoute(app: Hono<ServerEnv>, deps: InspectorDeps): 
             'this server has no replay: createServer({ inspector: { replay } }) (orrery serve and orrery inspect give one)',
         });
       }
-      const request = parseBody(ReplayRequestSchema, await readJsonBody(context));
+      // Refused before the body is read: a refused replay costs nothing.
+      const slot = limiter.acquire(callerOf(context));
+      if (isRefusal(slot)) throw tooManyReplays(slot);
       try {
-        return context.json(await replay({ request, signal: context.req.raw.signal }));
+        return context.json(await runReplay(context, replay));
       } catch (error) {
-        if (InvalidConfigError.isInstance(error)) {
-          const field = REQUEST_FIELDS[error.field] ?? error.field;
-          throw badRequest(`${field}: ${error.message}`, field, error);
-        }
-        throw error;
+        throw replayProblem(error) ?? error;
+      } finally {
+        slot.release();
       }
     },
   );
+}
+
+async function runReplay(
+  context: Context<ServerEnv>,
+  replay: InspectorReplay | InspectorBodyReplay,
+): Promise<ReplayResponse> {
+  const signal = context.req.raw.signal;
+  if (isBodyReplay(replay)) {
+    const body = new Uint8Array(await context.req.arrayBuffer());
+    return replay.fromBody({ body, signal });
+  }
+  const request = parseReplayBody(await context.req.text());
+  return replay({ request, signal });
 }

@@ -1,4 +1,4 @@
-/** `/metrics` (Prometheus text), `/healthz` (the process answers), `/readyz` (the store answers). */
+/** `/metrics` (Prometheus text, operator tokens only), `/healthz` (the process answers), `/readyz` (the store answers). */
 import type { Hono } from 'hono';
 import { errorMessage } from '../../events/errors.js';
 import { HttpProblem, ServerDrainingError } from '../errors.js';
@@ -35,6 +35,17 @@ export function registerOperationRoutes(app: Hono<ServerEnv>, deps: RouteDeps): 
   });
 
   app.get('/metrics', async (context) => {
+    // The whole server's figures (every user's runs): an operator's, not any user's token.
+    if (!context.var.principal?.operator) {
+      throw new HttpProblem({
+        status: 403,
+        slug: 'forbidden',
+        title: 'Forbidden',
+        detail:
+          'metrics are read with an operator token: give one the operator role in the tokens file (see docs/server-limits.md#metrics-access)',
+        ownText: true,
+      });
+    }
     const registry = deps.runner.metrics.registry;
     return context.body(await registry.metrics(), 200, { 'content-type': registry.contentType });
   });

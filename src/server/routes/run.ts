@@ -8,6 +8,7 @@
 import type { Context, Hono } from 'hono';
 import { toAdkEventJson } from '../../events/adk-json-export.js';
 import type { NewEvent } from '../../events/types.js';
+import { errorLogFields } from '../client-closed.js';
 import { type HttpProblem, ServerDrainingError } from '../errors.js';
 import { badRequest, problemBody, problemResponse, toProblem } from '../problem.js';
 import {
@@ -126,7 +127,10 @@ function logRunFailure(
   error: unknown,
 ): void {
   const level = problem.status >= 500 ? 'error' : 'info';
-  logger[level]({ msgType: 'run_failed', status: problem.status, error }, problem.message);
+  logger[level](
+    { msgType: 'run_failed', status: problem.status, error: errorLogFields(error) },
+    problem.message,
+  );
 }
 
 /** A run that threw: a problem, with the events stored before it (ADK answers `{ error, events }`). */
