@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ModelConfigError } from './errors.js';
 import { parseModelId, resolveModel } from './resolve-model.js';
@@ -67,6 +68,18 @@ describe('resolveModel', () => {
     expect(ModelConfigError.isInstance(error)).toBe(true);
     expect(error.variable).toBe('OPENAI_BASE_URL');
     expect(error.message).toContain("'ftp://example.com'");
+  });
+
+  it('keeps the password of a malformed base URL out of the error and its cause', async () => {
+    const error = await resolveModel({
+      modelId: 'openai:gpt-4o',
+      env: { ...testEnv, OPENAI_BASE_URL: 'http//bob:S3cretPw9@127.0.0.1:33063/v1' },
+    }).catch((e) => e);
+    expect(ModelConfigError.isInstance(error)).toBe(true);
+    expect(error.variable).toBe('OPENAI_BASE_URL');
+    // Node's URL error keeps the raw input on `cause.input`; everything printed must be masked.
+    expect(inspect(error, { depth: 10 })).not.toContain('S3cretPw9');
+    expect(error.message).toContain('not a valid URL');
   });
 
   it('sets the known context window, and lets the caller override it', async () => {

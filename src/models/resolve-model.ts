@@ -232,7 +232,8 @@ function optionalUrl(env: Environment, variable: string): string | undefined {
       variable,
       value: raw,
       message: `${variable}='${raw}' is not a valid URL (expected e.g. http://localhost:11434/v1)`,
-      cause: error,
+      // Not Node's own error: its `input` holds the raw URL, password and all.
+      cause: new TypeError(error instanceof Error ? error.message : 'Invalid URL'),
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
