@@ -232,7 +232,13 @@ describe('metrics and logs', () => {
       agent: new LlmAgent({ name: 'metered', model }),
       sessionService,
       // Every turn ends over the threshold; the retained tail alone is over it (ineffective).
-      compaction: { tokenThreshold: 100, eventRetentionSize: 1, retentionTokenBudget: 10_000 },
+      // No cool-down: the turn after the failing one must call the summarizer again (the race).
+      compaction: {
+        tokenThreshold: 100,
+        eventRetentionSize: 1,
+        retentionTokenBudget: 10_000,
+        summarizerCoolDownMs: 0,
+      },
       summarizer: racingSummarizer,
       fallbackSummarizer: null,
       logger,
