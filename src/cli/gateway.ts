@@ -26,7 +26,7 @@ import {
   addLogStoreAndAppOptions,
   asUsageError,
   resolveServerConfig,
-  untilInterrupted,
+  serveUntilInterrupted,
 } from './server-command.js';
 import { openStore, redact, resolveDb } from './store.js';
 
@@ -151,14 +151,13 @@ Examples:
         io.stderr(
           `orrery gateway: ${listening.url}/openai/v1 -> ${openAiBaseUrl}, ${listening.url}/anthropic -> ${anthropicBaseUrl}; store ${redact(db)}, app '${flags.app}'; ${compacting}; ${access}\n`,
         );
-        const signal = await untilInterrupted(io);
-        io.stderr(
-          `orrery gateway: ${signal}: finishing requests in flight (up to ${config.shutdownTimeoutMs} ms)\n`,
-        );
-        const report = await listening.shutdown({ timeoutMs: config.shutdownTimeoutMs });
-        io.stderr(
-          `orrery gateway: stopped (${report.finished} request(s) finished, ${report.aborted} stopped at the deadline)\n`,
-        );
+        await serveUntilInterrupted({
+          io,
+          name: 'orrery gateway',
+          listening,
+          shutdownTimeoutMs: config.shutdownTimeoutMs,
+          unit: 'request',
+        });
       } finally {
         await service.close?.();
       }

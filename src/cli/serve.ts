@@ -23,7 +23,7 @@ import {
   addLogStoreAndAppOptions,
   asUsageError,
   resolveServerConfig,
-  untilInterrupted,
+  serveUntilInterrupted,
 } from './server-command.js';
 import { openStore, redact, resolveDb } from './store.js';
 import { createWorkerReplay } from './worker-replay.js';
@@ -124,14 +124,13 @@ Examples:
         );
         io.stderr(`orrery serve: ${settings.thresholdLine}\n`);
         if (devUiRoot) io.stderr(`ADK web UI: ${listening.url}/dev-ui/\n`);
-        const signal = await untilInterrupted(io);
-        io.stderr(
-          `orrery serve: ${signal}: finishing runs in flight (up to ${config.shutdownTimeoutMs} ms)\n`,
-        );
-        const report = await listening.shutdown({ timeoutMs: config.shutdownTimeoutMs });
-        io.stderr(
-          `orrery serve: stopped (${report.finished} run(s) finished, ${report.aborted} stopped at the deadline)\n`,
-        );
+        await serveUntilInterrupted({
+          io,
+          name: 'orrery serve',
+          listening,
+          shutdownTimeoutMs: config.shutdownTimeoutMs,
+          unit: 'run',
+        });
       } finally {
         await service.close?.();
       }

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { ServeConfigError } from '../server/errors.js';
+import type { ListeningServer } from '../server/listen.js';
 import {
   DEFAULT_HOST,
   resolveServeConfig,
@@ -75,4 +76,25 @@ export function addLogStoreAndAppOptions(
       ),
     )
     .option('--app <name>', app.description, nonEmpty('--app'), app.default);
+}
+
+/**
+ * Until the first SIGTERM or SIGINT, then a graceful shutdown: what is in flight (`unit`: runs or
+ * requests) finishes until `shutdownTimeoutMs`; both steps are said on stderr.
+ */
+export async function serveUntilInterrupted(options: {
+  io: CliIo;
+  /** The stderr lines' prefix, e.g. `orrery serve`. */
+  name: string;
+  listening: ListeningServer;
+  shutdownTimeoutMs: number;
+  unit: 'run' | 'request';
+}): Promise<void> {
+  const { io, name, unit, shutdownTimeoutMs } = options;
+  const signal = await untilInterrupted(io);
+  io.stderr(`${name}: ${signal}: finishing ${unit}s in flight (up to ${shutdownTimeoutMs} ms)\n`);
+  const report = await options.listening.shutdown({ timeoutMs: shutdownTimeoutMs });
+  io.stderr(
+    `${name}: stopped (${report.finished} ${unit}(s) finished, ${report.aborted} stopped at the deadline)\n`,
+  );
 }
