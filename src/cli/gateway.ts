@@ -6,8 +6,7 @@
  * `ORRERY_GATEWAY_OPENAI_BASE_URL`. SIGTERM or SIGINT: requests in flight finish (until
  * --shutdown-timeout), the store is closed, exit 0.
  */
-import { readFile } from 'node:fs/promises';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import pino from 'pino';
 import { createEventsCompactionConfig } from '../compaction/config.js';
 import {
@@ -19,16 +18,16 @@ import {
 } from '../gateway/create-gateway.js';
 import { createDefaultSummarizer } from '../runtime/default-summarizer.js';
 import { ServeConfigError } from '../server/errors.js';
-import {
-  DEFAULT_HOST,
-  DEFAULT_SHUTDOWN_TIMEOUT_MS,
-  resolveServeConfig,
-  SERVE_ENV,
-  type ServeFlags,
-} from '../server/serve-config.js';
-import { nonEmpty } from './common.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, SERVE_ENV, type ServeFlags } from '../server/serve-config.js';
 import type { CliIo } from './io.js';
-import { asUsageError, untilInterrupted } from './server-command.js';
+import {
+  accessDescription,
+  addHostOption,
+  addLogStoreAndAppOptions,
+  asUsageError,
+  resolveServerConfig,
+  serveUntilInterrupted,
+} from './server-command.js';
 import { openStore, redact, resolveDb } from './store.js';
 
 export const GATEWAY_ENV = {
@@ -68,7 +67,7 @@ export function baseUrlOf(
 }
 
 export function registerGateway(program: Command, io: CliIo): void {
-  program
+  const command = program
     .command('gateway')
     .description(
       'a compaction gateway: OpenAI Chat Completions at /openai/v1/chat/completions, Anthropic Messages at /anthropic/v1/messages, every message stored, the history compacted before it is forwarded',
@@ -76,11 +75,8 @@ export function registerGateway(program: Command, io: CliIo): void {
     .option(
       '--port <port>',
       `port (env ${SERVE_ENV.port}; default ${DEFAULT_GATEWAY_PORT}; 0: a free one)`,
-    )
-    .option(
-      '--host <address>',
-      `address to listen on (env ${SERVE_ENV.host}; default ${DEFAULT_HOST}; another needs tokens)`,
-    )
+    );
+  addHostOption(command)
     .option(
       '--tokens-file <path>',
       `gateway tokens and their users, lines "TOKEN USER[,USER...]" or JSON (env ${SERVE_ENV.tokensFile}; or ${SERVE_ENV.tokens}); clients send theirs in x-orrery-token`,
@@ -92,23 +88,11 @@ export function registerGateway(program: Command, io: CliIo): void {
     .option(
       '--shutdown-timeout <ms>',
       `on SIGTERM, how long requests in flight may finish (env ${SERVE_ENV.shutdownTimeoutMs}; default ${DEFAULT_SHUTDOWN_TIMEOUT_MS})`,
-    )
-    .option(
-      '--log-level <level>',
-      `fatal, error, warn, info, debug, trace or silent (env ${SERVE_ENV.logLevel}; default info)`,
-    )
-    .addOption(
-      new Option('--db <path-or-url>', 'SQLite file, or a postgres:// URL (env ORRERY_DB)').default(
-        undefined,
-        './.orrery/orrery.db',
-      ),
-    )
-    .option(
-      '--app <name>',
-      'app name the gateway sessions are stored under',
-      nonEmpty('--app'),
-      DEFAULT_GATEWAY_APP,
-    )
+    );
+  addLogStoreAndAppOptions(command, {
+    description: 'app name the gateway sessions are stored under',
+    default: DEFAULT_GATEWAY_APP,
+  })
     .addHelpText(
       'after',
       `
@@ -122,17 +106,11 @@ Examples:
     )
     .action(async (flags: GatewayFlags) => {
       const env = io.env;
-      const config = await resolveServeConfig({
-        flags: {
-          ...flags,
-          port:
-            flags.port ??
-            (env[SERVE_ENV.port] === undefined ? String(DEFAULT_GATEWAY_PORT) : undefined),
-        },
-        env,
-        readFile: (path) => readFile(path, 'utf8'),
-      }).catch((error) => {
-        throw asUsageError(error);
+      const config = await resolveServerConfig(io, {
+        ...flags,
+        port:
+          flags.port ??
+          (env[SERVE_ENV.port] === undefined ? String(DEFAULT_GATEWAY_PORT) : undefined),
       });
       const bodyLimitGiven =
         flags.maxBodyBytes !== undefined || env[SERVE_ENV.maxBodyBytes] !== undefined;
@@ -166,24 +144,20 @@ Examples:
           .catch((error) => {
             throw asUsageError(error);
           });
-        const access =
-          config.grants.length > 0
-            ? `${config.grants.length} token(s) from ${config.tokensSource}`
-            : 'no tokens: every request is allowed, so it listens on loopback only';
+        const access = accessDescription(config);
         const compacting = compaction
           ? `compaction at ${compaction.tokenThreshold ?? 'no'} tokens`
           : 'compaction off';
         io.stderr(
           `orrery gateway: ${listening.url}/openai/v1 -> ${openAiBaseUrl}, ${listening.url}/anthropic -> ${anthropicBaseUrl}; store ${redact(db)}, app '${flags.app}'; ${compacting}; ${access}\n`,
         );
-        const signal = await untilInterrupted(io);
-        io.stderr(
-          `orrery gateway: ${signal}: finishing requests in flight (up to ${config.shutdownTimeoutMs} ms)\n`,
-        );
-        const report = await listening.shutdown({ timeoutMs: config.shutdownTimeoutMs });
-        io.stderr(
-          `orrery gateway: stopped (${report.finished} request(s) finished, ${report.aborted} stopped at the deadline)\n`,
-        );
+        await serveUntilInterrupted({
+          io,
+          name: 'orrery gateway',
+          listening,
+          shutdownTimeoutMs: config.shutdownTimeoutMs,
+          unit: 'request',
+        });
       } finally {
         await service.close?.();
       }

@@ -4,39 +4,42 @@
  * (runs in flight finish until --shutdown-timeout, then stop; background compactions are
  * waited for; the store is closed) and the process exits 0.
  */
-import { readFile } from 'node:fs/promises';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import pino from 'pino';
 import { Runner } from '../runtime/runner.js';
 import { createServer } from '../server/create-server.js';
 import { findDevUiRoot } from '../server/routes/dev-ui.js';
 import {
-  DEFAULT_HOST,
   DEFAULT_PORT,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
-  resolveServeConfig,
   SERVE_ENV,
   type ServeFlags,
 } from '../server/serve-config.js';
 import { addAgentOptions, agentOptionsOf, resolveAgentSettings } from './agent-runner.js';
-import { nonEmpty } from './common.js';
 import type { CliIo } from './io.js';
-import { asUsageError, untilInterrupted } from './server-command.js';
+import {
+  accessDescription,
+  addHostOption,
+  addLogStoreAndAppOptions,
+  asUsageError,
+  resolveServerConfig,
+  serveUntilInterrupted,
+} from './server-command.js';
 import { openStore, redact, resolveDb } from './store.js';
 import { createWorkerReplay } from './worker-replay.js';
 
 type ServeCommandFlags = ServeFlags & { db?: string; app: string; agent?: string; model?: string };
 
 export function registerServe(program: Command, io: CliIo): void {
-  addAgentOptions(program.command('serve'))
+  const command = addAgentOptions(program.command('serve'))
     .description(
       "serve the agent over HTTP: ADK's API (sessions, /run, /run_sse), orrery's view/events/compact, /metrics, /healthz, /readyz",
     )
-    .option('--port <port>', `port (env ${SERVE_ENV.port}; default ${DEFAULT_PORT}; 0: a free one)`)
     .option(
-      '--host <address>',
-      `address to listen on (env ${SERVE_ENV.host}; default ${DEFAULT_HOST}; another needs tokens)`,
-    )
+      '--port <port>',
+      `port (env ${SERVE_ENV.port}; default ${DEFAULT_PORT}; 0: a free one)`,
+    );
+  addHostOption(command)
     .option(
       '--tokens-file <path>',
       `bearer tokens and their users, lines "TOKEN USER[,USER...]" or JSON (env ${SERVE_ENV.tokensFile}; or the tokens themselves in ${SERVE_ENV.tokens})`,
@@ -52,24 +55,12 @@ export function registerServe(program: Command, io: CliIo): void {
     .option(
       '--dev-ui',
       `serve ADK's web UI at /dev-ui/ (env ${SERVE_ENV.devUi}=1; needs @google/adk-devtools; no tokens)`,
-    )
-    .option(
-      '--log-level <level>',
-      `fatal, error, warn, info, debug, trace or silent (env ${SERVE_ENV.logLevel}; default info)`,
-    )
-    // `--db` and `--app` as every command has them; no `--user`: each request names its user.
-    .addOption(
-      new Option('--db <path-or-url>', 'SQLite file, or a postgres:// URL (env ORRERY_DB)').default(
-        undefined,
-        './.orrery/orrery.db',
-      ),
-    )
-    .option(
-      '--app <name>',
-      "app name sessions are scoped by (an --agent module's own when not given)",
-      nonEmpty('--app'),
-      'orrery',
-    )
+    );
+  // `--db` and `--app` as every command has them; no `--user`: each request names its user.
+  addLogStoreAndAppOptions(command, {
+    description: "app name sessions are scoped by (an --agent module's own when not given)",
+    default: 'orrery',
+  })
     .addHelpText(
       'after',
       `
@@ -80,13 +71,7 @@ Examples:
   curl -s localhost:8000/list-apps`,
     )
     .action(async (flags: ServeCommandFlags, invoked: Command) => {
-      const config = await resolveServeConfig({
-        flags,
-        env: io.env,
-        readFile: (path) => readFile(path, 'utf8'),
-      }).catch((error) => {
-        throw asUsageError(error);
-      });
+      const config = await resolveServerConfig(io, flags);
       let devUiRoot: string | undefined;
       try {
         devUiRoot = config.devUi ? findDevUiRoot() : undefined;
@@ -133,23 +118,19 @@ Examples:
           .catch((error) => {
             throw asUsageError(error);
           });
-        const access =
-          config.grants.length > 0
-            ? `${config.grants.length} token(s) from ${config.tokensSource}`
-            : 'no tokens: every request is allowed, so it listens on loopback only';
+        const access = accessDescription(config);
         io.stderr(
           `orrery serve: app '${settings.appName}' (${settings.label}) on ${listening.url}, store ${redact(db)}; ${access}; inspector: ${listening.url}/\n`,
         );
         io.stderr(`orrery serve: ${settings.thresholdLine}\n`);
         if (devUiRoot) io.stderr(`ADK web UI: ${listening.url}/dev-ui/\n`);
-        const signal = await untilInterrupted(io);
-        io.stderr(
-          `orrery serve: ${signal}: finishing runs in flight (up to ${config.shutdownTimeoutMs} ms)\n`,
-        );
-        const report = await listening.shutdown({ timeoutMs: config.shutdownTimeoutMs });
-        io.stderr(
-          `orrery serve: stopped (${report.finished} run(s) finished, ${report.aborted} stopped at the deadline)\n`,
-        );
+        await serveUntilInterrupted({
+          io,
+          name: 'orrery serve',
+          listening,
+          shutdownTimeoutMs: config.shutdownTimeoutMs,
+          unit: 'run',
+        });
       } finally {
         await service.close?.();
       }

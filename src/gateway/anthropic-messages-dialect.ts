@@ -12,6 +12,7 @@ import {
   anthropicViewMessages,
 } from './anthropic-messages.js';
 import type { Dialect, StoredAnswer, StreamAssembler } from './dialect.js';
+import { SseLines } from './sse-lines.js';
 
 export const ANTHROPIC_MESSAGES_PATH = '/anthropic/v1/messages';
 
@@ -42,21 +43,14 @@ function answerOf(content: unknown, usage: unknown): StoredAnswer | undefined {
 }
 
 class AnthropicStreamAssembler implements StreamAssembler {
-  private readonly decoder = new TextDecoder();
-  private buffered = '';
+  private readonly lines = new SseLines();
   private readonly blocks: Record<string, unknown>[] = [];
   private readonly json: string[] = [];
   private usage: Record<string, unknown> = {};
   private started = false;
 
   push(chunk: Uint8Array): void {
-    this.buffered += this.decoder.decode(chunk, { stream: true });
-    let newline = this.buffered.indexOf('\n');
-    while (newline !== -1) {
-      this.line(this.buffered.slice(0, newline).replace(/\r$/, ''));
-      this.buffered = this.buffered.slice(newline + 1);
-      newline = this.buffered.indexOf('\n');
-    }
+    for (const line of this.lines.push(chunk)) this.line(line);
   }
 
   private line(line: string): void {
@@ -91,8 +85,7 @@ class AnthropicStreamAssembler implements StreamAssembler {
   }
 
   finish(): StoredAnswer | undefined {
-    this.push(new Uint8Array());
-    if (this.buffered !== '') this.line(this.buffered);
+    for (const line of this.lines.end()) this.line(line);
     if (!this.started) return undefined;
     const content = this.blocks.filter(Boolean).map((block, index) => {
       if (block.type !== 'tool_use') return block;

@@ -8,13 +8,12 @@
 import type { Logger } from 'pino';
 import {
   adapterSummarizers,
-  attemptCompaction,
   createAdapterCompactor,
   logViewWarnings,
-  reportCompaction,
   sizingModel,
 } from '../adapters/shared/adapter-compaction.js';
 import { AdapterTelemetry } from '../adapters/shared/adapter-telemetry.js';
+import { compactLoggedConversation } from '../adapters/shared/conversation-compaction-step.js';
 import { ConversationLock, type Release } from '../adapters/shared/conversation-lock.js';
 import { ConversationLog } from '../adapters/shared/conversation-log.js';
 import {
@@ -22,7 +21,6 @@ import {
   chainIdentity,
   contentIdentity,
 } from '../adapters/shared/message-identity.js';
-import { appendedRecord } from '../adapters/shared/view-change.js';
 import { validateEventsCompactionConfig } from '../compaction/config.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import type { ActiveView } from '../compaction/view.js';
@@ -115,20 +113,17 @@ export class GatewayConversations {
     }
   }
 
-  private async compact(options: GuardCompactOptions): Promise<CompactionReport> {
-    const { key, ...rest } = options;
-    const compactor = this.compactor!;
-    const report = await attemptCompaction({
-      sessionId: key.sessionId,
-      trigger: options.trigger,
-      signal: options.signal,
-      attempt: () => compactor.compact({ ...key, ...rest }),
+  private compact(options: GuardCompactOptions): Promise<CompactionReport> {
+    const metrics = this.metrics;
+    return compactLoggedConversation({
+      request: options,
+      compactor: this.compactor!,
+      log: this.log,
+      logger: this.logger,
+      telemetry: this.telemetry,
+      // Recorded after the log line and the span, as every adapter's `onCompaction`.
+      onCompaction: metrics && ((report) => metrics.recordCompaction(report)),
     });
-    const appended = appendedRecord(report);
-    if (appended) this.log.noteAppended(key, appended.seq);
-    await reportCompaction({ report, key, logger: this.logger, telemetry: this.telemetry });
-    this.metrics?.recordCompaction(report);
-    return report;
   }
 
   /**

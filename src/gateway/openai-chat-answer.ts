@@ -7,6 +7,7 @@ import type { UsageMetadata } from '../events/types.js';
 import { isRecord } from '../importers/json-input.js';
 import type { StoredAnswer } from './dialect.js';
 import { type ChatMessage, messageToContent } from './openai-chat-messages.js';
+import { SseLines } from './sse-lines.js';
 
 export function usageOf(usage: unknown): UsageMetadata | undefined {
   if (!isRecord(usage)) return undefined;
@@ -48,8 +49,7 @@ interface CallDelta {
 
 /** Puts a streamed answer together from its SSE bytes (choice 0; usage from any chunk). */
 export class ChatStreamAssembler {
-  private readonly decoder = new TextDecoder();
-  private buffered = '';
+  private readonly lines = new SseLines();
   private text = '';
   private refusal = '';
   private readonly calls: CallDelta[] = [];
@@ -57,13 +57,7 @@ export class ChatStreamAssembler {
   private sawChoice = false;
 
   push(chunk: Uint8Array): void {
-    this.buffered += this.decoder.decode(chunk, { stream: true });
-    let newline = this.buffered.indexOf('\n');
-    while (newline !== -1) {
-      this.line(this.buffered.slice(0, newline).replace(/\r$/, ''));
-      this.buffered = this.buffered.slice(newline + 1);
-      newline = this.buffered.indexOf('\n');
-    }
+    for (const line of this.lines.push(chunk)) this.line(line);
   }
 
   private line(line: string): void {
@@ -104,8 +98,7 @@ export class ChatStreamAssembler {
 
   /** The answer, or `undefined` when the stream held no choice (an error event, a cut). */
   finish(): StoredAnswer | undefined {
-    this.push(new Uint8Array());
-    if (this.buffered !== '') this.line(this.buffered);
+    for (const line of this.lines.end()) this.line(line);
     if (!this.sawChoice) return undefined;
     const calls = this.calls.filter((call) => call.id !== undefined && call.name !== '');
     const message: ChatMessage = {

@@ -4,33 +4,16 @@
  * manager): same trace as the app's span, parent one of its spans (the app's or ADK's own).
  */
 import { FunctionTool, LlmAgent, Runner } from '@google/adk';
-import { context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trace } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import { captureSpans } from '../shared/test-helpers/span-capture.js';
 import { OrreryAdkSessionService } from './orrery-adk-session-service.js';
 import { StubLlm } from './test-helpers/stub-llm.js';
 
-const exporter = new InMemorySpanExporter();
-
-beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(
-    new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
-  );
-});
-
-afterAll(() => {
-  trace.disable();
-  context.disable();
-});
+const exporter = captureSpans();
 
 describe('OrreryAdkSessionService spans', () => {
   it("records each compaction inside the run's trace", async () => {

@@ -35,18 +35,17 @@ import type { SessionService, StoredView } from '../../sessions/session-service.
 import {
   type AdapterSummarizers,
   adapterSummarizers,
-  attemptCompaction,
   createAdapterCompactor,
   logViewWarnings,
-  reportCompaction,
   sizingModel,
 } from '../shared/adapter-compaction.js';
 import { checkName } from '../shared/adapter-options.js';
 import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
+import { compactLoggedConversation } from '../shared/conversation-compaction-step.js';
 import { ConversationLock, type Release } from '../shared/conversation-lock.js';
 import { AI_SDK_METADATA_KEY, ConversationLog } from '../shared/conversation-log.js';
 import { chainIdentities, chainIdentity, contentIdentity } from '../shared/message-identity.js';
-import { appendedRecord, showsElision } from '../shared/view-change.js';
+import { showsElision } from '../shared/view-change.js';
 import {
   findCheckpoint,
   MessagesSessionView,
@@ -426,27 +425,15 @@ export class ConversationCompaction {
   }
 
   /** One compaction attempt for the guard: reported, logged, and noted in the log's cursor. */
-  private async compact(
-    options: GuardCompactOptions,
-    compactor: Compactor,
-  ): Promise<CompactionReport> {
-    const { key, ...rest } = options;
-    const report = await attemptCompaction({
-      sessionId: key.sessionId,
-      trigger: options.trigger,
-      signal: options.signal,
-      attempt: () => compactor.compact({ ...key, ...rest }),
-    });
-    const appended = appendedRecord(report);
-    if (appended) this.log.noteAppended(key, appended.seq);
-    await reportCompaction({
-      report,
-      key,
+  private compact(options: GuardCompactOptions, compactor: Compactor): Promise<CompactionReport> {
+    return compactLoggedConversation({
+      request: options,
+      compactor,
+      log: this.log,
       logger: this.logger,
       telemetry: this.telemetry,
       onCompaction: this.onCompaction,
     });
-    return report;
   }
 }
 

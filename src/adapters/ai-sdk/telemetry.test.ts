@@ -3,34 +3,16 @@
  * each `orrery.compaction` span's parent is one of the `ai.generateText` spans of the call
  * that compacted (in-memory exporter, AsyncLocalStorage context manager).
  */
-import { context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import { captureSpans } from '../shared/test-helpers/span-capture.js';
 import { compactionMiddleware } from './middleware.js';
 import { scriptedProvider } from './test-helpers/scripted-provider.js';
 
-const exporter = new InMemorySpanExporter();
-
-beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(
-    new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
-  );
-});
-
-afterAll(() => {
-  trace.disable();
-  context.disable();
-});
+const exporter = captureSpans();
 
 describe('compactionMiddleware spans', () => {
   it("records each compaction under the AI SDK's spans of that call", async () => {

@@ -28,18 +28,16 @@ import type { SessionLeaseOptions } from '../../runtime/session-lease.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import {
   adapterSummarizers,
-  attemptCompaction,
   createAdapterCompactor,
   logViewWarnings,
-  reportCompaction,
   sizingModel,
 } from '../shared/adapter-compaction.js';
 import { checkName, checkSessionService } from '../shared/adapter-options.js';
 import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
+import { compactLoggedConversation } from '../shared/conversation-compaction-step.js';
 import { ConversationLock } from '../shared/conversation-lock.js';
 import { ConversationLog } from '../shared/conversation-log.js';
 import { chainIdentities, chainIdentity, contentIdentity } from '../shared/message-identity.js';
-import { appendedRecord } from '../shared/view-change.js';
 import { LangChainAdapterError } from './errors.js';
 import { messageToContent, usageOf } from './message-content.js';
 import { sameMessages, viewMessages } from './request-messages.js';
@@ -129,24 +127,15 @@ class ThreadCompaction {
   }
 
   /** One compaction attempt for the guard: reported, logged, and noted in the log's cursor. */
-  private async compact(options: GuardCompactOptions): Promise<CompactionReport> {
-    const { key, ...rest } = options;
-    const report = await attemptCompaction({
-      sessionId: key.sessionId,
-      trigger: options.trigger,
-      signal: options.signal,
-      attempt: () => this.compactor.compact({ ...key, ...rest }),
-    });
-    const appended = appendedRecord(report);
-    if (appended) this.log.noteAppended(key, appended.seq);
-    await reportCompaction({
-      report,
-      key,
+  private compact(options: GuardCompactOptions): Promise<CompactionReport> {
+    return compactLoggedConversation({
+      request: options,
+      compactor: this.compactor,
+      log: this.log,
       logger: this.logger,
       telemetry: this.telemetry,
       onCompaction: this.onCompaction,
     });
-    return report;
   }
 
   /** Stores the answer; a store failure is logged (the next call logs it from the state). */

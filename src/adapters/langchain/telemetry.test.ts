@@ -5,34 +5,17 @@
 import { HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { MemorySaver } from '@langchain/langgraph';
-import { context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { trace } from '@opentelemetry/api';
 import { createAgent } from 'langchain';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import { captureSpans } from '../shared/test-helpers/span-capture.js';
 import { orreryCompactionMiddleware } from './compaction-middleware.js';
 import { ScriptedChatModel } from './test-helpers/scripted-chat-model.js';
 
-const exporter = new InMemorySpanExporter();
-
-beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(
-    new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
-  );
-});
-
-afterAll(() => {
-  trace.disable();
-  context.disable();
-});
+const exporter = captureSpans();
 
 describe('orreryCompactionMiddleware spans', () => {
   it("records each compaction under the app's active span", async () => {

@@ -3,31 +3,14 @@
  * active when it calls the session (the Agents SDK's run, or the app's), recorded by an
  * in-memory exporter.
  */
-import { context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trace } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import { captureSpans } from '../shared/test-helpers/span-capture.js';
 import { OrreryAgentsSession } from './orrery-agents-session.js';
 
-const exporter = new InMemorySpanExporter();
-
-beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(
-    new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
-  );
-});
-
-afterAll(() => {
-  trace.disable();
-  context.disable();
-});
+const exporter = captureSpans();
 
 describe('OrreryAgentsSession spans', () => {
   it("records each compaction as orrery.compaction under the host's active span", async () => {
