@@ -33,6 +33,7 @@ import type {
 import { CompactionConflictError } from '../sessions/errors.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { loadActiveView } from './active-view.js';
+import { appendBranchCompaction } from './branch-compaction.js';
 import type { ChunkProgress } from './chunked-summary.js';
 import {
   type CoolDownDetails,
@@ -375,7 +376,7 @@ export class Compactor {
     rule: EventElision | undefined;
     turnId: string | undefined;
     required: boolean;
-    /** A branch's summary is stored on the branch (`appendBranchCompaction`). */
+    /** A branch's summary is stored on the branch (`branch-compaction.ts`). */
     branch: string | undefined;
     signal: AbortSignal | undefined;
   }): Promise<AttemptResult> {
@@ -454,7 +455,8 @@ export class Compactor {
               expectedCheckpointSeq: plan.expectedCheckpointSeq,
               signal,
             })
-          : await this.appendBranchCompaction({
+          : await appendBranchCompaction({
+              sessionService: this.sessionService,
               key,
               event,
               branch: options.branch,
@@ -468,45 +470,6 @@ export class Compactor {
       }
       return { outcome: 'failed', reason: errorMessage(error), error, ...details };
     }
-  }
-
-  /**
-   * A branch's summary: stored on the branch as `actions.branchCompaction` with an ordinary
-   * append, so the store never takes it for the trunk's checkpoint. Conditional in the
-   * runtime: the branch's checkpoint is read again first (one branch runs one agent at a time
-   * and the session lease keeps other processes out, so nothing else writes a summary of this
-   * branch in between). Returned as the compaction it is (`actions.compaction` set).
-   */
-  private async appendBranchCompaction(options: {
-    key: SessionKey;
-    event: NewEvent;
-    branch: string;
-    expectedCheckpointSeq: number | null;
-    signal: AbortSignal | undefined;
-  }): Promise<CompactionEvent> {
-    const { key, event, branch, signal } = options;
-    const current = await loadActiveView({
-      sessionService: this.sessionService,
-      ...key,
-      scope: { branch },
-      signal,
-    });
-    const currentSeq = current.checkpoint?.seq ?? null;
-    if (currentSeq !== options.expectedCheckpointSeq) {
-      throw new CompactionConflictError({
-        sessionId: key.sessionId,
-        expectedCheckpointSeq: options.expectedCheckpointSeq,
-        actualCheckpointSeq: currentSeq,
-      });
-    }
-    const { compaction, ...actions } = event.actions;
-    if (!compaction) throw new Error('appendBranchCompaction needs a compaction event');
-    const appended = await this.sessionService.appendEvent({
-      ...key,
-      event: { ...event, branch, actions: { ...actions, branchCompaction: compaction } },
-      signal,
-    });
-    return { ...appended, actions: { ...appended.actions, compaction } };
   }
 
   /** The raw events of the last `overlapSize` invocations the checkpoint covers, in `seq` order. */
