@@ -3,6 +3,7 @@
  * shipped stores apply them in the query; a store written before they existed ignores them,
  * and callers (the recall tool, memory) must still not show what they exclude.
  */
+import { matchesSearchFilters } from './search-text.js';
 import type { SearchHit } from './session-service.js';
 
 export interface HitFilters {
@@ -14,11 +15,16 @@ export interface HitFilters {
   authors?: readonly string[];
 }
 
+/** The stores' own rule (`matchesSearchFilters`), for hits a store may not have filtered. */
 export function passesHitFilters(hit: SearchHit, filters: HitFilters): boolean {
-  if (filters.after !== undefined && !(hit.timestamp > filters.after)) return false;
-  if (filters.before !== undefined && !(hit.timestamp < filters.before)) return false;
-  if (filters.authors !== undefined && !filters.authors.includes(hit.author)) return false;
-  return true;
+  return matchesSearchFilters(
+    {
+      after: filters.after ?? Number.NEGATIVE_INFINITY,
+      before: filters.before ?? Number.POSITIVE_INFINITY,
+      authors: filters.authors,
+    },
+    hit,
+  );
 }
 
 /** The filters that are set, spread into `searchEvents` options (an unset one stays out). */
