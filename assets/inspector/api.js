@@ -53,7 +53,7 @@ async function problemOf(response) {
   return response.status === 401 ? new AuthRequiredError(options) : new ApiError(options);
 }
 
-async function requestJson(path, { method = 'GET', body, signal } = {}) {
+export async function requestJson(path, { method = 'GET', body, signal } = {}) {
   const headers = { accept: 'application/json', ...authHeaders() };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(`${BASE}${path}`, {
@@ -75,7 +75,7 @@ function query(parameters) {
   return text ? `?${text}` : '';
 }
 
-function sessionPath(key) {
+export function sessionPath(key) {
   const part = encodeURIComponent;
   return `/apps/${part(key.appName)}/users/${part(key.userId)}/sessions/${part(key.sessionId)}`;
 }

@@ -78,7 +78,7 @@ async function route() {
   try {
     if (target.name === 'session') {
       document.title = `${target.key.sessionId} · orrery inspector`;
-      await showSession({ ...context, key: target.key, view: target.view });
+      await showSession({ ...context, key: target.key, view: target.view, branch: target.branch });
     } else if (target.name === 'replay') {
       document.title = 'Replay · orrery inspector';
       showReplay(context);

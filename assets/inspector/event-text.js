@@ -22,15 +22,17 @@ export function kindLabel(kind) {
  * runtime adds), but its summary was written by the summarizer, so the row names that.
  */
 export function authorLabel(event, span) {
-  if (event.kind !== 'compaction') return event.author;
-  return span?.summarizer ?? 'orrery';
+  const author = event.kind === 'compaction' ? (span?.summarizer ?? 'orrery') : event.author;
+  // A workflow branch's event (docs/workflows.md) names its branch.
+  return event.branch ? `${author} @ ${event.branch}` : author;
 }
 
 export function compactionText(span) {
   const range = `#${span.startSeq}–#${span.endSeq}`;
   const tokens = `next request ${formatNumber(span.tokensBefore)} → ${formatNumber(span.tokensAfter)} tokens (trigger)`;
   const fallback = span.fallback ? ` (fallback from ${span.fallback.from})` : '';
-  return `summarizes ${range} · ${span.trigger} · ${tokens} · ${span.summarizer}${fallback}`;
+  const branch = span.branch ? ` · branch ${span.branch}` : '';
+  return `summarizes ${range} · ${span.trigger} · ${tokens} · ${span.summarizer}${fallback}${branch}`;
 }
 
 /**

@@ -1,12 +1,17 @@
 /**
  * Hash routes, so a session can be linked: `#/` (sessions, `?app=&user=` filters),
- * `#/apps/A/users/U/sessions/S` (`?view=next`: the next request's view), `#/replay`.
+ * `#/apps/A/users/U/sessions/S` (`?view=next`: the next request's view; `?branch=B`: one
+ * workflow branch, `?branch=` the trunk), `#/replay`.
  */
 
-export function sessionHash(key, view = false) {
+export function sessionHash(key, view = false, branch = null) {
   const part = encodeURIComponent;
   const path = `#/apps/${part(key.appName)}/users/${part(key.userId)}/sessions/${part(key.sessionId)}`;
-  return view ? `${path}?view=next` : path;
+  const query = new URLSearchParams();
+  if (view) query.set('view', 'next');
+  if (branch !== null && branch !== undefined) query.set('branch', branch);
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
 }
 
 export function parseHash(hash) {
@@ -24,6 +29,7 @@ export function parseHash(hash) {
       name: 'session',
       key: { appName: segments[1], userId: segments[3], sessionId: segments[5] },
       view: query.get('view') === 'next',
+      branch: query.get('branch'),
     };
   }
   if (segments[0] === 'replay') return { name: 'replay' };

@@ -3,6 +3,7 @@
  * request-size chart, and live updates while the page is open.
  */
 import { api } from './api.js';
+import { openBranchFilter } from './branch-filter.js';
 import { renderChart } from './chart.js';
 import { renderCompactionList } from './compaction-list.js';
 import { h } from './dom.js';
@@ -47,8 +48,22 @@ function debounce(action, milliseconds, signal) {
   };
 }
 
-export async function showSession({ root, key, view, signal, onError }) {
+export async function showSession({ root, key, view, branch = null, signal, onError }) {
   const firstPage = await api.timeline(key, { afterSeq: 0, limit: PAGE_SIZE, signal });
+  // Workflow branches (branch-filter.js): the filter, and a chosen branch's rows and view.
+  const branches = await openBranchFilter({
+    key,
+    branch,
+    signal,
+    onError,
+    pageSize: PAGE_SIZE,
+    eventCount: firstPage.eventCount,
+    isView: () => timeline.mode === 'view',
+    onLoaded: () => {
+      showCounts();
+      showCompactions();
+    },
+  });
   const viewSummary = h('p', { className: 'view-summary', 'aria-live': 'polite' });
   const showViewSummary = (result) => {
     if (timeline.mode !== 'view') return;
@@ -62,6 +77,7 @@ export async function showSession({ root, key, view, signal, onError }) {
     signal,
     onError,
     onViewSummary: showViewSummary,
+    branch: branches.timeline,
   });
   const counts = h('span', { className: 'counts' });
   const liveStatus = h('span', { className: 'live-status', role: 'status' }, 'connecting…');
@@ -105,7 +121,7 @@ export async function showSession({ root, key, view, signal, onError }) {
     for (const input of root.querySelectorAll('input[name="timeline-mode"]')) {
       input.checked = input.value === mode;
     }
-    history.replaceState(null, '', sessionHash(key, mode === 'view'));
+    history.replaceState(null, '', sessionHash(key, mode === 'view', branch));
     if (mode === 'view') {
       viewSummary.textContent = 'Loading the view…';
       timeline.setMode('view');
@@ -136,7 +152,7 @@ export async function showSession({ root, key, view, signal, onError }) {
     h('h1', { className: 'session-title' }, key.sessionId),
     h('p', { className: 'session-meta' }, counts, ' · ', liveStatus),
     chartSlot,
-    h('div', { className: 'toolbar' }, modeToggle(view, setMode), viewSummary),
+    h('div', { className: 'toolbar' }, modeToggle(view, setMode), branches.element, viewSummary),
     h(
       'div',
       { className: 'session-body' },

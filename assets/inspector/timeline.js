@@ -22,7 +22,8 @@ const OVERSCAN = 12;
 const FETCH_DELAY_MS = 60;
 const FIRST_ROW_MARK = 'inspector:first-timeline-row';
 
-export function createTimeline({ key, firstPage, signal, onError, onViewSummary }) {
+/** `branch`: a workflow branch's `rows` and `loadView` (branch-filter.js); absent: every event. */
+export function createTimeline({ key, firstPage, signal, onError, onViewSummary, branch }) {
   const state = {
     mode: 'history',
     eventCount: firstPage.eventCount,
@@ -53,6 +54,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     pageSize: PAGE_SIZE,
     signal,
     onError,
+    load: branch?.loadView,
     onLoaded: () => scheduleRender(),
     onSummary: (summary) => {
       // Fewer events than before: a compaction replaced some, so row indexes moved.
@@ -99,13 +101,15 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     state.compactions = [...known.values()].sort((a, b) => a.seq - b.seq);
   }
 
-  const rowCount = () =>
-    state.mode === 'history' ? Math.max(state.eventCount, state.lastSeq) : viewPages.total;
-  const eventAt = (index) =>
-    state.mode === 'history' ? state.bySeq.get(index + 1) : viewPages.eventAt(index);
+  const branchRows = branch?.rows;
+  if (branchRows) branchRows.onLoaded = () => scheduleRender();
+  /** Rows by position (the view's, a branch's: spans cover its own rows), or row `i` = seq `i + 1`. */
+  const paged = () => (state.mode === 'view' ? viewPages : branchRows);
+  const rowCount = () => paged()?.total ?? Math.max(state.eventCount, state.lastSeq);
+  const eventAt = (index) => (paged() ? paged().eventAt(index) : state.bySeq.get(index + 1));
   const pageOf = (index) => Math.floor(index / PAGE_SIZE);
-  const pageLoaded = (page) =>
-    state.mode === 'history' ? state.loadedPages.has(page) : viewPages.isLoaded(page);
+  const pageLoaded = (page) => paged()?.isLoaded(page) ?? state.loadedPages.has(page);
+  const shownCompactions = () => branchRows?.spans ?? state.compactions;
   const atEnd = () =>
     scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - ROW_HEIGHT * 2;
 
@@ -136,7 +140,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
   }
 
   function spanOf(seq) {
-    return state.compactions.find((span) => span.seq === seq);
+    return shownCompactions().find((span) => span.seq === seq);
   }
 
   function fetchPage(page) {
@@ -166,8 +170,8 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     fetchTimer = setTimeout(() => {
       if (signal.aborted || rowCount() === 0) return;
       const { first, last } = visibleRange();
-      if (state.mode === 'view') {
-        viewPages.ensure(first, last);
+      if (paged()) {
+        paged().ensure(first, last);
         return;
       }
       for (let page = pageOf(first); page <= pageOf(last); page++) {
@@ -323,13 +327,14 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
   }
 
   function renderSpans() {
-    const spans = state.mode === 'history' ? state.compactions : [];
+    const spans = state.mode === 'history' ? shownCompactions() : [];
     const spansKey = [state.mode, totalHeight(), spans.map((span) => span.seq).join(',')].join('|');
     if (spansKey === state.spansKey) return;
     state.spansKey = spansKey;
     canvas.style.setProperty('--gutter', `${gutterWidth(spans.length)}px`);
+    const spanTop = branchRows ? (seq) => topOf(branchRows.rowsUpTo(seq)) : topOf;
     spanLayer.replaceChildren(
-      ...spanButtons({ spans, topOf, minHeight: ROW_HEIGHT, onSelect: scrollToSeq }),
+      ...spanButtons({ spans, topOf: spanTop, minHeight: ROW_HEIGHT, onSelect: scrollToSeq }),
     );
   }
 
@@ -364,8 +369,8 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
       else insertInOrder(index, rowElement);
       rows.set(index, { element: rowElement, key: keyOfRow });
     }
-    const viewMissing = state.mode === 'view' && count > 0 && viewPages.missing(first, last);
-    if (missing || viewMissing) scheduleFetch();
+    const pagedMissing = count > 0 && paged()?.missing(first, last);
+    if (missing || pagedMissing) scheduleFetch();
     if (!state.firstRowMarked && rowLayer.querySelector('.row[data-seq]')) {
       state.firstRowMarked = true;
       performance.mark(FIRST_ROW_MARK);
@@ -423,10 +428,11 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
   }
 
   function scrollToSeq(seq) {
-    if (state.mode !== 'history') return;
+    const index = branchRows ? branchRows.rowOfSeq(seq) : seq - 1;
+    if (state.mode !== 'history' || index < 0) return;
     state.highlightSeq = seq;
-    scroller.scrollTop = Math.max(0, topOf(seq - 1) - scroller.clientHeight / 3);
-    focusAfterRender = seq - 1;
+    scroller.scrollTop = Math.max(0, topOf(index) - scroller.clientHeight / 3);
+    focusAfterRender = index;
     render();
   }
 
@@ -445,7 +451,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     /** Call once the element is in the document (rendering needs its height). */
     start: render,
     get compactions() {
-      return state.compactions;
+      return shownCompactions();
     },
     get eventCount() {
       return state.eventCount;
@@ -478,10 +484,10 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     },
     /** The view changed (a live event): the rows in sight are fetched again. */
     refreshView() {
-      if (state.mode !== 'view') return;
-      state.viewFollowsEnd = viewPages.total > 0 && atEnd();
+      if (!paged()) return;
+      state.viewFollowsEnd = state.mode === 'view' && viewPages.total > 0 && atEnd();
       const { first, last } = rowCount() === 0 ? { first: 0, last: 0 } : visibleRange();
-      viewPages.refresh(first, last);
+      paged().refresh(first, last);
     },
     addCompaction(span) {
       mergeCompactions([span]);

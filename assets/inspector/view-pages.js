@@ -7,7 +7,9 @@
  */
 import { api } from './api.js';
 
-export function createViewPages({ key, pageSize, signal, onLoaded, onSummary, onError }) {
+/** `load(offset, limit)`: another paged source (default `GET .../view`; branch-filter.js). */
+export function createViewPages({ key, pageSize, signal, onLoaded, onSummary, onError, load }) {
+  const loadPage = load ?? ((offset, limit) => api.view(key, { offset, limit, signal }));
   let total = 0;
   /** Bumped by each start or refresh: an answer asked before it is dropped. */
   let generation = 0;
@@ -25,8 +27,7 @@ export function createViewPages({ key, pageSize, signal, onLoaded, onSummary, on
     const asked = generation;
     const pagesLoading = loading;
     pagesLoading.add(page);
-    api
-      .view(key, { offset: page * pageSize, limit: pageSize, signal })
+    loadPage(page * pageSize, pageSize)
       .then((result) => {
         if (asked !== generation) return;
         const previousTotal = total;

@@ -9,6 +9,9 @@ export {
 } from './create-server.js';
 export { HttpProblem, ServeConfigError, ServerDrainingError } from './errors.js';
 export type {
+  BranchesResponse,
+  BranchRow,
+  BranchTimelineResponse,
   ChartPoint,
   ChartResponse,
   CompactionSpan,

@@ -1,38 +1,88 @@
 /**
  * What the next model request of a session would hold, counted as `orrery view` counts it: the
- * active view (orphan calls restored from storage) plus the root agent's instruction and tool
- * declarations, when it is an `LlmAgent`.
+ * active view (orphan calls restored from storage) plus the agent's instruction and tool
+ * declarations, when it is an `LlmAgent`. With `branch` (a workflow's branch, `sweep.network`):
+ * the view that branch's next request would see (docs/workflows.md#branch-views), counted with
+ * the instruction and tools of the agent that runs on it.
  */
+import type { ViewScope } from '../compaction/branch-view.js';
 import { estimateContentListTokens } from '../compaction/token-estimate.js';
 import { estimateNextRequest } from '../compaction/triggers.js';
 import type { SessionKey } from '../events/types.js';
+import type { FunctionDeclaration } from '../models/types.js';
 import { loadActiveView } from '../runtime/active-view.js';
 import type { Agent } from '../runtime/agents/agent.js';
 import { LlmAgent } from '../runtime/agents/llm-agent.js';
+import { findAgent } from '../runtime/agents/sub-agents.js';
 import { estimateRequestOverhead } from '../runtime/context-guard.js';
 import { OrphanCallRestorer } from '../runtime/restore-calls.js';
 import type { SessionService } from '../sessions/session-service.js';
+
+/**
+ * The agent whose requests a branch's view is assembled for: the sub-agent named by the
+ * branch's last segment (ADK names a parallel sub-agent's branch `<parent>.<name>`), else the
+ * root.
+ */
+export function agentOnBranch(root: Agent, branch: string | undefined): Agent {
+  const name = branch?.split('.').at(-1);
+  return (name !== undefined && findAgent(root, name)) || root;
+}
+
+/**
+ * An LLM agent's instruction and tool declarations. Read by shape, not `instanceof LlmAgent`: an
+ * `--agent` module loaded through tsx holds its own copy of the classes.
+ */
+function requestOverheadOf(agent: Agent): {
+  systemInstruction?: string;
+  tools?: FunctionDeclaration[];
+} {
+  if (agent instanceof LlmAgent) {
+    return {
+      systemInstruction: agent.instruction,
+      tools: agent.tools.map((tool) => tool.declaration()),
+    };
+  }
+  const shape = agent as { instruction?: unknown; tools?: unknown };
+  const tools = Array.isArray(shape.tools)
+    ? (shape.tools as Array<{ declaration?: () => FunctionDeclaration }>).flatMap((tool) =>
+        typeof tool.declaration === 'function' ? [tool.declaration()] : [],
+      )
+    : undefined;
+  return {
+    ...(typeof shape.instruction === 'string' && { systemInstruction: shape.instruction }),
+    ...(tools && { tools }),
+  };
+}
 
 export async function describeNextRequest(options: {
   sessionService: SessionService;
   agent: Agent;
   key: SessionKey;
+  /** A branch's view (`''`: the trunk's, scoped); absent: the whole session's, unscoped. */
+  branch?: string;
   signal?: AbortSignal;
 }): Promise<Record<string, unknown>> {
   const { sessionService, key, signal } = options;
-  const stored = await loadActiveView({ sessionService, ...key, signal });
+  const scope: ViewScope | undefined =
+    options.branch === undefined
+      ? undefined
+      : options.branch === ''
+        ? {}
+        : { branch: options.branch };
+  const stored = await loadActiveView({ sessionService, ...key, scope, signal });
   const view = await new OrphanCallRestorer({ sessionService }).assemble({ key, stored, signal });
-  const agent = options.agent instanceof LlmAgent ? options.agent : undefined;
-  const systemInstruction = agent?.instruction;
-  const tools = agent?.tools.map((tool) => tool.declaration());
+  const onBranch = agentOnBranch(options.agent, scope?.branch);
+  const { systemInstruction, tools } = requestOverheadOf(onBranch);
   const overheadTokens = estimateRequestOverhead({ systemInstruction, tools }).tokens;
   const trigger = estimateNextRequest({
     checkpoint: stored.checkpoint,
     tail: stored.tail,
-    agentName: options.agent.name,
+    agentName: onBranch.name,
+    ...(scope?.branch !== undefined && { branch: scope.branch }),
     overheadTokens,
   });
   return {
+    ...(scope && { branch: scope.branch ?? '', agent: onBranch.name }),
     systemInstruction,
     contents: view.contents,
     checkpointSeq: stored.checkpoint?.seq,

@@ -66,8 +66,13 @@ async function runSweep(sweep: ReturnType<typeof createTriageSweep>) {
 }
 
 describe('triage sweep: 3 specialists x 10 pages of 30 kB, 120 kB ceiling, 12k-token threshold', () => {
-  it('keeps every branch bounded, isolated and paired; the lead reads each final answer verbatim', async () => {
-    const sweep = createTriageSweep();
+  it('keeps every branch bounded, isolated, paired and interleaved; the lead reads each final answer verbatim', async () => {
+    const steps: string[] = [];
+    const sweep = createTriageSweep({
+      beforeStep: async ({ specialist, step }) => {
+        steps.push(`${specialist}:${step}`);
+      },
+    });
     const { stored } = await runSweep(sweep);
     const names = [...sweep.specialistModels.keys()];
     let requests = 0;
@@ -116,6 +121,15 @@ describe('triage sweep: 3 specialists x 10 pages of 30 kB, 120 kB ceiling, 12k-t
       event.content?.parts.some((part) => part.functionResponse?.name === 'read_page'),
     );
     expect(pagesStored).toHaveLength(30);
+    // Concurrent at full size too: every specialist's first call comes before any one's last,
+    // and the branches' events interleave in the one session.
+    const lastFirst = Math.max(...names.map((name) => steps.indexOf(`${name}:0`)));
+    const firstLast = Math.min(...names.map((name) => steps.indexOf(`${name}:10`)));
+    expect(steps).toHaveLength(33);
+    expect(lastFirst).toBeLessThan(firstLast);
+    const branches = stored.map((event) => event.branch).filter((branch) => branch !== undefined);
+    const runs = branches.filter((branch, index) => index === 0 || branches[index - 1] !== branch);
+    expect(runs.length).toBeGreaterThan(names.length);
   });
 
   it('runs the specialists concurrently: each one calls its model before any answer arrives', async () => {

@@ -93,6 +93,8 @@ export interface CompactionSpan {
   fallback?: { from: string; reason: string };
   /** The summary text. */
   summary: string;
+  /** A workflow branch's summary (docs/workflows.md): the branch it was stored on, and seen on. */
+  branch?: string;
 }
 
 /** `GET .../sessions/:session/timeline?afterSeq=&limit=`: a page of the history, `seq` order. */
@@ -110,7 +112,7 @@ export interface TimelineResponse {
 export type StoredEventResponse = Record<string, unknown>;
 
 /**
- * `GET .../sessions/:session/view?offset=&limit=`: exactly the events the next request holds, in
+ * `GET .../sessions/:session/view?offset=&limit=&branch=`: exactly the events the next request holds, in
  * order. Every one by default; `offset` (default 0) and `limit` (at most `MAX_TIMELINE_LIMIT`)
  * page a long view (a session never compacted holds its whole history).
  */
@@ -176,3 +178,35 @@ export type ReplayResponse = Record<string, unknown> | Array<Record<string, unkn
 export type StreamMessage =
   | { type: 'event'; event: TimelineEvent }
   | { type: 'compaction'; compaction: CompactionSpan };
+
+/** One workflow branch of a session (docs/workflows.md#branches). */
+export interface BranchRow {
+  /** The dotted branch (`sweep.network`); `''` is the trunk. */
+  branch: string;
+  /** Stored events on it (its summaries included). */
+  events: number;
+  /** Its summaries: the trunk's compactions, or the branch's own `branchCompaction`s. */
+  compactions: number;
+}
+
+/** `GET .../sessions/:session/branches`: the trunk first, then every branch, sorted. */
+export interface BranchesResponse {
+  branches: BranchRow[];
+}
+
+/**
+ * `GET .../sessions/:session/branch-timeline?branch=&offset=&limit=`: the history as one branch
+ * sees it (its own and its ancestors' events, its summaries, its descendants' results; never a
+ * sibling's), paged by position.
+ */
+export interface BranchTimelineResponse {
+  branch: string;
+  /** The page asked for, in `seq` order. */
+  events: TimelineEvent[];
+  /** Events the branch sees in the whole session. */
+  total: number;
+  /** The `seq` of each of them, in order (row `i` of the filtered timeline is `seqs[i]`). */
+  seqs: number[];
+  /** The compactions seen on the branch: the trunk's and the summaries on its path. */
+  compactions: CompactionSpan[];
+}

@@ -4,6 +4,7 @@
  * (`describeNextRequest`): the active view with orphan calls restored from storage, plus the
  * served agent's instruction and tool declarations.
  */
+import type { ViewScope } from '../../compaction/branch-view.js';
 import { estimateContentTokens } from '../../compaction/token-estimate.js';
 import type { Event, Part, SessionKey } from '../../events/types.js';
 import { loadActiveView } from '../../runtime/active-view.js';
@@ -12,6 +13,7 @@ import { LlmAgent } from '../../runtime/agents/llm-agent.js';
 import { estimateRequestOverhead } from '../../runtime/context-guard.js';
 import { OrphanCallRestorer } from '../../runtime/restore-calls.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
+import { agentOnBranch } from '../next-request.js';
 
 /** The served agent's instruction and tool declarations, in tokens (0 for a non-LLM agent). */
 export function agentOverheadTokens(agent: Agent): number {
@@ -32,10 +34,12 @@ export async function loadNextRequestView(options: {
   sessionService: SessionService;
   agent: Agent;
   key: SessionKey;
+  /** A workflow branch's view (docs/workflows.md#branch-views); absent: the whole session's. */
+  scope?: ViewScope;
   signal?: AbortSignal;
 }): Promise<NextRequestView> {
-  const { sessionService, key, signal } = options;
-  const stored = await loadActiveView({ sessionService, ...key, signal });
+  const { sessionService, key, scope, signal } = options;
+  const stored = await loadActiveView({ sessionService, ...key, scope, signal });
   return assembleNextRequestView({ ...options, stored });
 }
 
@@ -72,4 +76,23 @@ export async function assembleNextRequestView(options: {
   // Partial (streamed) events are never sent.
   const tail = view.events.filter((event) => !event.partial);
   return { events: view.checkpoint ? [view.checkpoint, ...tail] : tail, tokens };
+}
+
+/**
+ * `GET .../view?branch=`: the next request of a workflow branch (`''`: the trunk's), counted with
+ * the instruction and tools of the agent that runs on it (docs/workflows.md#branch-views).
+ */
+export function readBranchView(options: {
+  sessionService: SessionService;
+  agent: Agent;
+  key: SessionKey;
+  branch: string;
+  signal?: AbortSignal;
+}): Promise<NextRequestView> {
+  const branch = options.branch === '' ? undefined : options.branch;
+  return loadNextRequestView({
+    ...options,
+    agent: agentOnBranch(options.agent, branch),
+    scope: branch === undefined ? {} : { branch },
+  });
 }

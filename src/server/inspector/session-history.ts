@@ -3,13 +3,12 @@
  * page by page, and the session's compactions, remembered per session so that a reload reads
  * only what was appended since (stored events never change; see `docs/architecture.md#storage`).
  */
-import { isCompactionEvent } from '../../events/event-helpers.js';
 import type { Event, SessionKey } from '../../events/types.js';
 import { sessionKeyString } from '../../runtime/runner-telemetry.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import type { CompactionSpan } from './api-types.js';
 import { rememberRecent } from './remember-recent.js';
-import { toCompactionSpan } from './timeline-event.js';
+import { isSpanEvent, toCompactionSpan } from './timeline-event.js';
 
 /** Events read per store call. */
 export const HISTORY_PAGE_SIZE = 1000;
@@ -86,7 +85,7 @@ export class CompactionIndex {
         next.eventCount++;
         next.scannedSeq = event.seq;
         next.scannedId = event.id;
-        if (isCompactionEvent(event)) next.spans.push(toCompactionSpan(event));
+        if (isSpanEvent(event)) next.spans.push(toCompactionSpan(event));
       }
     }
     rememberRecent(this.known, id, next, CACHED_SESSIONS);

@@ -17,8 +17,8 @@ import {
   type TimelineResponse,
   type ViewResponse,
 } from './api-types.js';
-import { type InspectorDeps, inspectorKeyOf } from './inspector-deps.js';
-import { agentOverheadTokens } from './next-request-view.js';
+import { type InspectorDeps, inspectorKeyOf, requireSession } from './inspector-deps.js';
+import { agentOverheadTokens, readBranchView } from './next-request-view.js';
 import { NextRequestViews } from './next-request-views.js';
 import { RequestChart } from './request-chart.js';
 import { readHistory } from './session-history.js';
@@ -89,8 +89,15 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps)
       minimum: 1,
       maximum: MAX_TIMELINE_LIMIT,
     });
-    // Remembered per session: a page costs one event read and the page's own events.
-    const view = await views.read({ key, signal: context.req.raw.signal });
+    // `?branch=`: that workflow branch's next request (read afresh; `''`: the trunk's).
+    // Otherwise remembered per session: a page costs one event read and the page's own events.
+    const branch = context.req.query('branch');
+    const signal = context.req.raw.signal;
+    if (branch !== undefined) await requireSession(deps, key, signal);
+    const view =
+      branch === undefined
+        ? await views.read({ key, signal })
+        : await readBranchView({ sessionService, agent: deps.runner.agent, key, branch, signal });
     const body: ViewResponse = {
       events: view.events
         .slice(offset, limit === undefined ? undefined : offset + limit)

@@ -8,7 +8,6 @@
  */
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { isCompactionEvent } from '../../events/event-helpers.js';
 import type { SessionKey } from '../../events/types.js';
 import { abortableSleep } from '../../models/retry.js';
 import { integerQuery } from '../integer-query.js';
@@ -18,7 +17,7 @@ import type { StreamMessage } from './api-types.js';
 import { type InspectorDeps, inspectorKeyOf, requireSession } from './inspector-deps.js';
 import { HISTORY_PAGE_SIZE } from './session-history.js';
 import { INSPECTOR_SESSION_PATH } from './session-routes.js';
-import { toCompactionSpan, toTimelineEvent } from './timeline-event.js';
+import { isSpanEvent, toCompactionSpan, toTimelineEvent } from './timeline-event.js';
 
 export const DEFAULT_STREAM_POLL_MS = 500;
 export const DEFAULT_STREAM_KEEP_ALIVE_MS = 15_000;
@@ -54,7 +53,7 @@ async function pump(options: {
       });
       for (const event of page.events) {
         write(messageText({ type: 'event', event: toTimelineEvent(event) }, event.seq));
-        if (isCompactionEvent(event)) {
+        if (isSpanEvent(event)) {
           write(
             messageText({ type: 'compaction', compaction: toCompactionSpan(event) }, event.seq),
           );

@@ -76,8 +76,10 @@ export function toTimelineEvent(event: Event): TimelineEvent {
   };
 }
 
-export function toCompactionSpan(event: CompactionEvent): CompactionSpan {
-  const compaction = event.actions.compaction;
+/** A compaction event, or a branch's summary (`actions.branchCompaction`, with its `branch`). */
+export function toCompactionSpan(event: CompactionEvent | Event): CompactionSpan {
+  const compaction = event.actions.compaction ?? branchCompactionOf(event);
+  if (!compaction) throw new TypeError(`event ${event.seq} is not a compaction`);
   return {
     seq: event.seq,
     startSeq: compaction.startSeq,
@@ -90,5 +92,11 @@ export function toCompactionSpan(event: CompactionEvent): CompactionSpan {
       ? { fallback: { from: compaction.fallback.from, reason: compaction.fallback.reason } }
       : {}),
     summary: getText(compaction.compactedContent),
+    ...(!event.actions.compaction && event.branch ? { branch: event.branch } : {}),
   };
+}
+
+/** A trunk compaction or a branch summary: drawn as a span. */
+export function isSpanEvent(event: Event): boolean {
+  return event.actions?.compaction !== undefined || branchCompactionOf(event) !== undefined;
 }

@@ -1,5 +1,6 @@
 /**
- * orrery's own session routes beside ADK's: `view` (what the next request would hold), `events`
+ * orrery's own session routes beside ADK's: `view` (what the next request would hold; a
+ * workflow branch's with `?branch=`), `events`
  * (the full history, paged by `seq`) and `compact` (a manual compaction, under the lease).
  */
 import type { Hono } from 'hono';
@@ -35,8 +36,11 @@ export function registerOrrerySessionRoutes(app: Hono<ServerEnv>, deps: RouteDep
     const key = sessionKeyOf(context, deps);
     const signal = context.req.raw.signal;
     await requireSession(key, signal);
+    // `?branch=sweep.network`: the view that branch's next request would see; `?branch=`: the
+    // trunk's, scoped (docs/workflows.md#branch-views). Absent: the whole session's view.
+    const branch = context.req.query('branch');
     return context.json(
-      await describeNextRequest({ sessionService, agent: deps.runner.agent, key, signal }),
+      await describeNextRequest({ sessionService, agent: deps.runner.agent, key, branch, signal }),
     );
   });
 
