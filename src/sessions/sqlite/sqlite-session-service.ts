@@ -65,7 +65,12 @@ import { openSqliteDatabase, type SqliteConnection } from './open-database.js';
 import { DEFAULT_BUSY_WAIT_MS, type SqliteSessionServiceOptions } from './options.js';
 import { type RowReadOptions, readCheckpoint, readRows, readSqliteView } from './read-rows.js';
 import { flushSqliteSearch, hasPendingSearchRows, searchSqliteEvents } from './search.js';
-import { insertSqliteEvent, toSqliteSession, writeSharedState } from './session-rows.js';
+import {
+  appendSqliteEvent,
+  insertSqliteEvent,
+  toSqliteSession,
+  writeSharedState,
+} from './session-rows.js';
 import type { SessionRow, SqliteStatements } from './statements.js';
 
 export {
@@ -131,7 +136,11 @@ export class SqliteSessionService implements SessionService {
     assertValidSessionKey(options);
     const { database, statements } = await this.open(options.signal);
     const work = database.transaction(() => {
-      const row = statements.selectSession.get(options.appName, options.userId, options.sessionId);
+      const row = statements.selectSessionWithState.get(
+        options.appName,
+        options.userId,
+        options.sessionId,
+      );
       if (!row) return undefined;
       let events: Event[];
       if (options.events === 'full') {
@@ -207,10 +216,7 @@ export class SqliteSessionService implements SessionService {
     assertValidSessionKey(options);
     assertValidNewEvent(options.event, { kind: 'event' });
     const { database, statements } = await this.open(options.signal);
-    const work = database.transaction(() => {
-      const row = this.requireSession(statements, options);
-      return insertSqliteEvent(statements, options, row, options.event);
-    });
+    const work = database.transaction(() => appendSqliteEvent(statements, options, options.event));
     return this.run(() => work.immediate(), {
       operation: 'appendEvent',
       key: options,
