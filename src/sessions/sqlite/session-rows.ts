@@ -61,7 +61,7 @@ export function insertSqliteEvent(
   key: SessionKey,
   row: SessionRow,
   input: NewEvent,
-): Event {
+): { event: Event; json: string } {
   const { event, json } = storedWithJson(input);
   const seq = row.last_seq + 1;
   event.seq = seq;
@@ -74,7 +74,16 @@ export function insertSqliteEvent(
   const time = Math.max(now(), row.updated_at);
   statements.updateSession.run(state, seq, time, key.appName, key.userId, key.sessionId);
   writeSharedState(statements, key, parts.app, parts.user, time);
-  return event;
+  return { event, json };
+}
+
+/** What `appendSqliteEvent` stored: the event, its row's JSON, the session's identity. */
+export interface AppendedSqliteEvent {
+  event: Event;
+  /** The row's JSON (without `seq`). */
+  json: string;
+  /** The session's `created_at` (the view cache's stamp). */
+  createdAt: number;
 }
 
 /**
@@ -87,13 +96,14 @@ export function appendSqliteEvent(
   statements: SqliteStatements,
   key: SessionKey,
   input: NewEvent,
-): Event {
+): AppendedSqliteEvent {
   const delta = input.actions?.stateDelta;
   const sessionState = delta !== undefined && Object.keys(splitState(delta).session).length > 0;
   if (sessionState) {
     const row = statements.selectSession.get(key.appName, key.userId, key.sessionId);
     if (!row) throw new SessionNotFoundError(key);
-    return insertSqliteEvent(statements, key, row, input);
+    const { event, json } = insertSqliteEvent(statements, key, row, input);
+    return { event, json, createdAt: row.created_at };
   }
   const { event, json } = storedWithJson(input);
   const advanced = statements.advanceSession.get(now(), key.appName, key.userId, key.sessionId);
@@ -102,7 +112,7 @@ export function appendSqliteEvent(
   insertEventRow({ statements, key, event, json });
   const parts = splitState(event.actions.stateDelta);
   writeSharedState(statements, key, parts.app, parts.user, advanced.updated_at);
-  return event;
+  return { event, json, createdAt: advanced.created_at };
 }
 
 /** A stored state column as an object; a corrupt one is a `SessionStoreError`. */

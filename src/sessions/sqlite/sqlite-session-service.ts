@@ -217,11 +217,19 @@ export class SqliteSessionService implements SessionService {
     assertValidNewEvent(options.event, { kind: 'event' });
     const { database, statements } = await this.open(options.signal);
     const work = database.transaction(() => appendSqliteEvent(statements, options, options.event));
-    return this.run(() => work.immediate(), {
+    const appended = await this.run(() => work.immediate(), {
       operation: 'appendEvent',
       key: options,
       signal: options.signal,
     });
+    // Committed: the next view read finds it cached, not as a row to read, parse and check
+    // again. The cache gets its own copy (the caller may change the returned event).
+    if (this.views.peekLastSeq(options) === appended.event.seq - 1) {
+      const copy = JSON.parse(appended.json) as Event;
+      copy.seq = appended.event.seq;
+      this.views.appended(options, appended.createdAt, copy);
+    }
+    return appended.event;
   }
 
   async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
@@ -242,7 +250,7 @@ export class SqliteSessionService implements SessionService {
           actualCheckpointSeq: actual,
         });
       }
-      return insertSqliteEvent(statements, options, row, options.event) as CompactionEvent;
+      return insertSqliteEvent(statements, options, row, options.event).event as CompactionEvent;
     });
     return this.run(() => work.immediate(), {
       operation: 'appendCompaction',

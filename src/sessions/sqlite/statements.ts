@@ -60,9 +60,10 @@ export function prepareStatements(database: BetterSqlite3.Database) {
        FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.id = ?`,
     ),
     /** An append's seq: the session row advanced and read back in one statement. */
-    advanceSession: prepare<{ last_seq: number; updated_at: number }>(
+    advanceSession: prepare<{ last_seq: number; updated_at: number; created_at: number }>(
       `UPDATE sessions SET last_seq = last_seq + 1, event_count = event_count + 1,
-        updated_at = max(updated_at, ?) WHERE ${key} AND id = ? RETURNING last_seq, updated_at`,
+        updated_at = max(updated_at, ?) WHERE ${key} AND id = ?
+       RETURNING last_seq, updated_at, created_at`,
     ),
     insertSession: prepare(
       'INSERT INTO sessions (app_name, user_id, id, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
