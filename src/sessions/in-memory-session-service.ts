@@ -1,8 +1,12 @@
 /**
  * A SessionService held in process memory: tests, examples, short-lived runs. Events are kept
- * as their JSON text and every read parses a new copy, so callers never share objects with the
- * store (parsing is about twice as fast as `structuredClone` of the objects, and the text is
- * smaller). The checkpoint pointer is kept current on append, so `loadView` costs O(tail).
+ * as their JSON text; `listEvents`, full `getSession` reads and appends parse a new copy, so
+ * callers never share those objects with the store (parsing is about twice as fast as
+ * `structuredClone` of the objects, and the text is smaller). View reads (`loadView`, the
+ * view-mode `getSession`) parse each event of the view once and hand out that object on every
+ * later read, as the SQL stores' view cache does (docs/performance.md#the-view-cache): a caller
+ * must not change an event of a view in place (the runtime does not). The checkpoint pointer
+ * is kept current on append, so `loadView` costs O(tail).
  */
 import { isBetterCheckpoint, isValidCompaction } from '../compaction/view.js';
 import type { CompactionEvent, Event, Session, SessionKey } from '../events/types.js';
@@ -47,12 +51,15 @@ import {
   resolveSeqBounds,
   splitState,
   toStoredEvent,
+  toStoredEventWithJson,
 } from './store-helpers.js';
 
 /** One stored event: its JSON (with `seq`), which reads parse into a new copy. */
 interface StoredEvent {
   json: string;
   isCompaction: boolean;
+  /** Parsed once for view reads, while the event is in the view (dropped once it leaves). */
+  viewed?: Event;
 }
 
 interface StoredSession {
@@ -69,6 +76,12 @@ interface StoredSession {
 
 function parse(stored: StoredEvent): Event {
   return JSON.parse(stored.json) as Event;
+}
+
+/** The event as view reads hand it out: parsed on the first view read, then shared. */
+function viewed(stored: StoredEvent): Event {
+  stored.viewed ??= parse(stored);
+  return stored.viewed;
 }
 
 function parseAll(events: readonly StoredEvent[]): Event[] {
@@ -159,8 +172,10 @@ export class InMemorySessionService implements SessionService {
     options.signal?.throwIfAborted();
     assertValidNewEvent(options.event, { kind: 'event' });
     const stored = this.require(options);
-    const event = toStoredEvent(options.event, stored.events.length + 1);
-    return parse(this.commit(stored, event));
+    const { event, bodyJson } = toStoredEventWithJson(options.event, stored.events.length + 1);
+    // The store keeps the text only: the parsed copy is the caller's.
+    this.commit(stored, event, withSeq(bodyJson, event.seq));
+    return event;
   }
 
   async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
@@ -259,13 +274,16 @@ export class InMemorySessionService implements SessionService {
     return this.search.search({ sessions, search });
   }
 
-  /** Stores `event` (the store's own copy) and returns what was stored. */
-  private commit(stored: StoredSession, event: Event): StoredEvent {
+  /**
+   * Stores `event` (the store's own copy; `json`, its text, when the caller has it) and returns
+   * what was stored.
+   */
+  private commit(stored: StoredSession, event: Event, json = JSON.stringify(event)): StoredEvent {
     const parts = splitState(event.actions.stateDelta);
     Object.assign(stored.state, structuredClone(parts.session));
     this.mergeShared(stored.key, structuredClone(parts.app), structuredClone(parts.user));
-    const record = {
-      json: JSON.stringify(event),
+    const record: StoredEvent = {
+      json,
       isCompaction: event.actions.compaction !== undefined,
     };
     stored.events.push(record);
@@ -273,22 +291,29 @@ export class InMemorySessionService implements SessionService {
     if (record.isCompaction) stored.compactionCount++;
     stored.lastUpdateTime = Math.max(now(), stored.lastUpdateTime);
     if (isValidCompaction(event) && isBetterCheckpoint(event, stored.checkpoint?.event)) {
+      const previous = stored.checkpoint;
       stored.checkpoint = { seq: event.seq, endSeq: event.actions.compaction.endSeq, event };
+      // Events the new checkpoint covers left the view: their parsed copies go (memory).
+      if (previous) delete stored.events[previous.seq - 1]!.viewed;
+      const end = Math.min(stored.checkpoint.endSeq, stored.events.length);
+      for (let index = previous?.endSeq ?? 0; index < end; index++) {
+        delete stored.events[index]!.viewed;
+      }
     }
     return record;
   }
 
-  /** A new copy of the checkpoint + tail. */
+  /** The checkpoint + tail: a new array of the view's events, each parsed once (`viewed`). */
   private view(stored: StoredSession): StoredView {
     const checkpoint = stored.checkpoint;
     const tail: Event[] = [];
     for (let index = checkpoint?.endSeq ?? 0; index < stored.events.length; index++) {
       const record = stored.events[index]!;
-      if (!record.isCompaction) tail.push(parse(record));
+      if (!record.isCompaction) tail.push(viewed(record));
     }
     return {
       checkpoint: checkpoint
-        ? (parse(stored.events[checkpoint.seq - 1]!) as CompactionEvent)
+        ? (viewed(stored.events[checkpoint.seq - 1]!) as CompactionEvent)
         : undefined,
       tail,
       lastSeq: stored.events.length,
@@ -316,7 +341,7 @@ export class InMemorySessionService implements SessionService {
     }
   }
 
-  /** `events` must be new copies (parsed for this read). */
+  /** `events`: new copies (parsed for this read), or a view's shared events (`viewed`). */
   private toSession(stored: StoredSession, events: Event[]): Session {
     const state = mergeState({
       session: stored.state,
@@ -330,6 +355,11 @@ export class InMemorySessionService implements SessionService {
       events,
     };
   }
+}
+
+/** An event's JSON without `seq` (a non-empty object) with `seq` added as its last key. */
+function withSeq(bodyJson: string, seq: number): string {
+  return `${bodyJson.slice(0, -1)},"seq":${seq}}`;
 }
 
 /** JSON keeps app, user and id apart whatever characters they hold. */

@@ -82,15 +82,33 @@ export function mergeState(parts: StateDeltaParts): Record<string, unknown> {
  * (properties set to `undefined` are absent, `-0` is `0`).
  */
 export function toStoredEvent(event: NewEvent, seq: number): Event {
-  const copy = JSON.parse(JSON.stringify(event)) as Event;
-  copy.seq = seq;
+  return toStoredEventWithJson(event, seq).event;
+}
+
+/**
+ * `toStoredEvent`, and the stored event's JSON without `seq` (what the SQL stores write), from
+ * one `JSON.stringify` when the input has neither `seq` nor `temp:` keys (the usual event).
+ */
+export function toStoredEventWithJson(
+  event: NewEvent,
+  seq: number,
+): { event: Event; bodyJson: string } {
+  let bodyJson = JSON.stringify(event);
+  const copy = JSON.parse(bodyJson) as Event;
   const delta = copy.actions.stateDelta;
+  let changed = 'seq' in copy;
+  if (changed) delete (copy as Partial<Event>).seq;
   if (delta) {
     for (const key of Object.keys(delta)) {
-      if (key.startsWith(TEMP_PREFIX)) delete delta[key];
+      if (key.startsWith(TEMP_PREFIX)) {
+        delete delta[key];
+        changed = true;
+      }
     }
   }
-  return copy;
+  if (changed) bodyJson = JSON.stringify(copy);
+  copy.seq = seq;
+  return { event: copy, bodyJson };
 }
 
 /**
@@ -148,15 +166,21 @@ export function assertValidSessionKey(key: Partial<SessionKey>): asserts key is 
       problem = `must be a non-empty string, got ${JSON.stringify(value)}`;
     } else if (value.includes('\u0000')) {
       problem = `must not contain NUL characters, got ${JSON.stringify(value)}`;
-    } else if (utf8Length(value) > MAX_KEY_BYTES) {
+    } else if (
+      // A UTF-16 code unit is at most 3 UTF-8 bytes: a short key needs no encoding.
+      value.length * 3 > MAX_KEY_BYTES &&
+      utf8Length(value) > MAX_KEY_BYTES
+    ) {
       problem = `must be at most ${MAX_KEY_BYTES} bytes in UTF-8, got ${utf8Length(value)} bytes ('${value.slice(0, 40)}...')`;
     }
     if (problem) throw new InvalidArgumentError({ argument, message: problem, value });
   }
 }
 
+const encoder = new TextEncoder();
+
 function utf8Length(value: string): number {
-  return new TextEncoder().encode(value).length;
+  return encoder.encode(value).length;
 }
 
 /** Checks a state given to `createSession` (`InvalidEventError` naming `state.<key>`). */

@@ -97,16 +97,35 @@ export class ViewCache {
     rows: Event[],
     lastSeq: number,
   ): StoredView | undefined {
-    const entry = this.entries.get(cacheKey(key));
+    const name = cacheKey(key);
+    const entry = this.entries.get(name);
     if (!entry || entry.stamp !== stamp) return undefined;
     if (rows.some((event) => event.actions?.compaction)) return undefined;
-    const view: StoredView = {
-      checkpoint: entry.view.checkpoint,
-      tail: entry.view.tail.concat(rows),
-      lastSeq,
-    };
-    this.remember(key, stamp, view);
-    return copyOf(view);
+    // The entry's tail is the cache's own array (every read gets a copy): extended in place.
+    for (const event of rows) entry.view.tail.push(event);
+    entry.view.lastSeq = lastSeq;
+    this.events += rows.length;
+    const copy = copyOf(entry.view);
+    this.bound(name);
+    return copy;
+  }
+
+  /**
+   * An event this process just stored (committed) at `event.seq`: added to the cached view when
+   * it directly follows it (`lastSeq + 1`, same `stamp`), so the next read finds it without
+   * reading, parsing or checking its row. `event` must be the store's own copy (never one a
+   * caller holds). Anything else (another process appended in between, a compaction, no entry)
+   * leaves the entry as it is: the next read's `lastSeq` tells what it lacks.
+   */
+  appended(key: SessionKey, stamp: number | string, event: Event): void {
+    const name = cacheKey(key);
+    const entry = this.entries.get(name);
+    if (!entry || entry.stamp !== stamp || entry.view.warnings) return;
+    if (entry.view.lastSeq !== event.seq - 1 || event.actions?.compaction) return;
+    entry.view.tail.push(event);
+    entry.view.lastSeq = event.seq;
+    this.events++;
+    this.bound(name);
   }
 
   /** Keeps `view` (read whole, as stored at `view.lastSeq`). */
@@ -115,6 +134,13 @@ export class ViewCache {
     if (this.sessions <= 0 || view.tail.length > this.maxEvents) return;
     this.entries.set(cacheKey(key), { stamp, view: copyOf(view) });
     this.events += view.tail.length;
+    this.bound(cacheKey(key));
+  }
+
+  /** Drops least recently read entries past the bounds (`name` too, when its tail alone is over). */
+  private bound(name: string): void {
+    const entry = this.entries.get(name);
+    if (entry && entry.view.tail.length > this.maxEvents) this.drop(name);
     while (this.entries.size > this.sessions || this.events > this.maxEvents) {
       this.drop(this.entries.keys().next().value as string);
     }

@@ -5,9 +5,9 @@
  */
 import { InvalidEventError } from '../../events/errors.js';
 import type { Event, NewEvent, Session, SessionKey } from '../../events/types.js';
-import { SessionStoreError } from '../errors.js';
-import { mergeState, splitState, toStoredEvent } from '../store-helpers.js';
-import type { SessionRow, SqliteStatements } from './statements.js';
+import { SessionNotFoundError, SessionStoreError } from '../errors.js';
+import { mergeState, splitState, toStoredEventWithJson } from '../store-helpers.js';
+import type { SessionRow, SharedStateColumns, SqliteStatements } from './statements.js';
 
 function now(): number {
   return Date.now() / 1000;
@@ -41,19 +41,11 @@ export function insertEventRow(options: {
   );
 }
 
-/** Stores `input` with the next seq and applies its state delta. */
-export function insertSqliteEvent(
-  statements: SqliteStatements,
-  key: SessionKey,
-  row: SessionRow,
-  input: NewEvent,
-): Event {
-  const seq = row.last_seq + 1;
-  const event = toStoredEvent(input, seq);
-  const { seq: _seq, ...body } = event;
-  let json: string;
+/** `input` as stored (seq still 0) and its row's JSON; a value JSON cannot hold is refused. */
+function storedWithJson(input: NewEvent): { event: Event; json: string } {
   try {
-    json = JSON.stringify(body);
+    const { event, bodyJson } = toStoredEventWithJson(input, 0);
+    return { event, json: bodyJson };
   } catch (error) {
     throw new InvalidEventError({
       path: 'event',
@@ -61,6 +53,18 @@ export function insertSqliteEvent(
       cause: error,
     });
   }
+}
+
+/** Stores `input` with the next seq after `row` (read in this transaction) and applies its state delta. */
+export function insertSqliteEvent(
+  statements: SqliteStatements,
+  key: SessionKey,
+  row: SessionRow,
+  input: NewEvent,
+): { event: Event; json: string } {
+  const { event, json } = storedWithJson(input);
+  const seq = row.last_seq + 1;
+  event.seq = seq;
   insertEventRow({ statements, key, event, json });
   const parts = splitState(event.actions.stateDelta);
   let state = row.state;
@@ -70,7 +74,45 @@ export function insertSqliteEvent(
   const time = Math.max(now(), row.updated_at);
   statements.updateSession.run(state, seq, time, key.appName, key.userId, key.sessionId);
   writeSharedState(statements, key, parts.app, parts.user, time);
-  return event;
+  return { event, json };
+}
+
+/** What `appendSqliteEvent` stored: the event, its row's JSON, the session's identity. */
+export interface AppendedSqliteEvent {
+  event: Event;
+  /** The row's JSON (without `seq`). */
+  json: string;
+  /** The session's `created_at` (the view cache's stamp). */
+  createdAt: number;
+}
+
+/**
+ * Appends `input` (not a compaction) in the caller's write transaction. An event without
+ * session-state keys takes its seq from one `UPDATE ... RETURNING` of the session row (no
+ * separate read of it); one with session state reads the row to merge into it. A missing
+ * session is a `SessionNotFoundError`.
+ */
+export function appendSqliteEvent(
+  statements: SqliteStatements,
+  key: SessionKey,
+  input: NewEvent,
+): AppendedSqliteEvent {
+  const delta = input.actions?.stateDelta;
+  const sessionState = delta !== undefined && Object.keys(splitState(delta).session).length > 0;
+  if (sessionState) {
+    const row = statements.selectSession.get(key.appName, key.userId, key.sessionId);
+    if (!row) throw new SessionNotFoundError(key);
+    const { event, json } = insertSqliteEvent(statements, key, row, input);
+    return { event, json, createdAt: row.created_at };
+  }
+  const { event, json } = storedWithJson(input);
+  const advanced = statements.advanceSession.get(now(), key.appName, key.userId, key.sessionId);
+  if (!advanced) throw new SessionNotFoundError(key);
+  event.seq = advanced.last_seq;
+  insertEventRow({ statements, key, event, json });
+  const parts = splitState(event.actions.stateDelta);
+  writeSharedState(statements, key, parts.app, parts.user, advanced.updated_at);
+  return { event, json, createdAt: advanced.created_at };
 }
 
 /** A stored state column as an object; a corrupt one is a `SessionStoreError`. */
@@ -120,11 +162,18 @@ export function writeSharedState(
 /** A session row, its shared state and `events` as a `Session`. */
 export function toSqliteSession(
   statements: SqliteStatements,
-  row: SessionRow,
+  row: SessionRow & Partial<SharedStateColumns>,
   events: Event[],
 ): Session {
-  const appState = statements.selectAppState.get(row.app_name)?.state ?? '{}';
-  const userState = statements.selectUserState.get(row.app_name, row.user_id)?.state ?? '{}';
+  // Read with the row (`selectSessionWithState`), or here.
+  const appState =
+    row.app_state !== undefined
+      ? (row.app_state ?? '{}')
+      : (statements.selectAppState.get(row.app_name)?.state ?? '{}');
+  const userState =
+    row.user_state !== undefined
+      ? (row.user_state ?? '{}')
+      : (statements.selectUserState.get(row.app_name, row.user_id)?.state ?? '{}');
   const state = mergeState({
     session: parseStoredState(row.state, row.id),
     user: parseStoredState(userState, row.id, 'user'),

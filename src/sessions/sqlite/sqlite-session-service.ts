@@ -65,7 +65,12 @@ import { openSqliteDatabase, type SqliteConnection } from './open-database.js';
 import { DEFAULT_BUSY_WAIT_MS, type SqliteSessionServiceOptions } from './options.js';
 import { type RowReadOptions, readCheckpoint, readRows, readSqliteView } from './read-rows.js';
 import { flushSqliteSearch, hasPendingSearchRows, searchSqliteEvents } from './search.js';
-import { insertSqliteEvent, toSqliteSession, writeSharedState } from './session-rows.js';
+import {
+  appendSqliteEvent,
+  insertSqliteEvent,
+  toSqliteSession,
+  writeSharedState,
+} from './session-rows.js';
 import type { SessionRow, SqliteStatements } from './statements.js';
 
 export {
@@ -131,7 +136,11 @@ export class SqliteSessionService implements SessionService {
     assertValidSessionKey(options);
     const { database, statements } = await this.open(options.signal);
     const work = database.transaction(() => {
-      const row = statements.selectSession.get(options.appName, options.userId, options.sessionId);
+      const row = statements.selectSessionWithState.get(
+        options.appName,
+        options.userId,
+        options.sessionId,
+      );
       if (!row) return undefined;
       let events: Event[];
       if (options.events === 'full') {
@@ -207,15 +216,20 @@ export class SqliteSessionService implements SessionService {
     assertValidSessionKey(options);
     assertValidNewEvent(options.event, { kind: 'event' });
     const { database, statements } = await this.open(options.signal);
-    const work = database.transaction(() => {
-      const row = this.requireSession(statements, options);
-      return insertSqliteEvent(statements, options, row, options.event);
-    });
-    return this.run(() => work.immediate(), {
+    const work = database.transaction(() => appendSqliteEvent(statements, options, options.event));
+    const appended = await this.run(() => work.immediate(), {
       operation: 'appendEvent',
       key: options,
       signal: options.signal,
     });
+    // Committed: the next view read finds it cached, not as a row to read, parse and check
+    // again. The cache gets its own copy (the caller may change the returned event).
+    if (this.views.peekLastSeq(options) === appended.event.seq - 1) {
+      const copy = JSON.parse(appended.json) as Event;
+      copy.seq = appended.event.seq;
+      this.views.appended(options, appended.createdAt, copy);
+    }
+    return appended.event;
   }
 
   async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
@@ -236,7 +250,7 @@ export class SqliteSessionService implements SessionService {
           actualCheckpointSeq: actual,
         });
       }
-      return insertSqliteEvent(statements, options, row, options.event) as CompactionEvent;
+      return insertSqliteEvent(statements, options, row, options.event).event as CompactionEvent;
     });
     return this.run(() => work.immediate(), {
       operation: 'appendCompaction',

@@ -18,6 +18,12 @@ export interface SessionRow {
   updated_at: number;
 }
 
+/** The app's and the user's shared state, read with the session row (`null`: none stored). */
+export interface SharedStateColumns {
+  app_state: string | null;
+  user_state: string | null;
+}
+
 export interface EventRow {
   seq: number;
   is_compaction: number;
@@ -46,6 +52,19 @@ export function prepareStatements(database: BetterSqlite3.Database) {
     database.prepare<unknown[], Result>(sql) as SqliteStatement<Result>;
   return {
     selectSession: prepare<SessionRow>(`SELECT * FROM sessions WHERE ${key} AND id = ?`),
+    /** The session row and both shared states in one statement (a view read's only probe). */
+    selectSessionWithState: prepare<SessionRow & SharedStateColumns>(
+      `SELECT s.*,
+        (SELECT state FROM app_state a WHERE a.app_name = s.app_name) AS app_state,
+        (SELECT state FROM user_state u WHERE u.app_name = s.app_name AND u.user_id = s.user_id) AS user_state
+       FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.id = ?`,
+    ),
+    /** An append's seq: the session row advanced and read back in one statement. */
+    advanceSession: prepare<{ last_seq: number; updated_at: number; created_at: number }>(
+      `UPDATE sessions SET last_seq = last_seq + 1, event_count = event_count + 1,
+        updated_at = max(updated_at, ?) WHERE ${key} AND id = ?
+       RETURNING last_seq, updated_at, created_at`,
+    ),
     insertSession: prepare(
       'INSERT INTO sessions (app_name, user_id, id, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
     ),

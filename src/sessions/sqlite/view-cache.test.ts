@@ -150,6 +150,24 @@ describe('SQLite view cache', () => {
     expect(parse.mock.calls.filter(([text]) => String(text).includes('"event-'))).toHaveLength(0);
   });
 
+  it("keeps its own appends: the next read reads no row, and a caller's change to one is not kept", async () => {
+    await cached.appendEvent({ ...key, event: textEvent(0) });
+    await cached.loadView(key);
+    const returned = await cached.appendEvent({ ...key, event: textEvent(1) });
+    await cached.appendEvent({ ...key, event: textEvent(2) });
+    returned.author = 'changed';
+    const parse = vi.spyOn(JSON, 'parse');
+    const view = await cached.loadView(key);
+    expect(parse.mock.calls.filter(([text]) => String(text).includes('"event-'))).toHaveLength(0);
+    parse.mockRestore();
+    expect(view).toEqual(await fresh.loadView(key));
+    expect(view.tail.map((event) => event.author)).toEqual(['user', 'user', 'user']);
+    // Another instance's append between two of its own: the chain breaks, the read catches up.
+    await other.appendEvent({ ...key, event: textEvent(3) });
+    await cached.appendEvent({ ...key, event: textEvent(4) });
+    await expectSameView();
+  });
+
   it('hands out copies: changing a returned view changes no later one', async () => {
     await cached.appendEvent({ ...key, event: textEvent(0) });
     const first = await cached.loadView(key);
