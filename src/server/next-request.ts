@@ -32,7 +32,7 @@ export function agentOnBranch(root: Agent, branch: string | undefined): Agent {
  * An LLM agent's instruction and tool declarations. Read by shape, not `instanceof LlmAgent`: an
  * `--agent` module loaded through tsx holds its own copy of the classes.
  */
-function requestOverheadOf(agent: Agent): {
+export function requestOverheadOf(agent: Agent): {
   systemInstruction?: string;
   tools?: FunctionDeclaration[];
 } {

@@ -12,6 +12,7 @@ import type { Event } from '../../src/events/types.js';
 import { Runner } from '../../src/runtime/runner.js';
 import { startTestServer, type TestServer } from '../../src/server/test-helpers/test-server.js';
 import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
+import { modelTextEvent } from '../../src/testing/event-builders.js';
 import { openBrowser, skipBrowser } from './chromium.js';
 
 const key = { appName: 'triage', userId: 'oncall', sessionId: 'incident-4711' };
@@ -20,9 +21,9 @@ const hash = `#/apps/${key.appName}/users/${key.userId}/sessions/${key.sessionId
 describe.skipIf(skipBrowser)('the inspector page: workflow branches', () => {
   let server: TestServer;
   let stored: Event[];
+  const service = new InMemorySessionService();
   beforeAll(async () => {
     const sweep = createTriageSweep({ pages: 4 });
-    const service = new InMemorySessionService();
     await service.createSession(key);
     const runner = new Runner({
       appName: key.appName,
@@ -126,6 +127,18 @@ describe.skipIf(skipBrowser)('the inspector page: workflow branches', () => {
       );
       expect((await shownSeqs()).filter((seq) => seqsOn('sweep.deploys').has(seq))).toEqual([]);
 
+      // Live: an event stored on the branch appears; one stored on a sibling does not.
+      for (const [author, branch] of [
+        ['database', 'sweep.database'],
+        ['network', 'sweep.network'],
+      ] as const) {
+        const event = modelTextEvent({ text: `LIVE note of ${author}`, author, branch });
+        await service.appendEvent({ ...key, event });
+      }
+      const previews = () => page.locator('.row .preview').allTextContents();
+      await expect.poll(previews, { timeout: 20_000 }).toContain('LIVE note of network');
+      expect(await previews()).not.toContain('LIVE note of database');
+
       // The branch's next request: its own summary first, no sibling's event.
       await page.getByLabel('Next request (view)').check();
       await page.waitForURL(/\?view=next&branch=sweep\.network$/);
@@ -136,6 +149,8 @@ describe.skipIf(skipBrowser)('the inspector page: workflow branches', () => {
       for (const sibling of ['sweep.database', 'sweep.deploys']) {
         expect(view.filter((seq) => seqsOn(sibling).has(seq))).toEqual([]);
       }
+      expect(await previews()).toContain('LIVE note of network');
+      expect(await previews()).not.toContain('LIVE note of database');
 
       // Back to every branch.
       await page

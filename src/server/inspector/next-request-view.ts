@@ -9,19 +9,14 @@ import { estimateContentTokens } from '../../compaction/token-estimate.js';
 import type { Event, Part, SessionKey } from '../../events/types.js';
 import { loadActiveView } from '../../runtime/active-view.js';
 import type { Agent } from '../../runtime/agents/agent.js';
-import { LlmAgent } from '../../runtime/agents/llm-agent.js';
 import { estimateRequestOverhead } from '../../runtime/context-guard.js';
 import { OrphanCallRestorer } from '../../runtime/restore-calls.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
-import { agentOnBranch } from '../next-request.js';
+import { agentOnBranch, requestOverheadOf } from '../next-request.js';
 
 /** The served agent's instruction and tool declarations, in tokens (0 for a non-LLM agent). */
 export function agentOverheadTokens(agent: Agent): number {
-  const llmAgent = agent instanceof LlmAgent ? agent : undefined;
-  return estimateRequestOverhead({
-    systemInstruction: llmAgent?.instruction,
-    tools: llmAgent?.tools.map((tool) => tool.declaration()),
-  }).tokens;
+  return estimateRequestOverhead(requestOverheadOf(agent)).tokens;
 }
 
 export interface NextRequestView {
