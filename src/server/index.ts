@@ -9,13 +9,20 @@ export {
 } from './create-server.js';
 export { HttpProblem, ServeConfigError, ServerDrainingError } from './errors.js';
 export type {
+  CallRequestResponse,
+  CallToolUse,
+  CallTraceEntry,
+  CallTraceResponse,
+  CallUsage,
   ChartPoint,
   ChartResponse,
   CompactionSpan,
+  InspectorInfo,
   ReplayRequest,
   ReplayResponse,
   SessionRow,
   SessionsResponse,
+  StateResponse,
   StreamMessage,
   TimelineEvent,
   TimelineEventKind,
