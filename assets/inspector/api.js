@@ -103,6 +103,9 @@ async function readEventStream(body, onMessage) {
   }
 }
 
+/** The server's `/info` answer, asked once. */
+let infoAnswer;
+
 export const api = {
   sessions({ app, user, limit, signal } = {}) {
     return requestJson(`/sessions${query({ app, user, limit })}`, { signal });
@@ -118,6 +121,66 @@ export const api = {
   },
   chart(key, { signal } = {}) {
     return requestJson(`${sessionPath(key)}/chart`, { signal });
+  },
+  /**
+   * What this server offers the page: page size, whether it runs the agent (`InspectorInfo`).
+   * Asked once per page load (a failure is asked again).
+   */
+  info() {
+    infoAnswer ??= requestJson('/info').catch((error) => {
+      infoAnswer = undefined;
+      throw error;
+    });
+    return infoAnswer;
+  },
+  calls(key, { signal } = {}) {
+    return requestJson(`${sessionPath(key)}/calls`, { signal });
+  },
+  callRequest(key, call, { offset, limit, signal } = {}) {
+    return requestJson(`${sessionPath(key)}/calls/${call}/request${query({ offset, limit })}`, {
+      signal,
+    });
+  },
+  state(key, { signal } = {}) {
+    return requestJson(`${sessionPath(key)}/state`, { signal });
+  },
+  /**
+   * Sends a message to the session's agent through the server's `POST /run_sse` (streaming:
+   * partial events carry the answer's text as it comes) and calls `onEvent` with each event
+   * (ADK JSON). A problem inside the stream (`error` set) is thrown as an `ApiError`.
+   */
+  async run(key, { text, signal, onEvent }) {
+    const response = await fetch('/run_sse', {
+      method: 'POST',
+      headers: {
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        ...authHeaders(),
+      },
+      body: JSON.stringify({
+        appName: key.appName,
+        userId: key.userId,
+        sessionId: key.sessionId,
+        newMessage: { role: 'user', parts: [{ text }] },
+        streaming: true,
+      }),
+      signal,
+    });
+    if (!response.ok) throw await problemOf(response);
+    if (!response.body) return;
+    let failure;
+    await readEventStream(response.body, (message) => {
+      if (typeof message?.error === 'string' && typeof message.status === 'number') {
+        failure = new ApiError({
+          status: message.status,
+          detail: message.error,
+          title: message.title,
+        });
+      } else {
+        onEvent(message);
+      }
+    });
+    if (failure) throw failure;
   },
   replay(body, { signal } = {}) {
     return requestJson('/replay', { method: 'POST', body, signal });

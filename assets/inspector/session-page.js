@@ -3,13 +3,16 @@
  * request-size chart, and live updates while the page is open.
  */
 import { api } from './api.js';
+import { createCallTrace } from './call-trace.js';
 import { renderChart } from './chart.js';
+import { renderChatBox } from './chat-box.js';
 import { renderCompactionList } from './compaction-list.js';
 import { h } from './dom.js';
 import { formatNumber, plural } from './format.js';
 import { followSession } from './live-stream.js';
 import { sessionHash } from './routes.js';
-import { createTimeline, PAGE_SIZE } from './timeline.js';
+import { createStatePanel } from './state-panel.js';
+import { createTimeline } from './timeline.js';
 
 const CHART_REFRESH_MS = 1500;
 /** The view's pages in sight are refetched at most this often while events arrive. */
@@ -48,7 +51,9 @@ function debounce(action, milliseconds, signal) {
 }
 
 export async function showSession({ root, key, view, signal, onError }) {
-  const firstPage = await api.timeline(key, { afterSeq: 0, limit: PAGE_SIZE, signal });
+  const info = await api.info();
+  const pageSize = info.pageSize;
+  const firstPage = await api.timeline(key, { afterSeq: 0, limit: pageSize, signal });
   const viewSummary = h('p', { className: 'view-summary', 'aria-live': 'polite' });
   const showViewSummary = (result) => {
     if (timeline.mode !== 'view') return;
@@ -62,7 +67,19 @@ export async function showSession({ root, key, view, signal, onError }) {
     signal,
     onError,
     onViewSummary: showViewSummary,
+    pageSize,
   });
+  const callTrace = createCallTrace({ key, pageSize, signal, onError });
+  const statePanel = createStatePanel({ key, signal, onError });
+  const refreshPanels = debounce(
+    () => {
+      callTrace.refresh();
+      statePanel.refresh();
+    },
+    CHART_REFRESH_MS,
+    signal,
+  );
+  const chatBox = renderChatBox({ key, info, signal, onError, onRunEnd: refreshPanels });
   const counts = h('span', { className: 'counts' });
   const liveStatus = h('span', { className: 'live-status', role: 'status' }, 'connecting…');
   const chartSlot = h(
@@ -136,6 +153,8 @@ export async function showSession({ root, key, view, signal, onError }) {
     h('h1', { className: 'session-title' }, key.sessionId),
     h('p', { className: 'session-meta' }, counts, ' · ', liveStatus),
     chartSlot,
+    chatBox,
+    h('div', { className: 'panels' }, callTrace.element, statePanel.element),
     h('div', { className: 'toolbar' }, modeToggle(view, setMode), viewSummary),
     h(
       'div',
@@ -171,6 +190,7 @@ export async function showSession({ root, key, view, signal, onError }) {
         refreshChart();
       }
       refreshView();
+      if (!event.partial) refreshPanels();
     },
     onCompaction: (span) => {
       timeline.addCompaction(span);

@@ -15,6 +15,7 @@ import { formatNumber, formatTime, isoTime } from './format.js';
 import { rowAfterKey } from './timeline-keys.js';
 import { createViewPages } from './view-pages.js';
 
+/** The page size when the server's (`GET /inspector/api/info`) is not given. */
 export const PAGE_SIZE = 200;
 const ROW_HEIGHT = 34;
 const EXPANDED_HEIGHT = 320;
@@ -22,7 +23,14 @@ const OVERSCAN = 12;
 const FETCH_DELAY_MS = 60;
 const FIRST_ROW_MARK = 'inspector:first-timeline-row';
 
-export function createTimeline({ key, firstPage, signal, onError, onViewSummary }) {
+export function createTimeline({
+  key,
+  firstPage,
+  signal,
+  onError,
+  onViewSummary,
+  pageSize = PAGE_SIZE,
+}) {
   const state = {
     mode: 'history',
     eventCount: firstPage.eventCount,
@@ -50,7 +58,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
   let focusAfterRender = null;
   const viewPages = createViewPages({
     key,
-    pageSize: PAGE_SIZE,
+    pageSize,
     signal,
     onError,
     onLoaded: () => scheduleRender(),
@@ -103,7 +111,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
     state.mode === 'history' ? Math.max(state.eventCount, state.lastSeq) : viewPages.total;
   const eventAt = (index) =>
     state.mode === 'history' ? state.bySeq.get(index + 1) : viewPages.eventAt(index);
-  const pageOf = (index) => Math.floor(index / PAGE_SIZE);
+  const pageOf = (index) => Math.floor(index / pageSize);
   const pageLoaded = (page) =>
     state.mode === 'history' ? state.loadedPages.has(page) : viewPages.isLoaded(page);
   const atEnd = () =>
@@ -142,7 +150,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary 
   function fetchPage(page) {
     state.loadingPages.add(page);
     api
-      .timeline(key, { afterSeq: page * PAGE_SIZE, limit: PAGE_SIZE, signal })
+      .timeline(key, { afterSeq: page * pageSize, limit: pageSize, signal })
       .then((result) => {
         for (const event of result.events) state.bySeq.set(event.seq, event);
         state.lastSeq = Math.max(state.lastSeq, result.events.at(-1)?.seq ?? 0);
