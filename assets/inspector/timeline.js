@@ -15,7 +15,6 @@ import { formatNumber, formatTime, isoTime } from './format.js';
 import { rowAfterKey } from './timeline-keys.js';
 import { createViewPages } from './view-pages.js';
 
-/** The page size when the server's (`GET /inspector/api/info`) is not given. */
 export const PAGE_SIZE = 200;
 const ROW_HEIGHT = 34;
 const EXPANDED_HEIGHT = 320;
@@ -23,14 +22,8 @@ const OVERSCAN = 12;
 const FETCH_DELAY_MS = 60;
 const FIRST_ROW_MARK = 'inspector:first-timeline-row';
 
-export function createTimeline({
-  key,
-  firstPage,
-  signal,
-  onError,
-  onViewSummary,
-  pageSize = PAGE_SIZE,
-}) {
+export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
+  const { key, firstPage, signal, onError, onViewSummary } = options;
   const state = {
     mode: 'history',
     eventCount: firstPage.eventCount,
