@@ -1,14 +1,24 @@
+// @ts-check
 /**
  * Hash routes, so a session can be linked: `#/` (sessions, `?app=&user=` filters),
  * `#/apps/A/users/U/sessions/S` (`?view=next`: the next request's view), `#/replay`.
  */
 
+/** @param {SessionKey} key */
 export function sessionHash(key, view = false) {
   const part = encodeURIComponent;
   const path = `#/apps/${part(key.appName)}/users/${part(key.userId)}/sessions/${part(key.sessionId)}`;
   return view ? `${path}?view=next` : path;
 }
 
+/**
+ * @typedef {{ appName: string, userId: string, sessionId: string }} SessionKey
+ * @typedef {{ name: 'session', key: SessionKey, view: boolean }
+ *   | { name: 'replay' }
+ *   | { name: 'sessions', filters: { app: string, user: string } }} Route
+ */
+
+/** @param {string} hash @returns {Route} */
 export function parseHash(hash) {
   const text = hash.replace(/^#/, '');
   const [pathText = '', queryText = ''] = text.split('?', 2);
@@ -22,7 +32,7 @@ export function parseHash(hash) {
   ) {
     return {
       name: 'session',
-      key: { appName: segments[1], userId: segments[3], sessionId: segments[5] },
+      key: { appName: segments[1] ?? '', userId: segments[3] ?? '', sessionId: segments[5] ?? '' },
       view: query.get('view') === 'next',
     };
   }

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * One session: its timeline (full history or the next request's view), its compactions, the
  * request-size chart, and live updates while the page is open.

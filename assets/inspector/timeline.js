@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The virtualized timeline. Only the rows in sight (plus a margin) exist in the DOM, and
  * history is fetched one page at a time as the rows of that page come into sight, so a
@@ -32,6 +33,7 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     bySeq: new Map(),
     loadedPages: new Set([0]),
     loadingPages: new Set(),
+    /** @type {import('../../src/server/inspector/api-types.js').CompactionSpan[]} */
     compactions: [],
     /** Set by a view refresh when the view was scrolled to its end: it keeps following it. */
     viewFollowsEnd: false,
@@ -39,6 +41,7 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     scrollToEnd: false,
     /** Row index -> true, in the current mode. */
     expanded: new Set(),
+    /** @type {number[]} */
     expandedSorted: [],
     highlightSeq: null,
     firstRowMarked: false,
