@@ -60,7 +60,9 @@ export async function showSession({ root, key, view, signal, onError }) {
     if (timeline.mode !== 'view') return;
     const threshold =
       typeof result.threshold === 'number' ? ` (threshold ${formatNumber(result.threshold)})` : '';
-    viewSummary.textContent = `The next request holds ${plural(result.total, 'event')}, about ${formatNumber(result.tokens)} tokens${threshold}.`;
+    // Not the compaction cards' figure: theirs is the token trigger's count (the model's
+    // reported prompt size when there is one), this one orrery's estimate of the text.
+    viewSummary.textContent = `The next request holds ${plural(result.total, 'event')}, about ${formatNumber(result.tokens)} tokens by orrery's estimate (text, instruction and tools)${threshold}; a compaction's "tokens (trigger)" counts as the token trigger does, from the model's reported usage.`;
   };
   const timeline = createTimeline({
     key,
