@@ -82,7 +82,17 @@ export async function showSession({ root, key, view, signal, onError }) {
     CHART_REFRESH_MS,
     signal,
   );
-  const chatBox = renderChatBox({ key, info, signal, onError, onRunEnd: refreshPanels });
+  const chatBox = renderChatBox({
+    key,
+    info,
+    signal,
+    onError,
+    // After a run: the trace, the state and the chart (declared below) catch up.
+    onRunEnd: () => {
+      refreshPanels();
+      refreshChart();
+    },
+  });
   const counts = h('span', { className: 'counts' });
   const liveStatus = h('span', { className: 'live-status', role: 'status' }, 'connecting…');
   const chartSlot = h(
