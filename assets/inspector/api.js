@@ -198,11 +198,11 @@ export const api = {
   },
   /**
    * @param {SessionKey} key
-   * @param {Signalled} [options]
+   * @param {{ offset?: number, limit?: number, order?: 'asc' | 'desc', signal?: AbortSignal }} [options]
    * @returns {Promise<CallTraceResponse>}
    */
-  calls(key, { signal } = {}) {
-    return requestJson(`${sessionPath(key)}/calls`, { signal });
+  calls(key, { offset, limit, order, signal } = {}) {
+    return requestJson(`${sessionPath(key)}/calls${query({ offset, limit, order })}`, { signal });
   },
   /**
    * @param {SessionKey} key

@@ -2,8 +2,9 @@
 /**
  * The per-call trace of a session: each model call with the request it was sent (events,
  * estimated tokens, the summary that opened it), its answer, the tokens the provider reported,
- * its time and its tool calls. Loaded when opened (`GET .../calls`, a pass over the history on
- * the server); **Show request** pages through that call's request (`.../calls/:call/request`).
+ * its time and its tool calls, newest first. Loaded when opened (`GET .../calls?order=desc`, a
+ * pass over the history on the server), a page at a time (**Show older calls**); **Show
+ * request** pages through that call's request (`.../calls/:call/request`).
  */
 import { api } from './api.js';
 import { h } from './dom.js';
@@ -183,25 +184,34 @@ export function createCallTrace({ key, pageSize, signal, onError }) {
   const element = /** @type {HTMLDetailsElement} */ (
     h('details', { className: 'panel call-trace' }, h('summary', {}, title), body)
   );
-  const load = async () => {
+  const list = h('ol', { className: 'call-list' });
+  const older = /** @type {HTMLButtonElement} */ (
+    h('button', { type: 'button', className: 'link', hidden: true }, 'Show older calls')
+  );
+  let shown = 0;
+  /** The newest page (`fromStart`), or the next older one. */
+  const load = async (fromStart = true) => {
+    older.disabled = true;
     try {
-      const { calls } = await api.calls(key, { signal });
-      title.textContent = `Model calls (${formatNumber(calls.length)})`;
+      const offset = fromStart ? 0 : shown;
+      const page = await api.calls(key, { order: 'desc', offset, limit: pageSize, signal });
+      title.textContent = `Model calls (${formatNumber(page.total)})`;
+      const items = page.calls.map((entry) => callItem({ key, entry, pageSize, signal, onError }));
+      if (fromStart) list.replaceChildren(...items);
+      else list.append(...items);
+      shown = offset + page.calls.length;
+      older.hidden = shown >= page.total;
       body.replaceChildren(
-        calls.length === 0
-          ? h('p', { className: 'muted' }, 'No model call stored yet.')
-          : h(
-              'ol',
-              { className: 'call-list' },
-              /** @type {CallTraceEntry[]} */ (calls).map((entry) =>
-                callItem({ key, entry, pageSize, signal, onError }),
-              ),
-            ),
+        page.total === 0 ? h('p', { className: 'muted' }, 'No model call stored yet.') : list,
+        older,
       );
     } catch (error) {
       if (!signal.aborted) onError(error);
+    } finally {
+      older.disabled = false;
     }
   };
+  older.addEventListener('click', () => void load(false));
   element.addEventListener('toggle', () => {
     if (element.open) void load();
   });

@@ -137,13 +137,15 @@ describe.skipIf(skipBrowser)('the inspector chat box and model calls', () => {
       const calls = page.locator('.call-trace .call');
       await expect.poll(() => calls.count(), { timeout: 60_000 }).toBe(2);
       expect(await page.locator('.call-trace summary').textContent()).toBe('Model calls (2)');
-      const first = calls.nth(0);
+      expect(await page.getByRole('button', { name: 'Show older calls' }).isHidden()).toBe(true);
+      // Newest first.
+      const first = calls.nth(1);
       expect(await first.getAttribute('data-seq')).toBe('2');
       expect(await first.locator('.call-usage').textContent()).toBe('300 in · 12 out');
       expect(await first.locator('.call-tools').textContent()).toContain(
         'read_logs({"service":"checkout"}) → #3',
       );
-      const second = calls.nth(1);
+      const second = calls.nth(0);
       expect(await second.locator('.call-usage').textContent()).toBe(
         '1,200 in (1,000 cached) · 7 out',
       );

@@ -258,9 +258,15 @@ export interface CallTraceEntry {
   toolCalls: CallToolUse[];
 }
 
-/** `GET .../sessions/:session/calls`: every model call, oldest first. */
+/**
+ * `GET .../sessions/:session/calls?offset=&limit=&order=`: a page of the model calls, oldest
+ * first (`order=desc`: newest first; `offset` counts in that order). `limit` defaults to
+ * `DEFAULT_TIMELINE_LIMIT`, at most `MAX_TIMELINE_LIMIT`.
+ */
 export interface CallTraceResponse {
   calls: CallTraceEntry[];
+  /** Model calls in the whole session. */
+  total: number;
 }
 
 /** `GET .../sessions/:session/calls/:call/request?offset=&limit=`: the request's events. */

@@ -107,6 +107,27 @@ describe('GET .../calls', () => {
     expect(calls[8]?.usage).toBeUndefined();
   });
 
+  it('pages the calls, oldest or newest first, with the total', async () => {
+    const fixture = inspectorFixture({ tokens: true });
+    await buildSession(fixture.service, key, TWO_COMPACTIONS);
+    const newest = await json<CallTraceResponse>(
+      fixture.request(`${session}/calls?order=desc&limit=3`, { token: TOKEN_ALICE }),
+    );
+    expect(newest.total).toBe(9);
+    expect(newest.calls.map((call) => call.call)).toEqual([9, 8, 7]);
+    const older = await json<CallTraceResponse>(
+      fixture.request(`${session}/calls?order=desc&offset=3&limit=3`, { token: TOKEN_ALICE }),
+    );
+    expect(older.calls.map((call) => call.call)).toEqual([6, 5, 4]);
+    const oldest = await json<CallTraceResponse>(
+      fixture.request(`${session}/calls?offset=7`, { token: TOKEN_ALICE }),
+    );
+    expect(oldest.calls.map((call) => call.call)).toEqual([8, 9]);
+    const bad = await fixture.request(`${session}/calls?order=sideways`, { token: TOKEN_ALICE });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('order: expected asc or desc, got \\"sideways\\"');
+  });
+
   it('reports the provider usage: input, cached, output', async () => {
     const fixture = inspectorFixture({ tokens: true });
     await fixture.service.createSession(key);

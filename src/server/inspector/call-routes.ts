@@ -7,7 +7,7 @@
 import type { Hono } from 'hono';
 import type { Event, SessionKey } from '../../events/types.js';
 import { integerQuery } from '../integer-query.js';
-import { notFound } from '../problem.js';
+import { badRequest, notFound } from '../problem.js';
 import type { ServerEnv } from '../server-env.js';
 import {
   type CallRequestResponse,
@@ -69,6 +69,18 @@ async function eventAt(
   return event?.seq === seq ? event : undefined;
 }
 
+/** `?offset=&limit=` of a paged route: offset 0, limit `DEFAULT_TIMELINE_LIMIT` by default. */
+function pageQuery(
+  offsetText: string | undefined,
+  limitText: string | undefined,
+): { offset: number; limit: number } {
+  const offset = integerQuery({ value: offsetText, name: 'offset', minimum: 0 }) ?? 0;
+  const limit =
+    integerQuery({ value: limitText, name: 'limit', minimum: 1, maximum: MAX_TIMELINE_LIMIT }) ??
+    DEFAULT_TIMELINE_LIMIT;
+  return { offset, limit };
+}
+
 export function registerCallRoutes(app: Hono<ServerEnv>, deps: InspectorDeps): void {
   const base = INSPECTOR_SESSION_PATH;
 
@@ -76,8 +88,16 @@ export function registerCallRoutes(app: Hono<ServerEnv>, deps: InspectorDeps): v
 
   app.get(`${base}/calls`, async (context) => {
     const key = inspectorKeyOf(context);
+    const { offset, limit } = pageQuery(context.req.query('offset'), context.req.query('limit'));
+    const order = context.req.query('order') ?? 'asc';
+    if (order !== 'asc' && order !== 'desc') {
+      throw badRequest(`order: expected asc or desc, got ${JSON.stringify(order)}`, 'order');
+    }
+    const calls = await traceOf(deps, key, context.req.raw.signal);
+    const ordered = order === 'desc' ? [...calls].reverse() : calls;
     const body: CallTraceResponse = {
-      calls: await traceOf(deps, key, context.req.raw.signal),
+      calls: ordered.slice(offset, offset + limit),
+      total: calls.length,
     };
     return context.json(body);
   });
@@ -87,15 +107,7 @@ export function registerCallRoutes(app: Hono<ServerEnv>, deps: InspectorDeps): v
     const signal = context.req.raw.signal;
     const number =
       integerQuery({ value: context.req.param('call'), name: 'call', minimum: 1 }) ?? 1;
-    const offset =
-      integerQuery({ value: context.req.query('offset'), name: 'offset', minimum: 0 }) ?? 0;
-    const limit =
-      integerQuery({
-        value: context.req.query('limit'),
-        name: 'limit',
-        minimum: 1,
-        maximum: MAX_TIMELINE_LIMIT,
-      }) ?? DEFAULT_TIMELINE_LIMIT;
+    const { offset, limit } = pageQuery(context.req.query('offset'), context.req.query('limit'));
     const calls = await traceOf(deps, key, signal);
     const entry = calls[number - 1];
     if (!entry) {
