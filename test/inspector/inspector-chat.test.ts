@@ -166,6 +166,10 @@ describe.skipIf(skipBrowser)('the inspector chat box and model calls', () => {
       await page.locator('.state-panel summary').click();
       await page.locator('.state-list dt[data-key="plan"]').waitFor({ timeout: 60_000 });
       expect(await page.locator('.state-value').textContent()).toBe('"pro"');
+      // The request-size chart caught up with the run: one point per call.
+      await expect
+        .poll(() => page.locator('.chart circle.point').count(), { timeout: 60_000 })
+        .toBe(2);
       await browser.screenshot('chat-and-calls');
       expect(browser.errors).toEqual([]);
     } finally {
