@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The inspector page's entry: routes the hash to a screen, shows errors (the problem's detail),
  * and asks for a bearer token when the API answers 401. Each screen gets an AbortSignal that
@@ -11,9 +12,12 @@ import { parseHash } from './routes.js';
 import { showSession } from './session-page.js';
 import { showSessions } from './sessions-list.js';
 
-const main = document.getElementById('main');
-const errorBox = document.getElementById('error');
-const tokenStatus = document.getElementById('token-status');
+/** An element index.html always has. @param {string} id */
+const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const main = byId('main');
+const errorBox = byId('error');
+const tokenStatus = byId('token-status');
+/** @type {AbortController | null} */
 let current = null;
 
 function showError(message) {
@@ -59,7 +63,9 @@ function handleError(error) {
 }
 
 function markCurrentNav(name) {
-  for (const link of document.querySelectorAll('[data-nav]')) {
+  for (const link of /** @type {NodeListOf<HTMLElement>} */ (
+    document.querySelectorAll('[data-nav]')
+  )) {
     if (link.dataset.nav === name) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }

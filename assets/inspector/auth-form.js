@@ -1,3 +1,4 @@
+// @ts-check
 /** The bearer-token form, shown when the API answers 401. The token stays in sessionStorage. */
 import { getToken, setToken } from './api.js';
 import { h } from './dom.js';

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Workflow branches on the session page (docs/workflows.md#inspector): a filter listing the
  * session's branches with their event and compaction counts, kept in the URL (`?branch=`; the
@@ -22,6 +23,10 @@ function branchQuery(parameters) {
   )}`;
 }
 
+/**
+ * @param {import('./routes.js').SessionKey} key
+ * @param {{ signal?: AbortSignal }} [options]
+ */
 export function fetchBranches(key, { signal } = {}) {
   return requestJson(`${sessionPath(key)}/branches`, { signal });
 }
@@ -104,6 +109,7 @@ export function createBranchRows({ key, branch, pageSize, signal, onSummary, onE
     return low;
   };
   const rows = {
+    /** @type {null | (() => void)} */
     onLoaded: null,
     get total() {
       return pages.total;

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The request-size chart: estimated request tokens per model call, with compaction (solid, one
  * circle per call carrying its figures as data attributes) and without (dashed), the threshold
@@ -141,8 +142,11 @@ function pointCircles(scale, points) {
 /**
  * The legend's entries: one for each thing the chart draws, none for a line it does not (no
  * figures without compaction, no threshold or a threshold of 0, no compaction marker).
+ * @param {{ points: Array<{ uncompactedTokens?: number | null }>, threshold?: number | null,
+ *   compactions?: unknown[] }} options
  */
 export function legendEntries({ points, threshold, compactions = [] }) {
+  /** @type {Array<{ key: string, label: string }>} */
   const entries = [{ key: 'with', label: 'with compaction (estimated request tokens)' }];
   if (points.some((point) => typeof point.uncompactedTokens === 'number')) {
     entries.push({ key: 'without', label: 'without compaction' });
@@ -157,6 +161,9 @@ export function legendEntries({ points, threshold, compactions = [] }) {
 /**
  * `points`: `[{ call, seq?, tokens, uncompactedTokens }]`; `compactions`: `[{ call, seq? }]`
  * (a compaction before that call); `threshold`: a number or null.
+ * @param {{ points: Array<{ call: number, seq?: number, tokens: number,
+ *   uncompactedTokens?: number | null }>, threshold: number | null,
+ *   compactions?: Array<{ call: number, seq?: number }>, caption: string }} options
  */
 export function renderChart({ points, threshold, compactions = [], caption }) {
   if (points.length === 0) {

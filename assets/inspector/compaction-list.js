@@ -1,3 +1,4 @@
+// @ts-check
 /** The compactions of a session, newest first: range, trigger, tokens, summarizer, summary. */
 import { h } from './dom.js';
 import { formatNumber } from './format.js';

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The compaction spans in the timeline's gutter: one button per compaction, from the first row
  * it summarizes to the last, in lanes so overlapping spans stay apart.

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Builds DOM nodes from plain data. Text always becomes a text node (never innerHTML), so event
  * content cannot inject markup.

@@ -1,3 +1,4 @@
+// @ts-check
 /** The words a timeline row shows for an event and for a compaction span. */
 import { formatNumber } from './format.js';
 

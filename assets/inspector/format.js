@@ -1,3 +1,4 @@
+// @ts-check
 /** How numbers and times read on the page. */
 
 const numberFormat = new Intl.NumberFormat('en-US');

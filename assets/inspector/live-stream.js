@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Live updates of one session: follows the API's SSE stream from the last seq the page knows,
  * and reconnects (with a growing pause) when the connection drops, resuming after the last
@@ -15,7 +16,7 @@ function pause(milliseconds, signal) {
       'abort',
       () => {
         clearTimeout(timer);
-        resolve();
+        resolve(undefined);
       },
       { once: true },
     );

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Replay in the page: a transcript file (any format `orrery import` reads) and the compaction
  * settings go to `POST /inspector/api/replay`; the answer is `orrery replay --json`'s report,
@@ -167,8 +168,13 @@ function thresholdOf(report, settings) {
   return typeof threshold === 'number' && threshold > 0 ? threshold : null;
 }
 
+/**
+ * @param {HTMLFormElement} form
+ * @returns {Omit<import('../../src/server/inspector/api-types.js').ReplayRequest, 'transcript'>}
+ */
 function settingsOf(form) {
   const data = new FormData(form);
+  /** @type {Record<string, number | string>} */
   const body = {};
   for (const { name } of NUMBER_FIELDS) {
     const value = String(data.get(name) ?? '').trim();

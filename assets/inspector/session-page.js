@@ -1,16 +1,20 @@
+// @ts-check
 /**
  * One session: its timeline (full history or the next request's view), its compactions, the
  * request-size chart, and live updates while the page is open.
  */
 import { api } from './api.js';
 import { openBranchFilter } from './branch-filter.js';
+import { createCallTrace } from './call-trace.js';
 import { renderChart } from './chart.js';
+import { renderChatBox } from './chat-box.js';
 import { renderCompactionList } from './compaction-list.js';
 import { h } from './dom.js';
 import { formatNumber, plural } from './format.js';
 import { followSession } from './live-stream.js';
 import { sessionHash } from './routes.js';
-import { createTimeline, PAGE_SIZE } from './timeline.js';
+import { createStatePanel } from './state-panel.js';
+import { createTimeline } from './timeline.js';
 
 const CHART_REFRESH_MS = 1500;
 /** The view's pages in sight are refetched at most this often while events arrive. */
@@ -48,15 +52,21 @@ function debounce(action, milliseconds, signal) {
   };
 }
 
+/**
+ * @param {{ root: HTMLElement, key: import('./routes.js').SessionKey, view: boolean,
+ *   branch?: string | null, signal: AbortSignal, onError: (error: unknown) => void }} options
+ */
 export async function showSession({ root, key, view, branch = null, signal, onError }) {
-  const firstPage = await api.timeline(key, { afterSeq: 0, limit: PAGE_SIZE, signal });
+  const info = await api.info();
+  const pageSize = info.pageSize;
+  const firstPage = await api.timeline(key, { afterSeq: 0, limit: pageSize, signal });
   // Workflow branches (branch-filter.js): the filter, and a chosen branch's rows and view.
   const branches = await openBranchFilter({
     key,
     branch,
     signal,
     onError,
-    pageSize: PAGE_SIZE,
+    pageSize,
     eventCount: firstPage.eventCount,
     isView: () => timeline.mode === 'view',
     onLoaded: () => {
@@ -69,7 +79,9 @@ export async function showSession({ root, key, view, branch = null, signal, onEr
     if (timeline.mode !== 'view') return;
     const threshold =
       typeof result.threshold === 'number' ? ` (threshold ${formatNumber(result.threshold)})` : '';
-    viewSummary.textContent = `The next request holds ${plural(result.total, 'event')}, about ${formatNumber(result.tokens)} tokens${threshold}.`;
+    // Not the compaction cards' figure: theirs is the token trigger's count (the model's
+    // reported prompt size when there is one), this one orrery's estimate of the text.
+    viewSummary.textContent = `The next request holds ${plural(result.total, 'event')}, about ${formatNumber(result.tokens)} tokens by orrery's estimate (text, instruction and tools)${threshold}; a compaction's "tokens (trigger)" counts as the token trigger does, from the model's reported usage.`;
   };
   const timeline = createTimeline({
     key,
@@ -78,6 +90,28 @@ export async function showSession({ root, key, view, branch = null, signal, onEr
     onError,
     onViewSummary: showViewSummary,
     branch: branches.timeline,
+    pageSize,
+  });
+  const callTrace = createCallTrace({ key, pageSize, signal, onError });
+  const statePanel = createStatePanel({ key, signal, onError });
+  const refreshPanels = debounce(
+    () => {
+      callTrace.refresh();
+      statePanel.refresh();
+    },
+    CHART_REFRESH_MS,
+    signal,
+  );
+  const chatBox = renderChatBox({
+    key,
+    info,
+    signal,
+    onError,
+    // After a run: the trace, the state and the chart (declared below) catch up.
+    onRunEnd: () => {
+      refreshPanels();
+      refreshChart();
+    },
   });
   const counts = h('span', { className: 'counts' });
   const liveStatus = h('span', { className: 'live-status', role: 'status' }, 'connecting…');
@@ -118,7 +152,8 @@ export async function showSession({ root, key, view, branch = null, signal, onEr
     }
   };
   const setMode = (mode) => {
-    for (const input of root.querySelectorAll('input[name="timeline-mode"]')) {
+    const inputs = root.querySelectorAll('input[name="timeline-mode"]');
+    for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (inputs)) {
       input.checked = input.value === mode;
     }
     history.replaceState(null, '', sessionHash(key, mode === 'view', branch));
@@ -152,6 +187,8 @@ export async function showSession({ root, key, view, branch = null, signal, onEr
     h('h1', { className: 'session-title' }, key.sessionId),
     h('p', { className: 'session-meta' }, counts, ' · ', liveStatus),
     chartSlot,
+    chatBox,
+    h('div', { className: 'panels' }, callTrace.element, statePanel.element),
     h('div', { className: 'toolbar' }, modeToggle(view, setMode), branches.element, viewSummary),
     h(
       'div',
@@ -187,6 +224,7 @@ export async function showSession({ root, key, view, branch = null, signal, onEr
         refreshChart();
       }
       refreshView();
+      if (!event.partial) refreshPanels();
     },
     onCompaction: (span) => {
       timeline.addCompaction(span);

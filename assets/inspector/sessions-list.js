@@ -1,3 +1,4 @@
+// @ts-check
 /** The sessions list: newest first, filtered by app and user (the filter lives in the URL). */
 import { api } from './api.js';
 import { h } from './dom.js';

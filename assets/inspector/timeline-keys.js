@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Moving between timeline rows from the keyboard: the arrow keys go one row, Page Up and Page
  * Down a screenful, Home and End to the first and last row (rows not drawn yet included).

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The virtualized timeline. Only the rows in sight (plus a margin) exist in the DOM, and
  * history is fetched one page at a time as the rows of that page come into sight, so a
@@ -12,6 +13,7 @@ import { gutterWidth, spanButtons } from './compaction-spans.js';
 import { h } from './dom.js';
 import { authorLabel, kindLabel, previewText } from './event-text.js';
 import { formatNumber, formatTime, isoTime } from './format.js';
+import { rowIndexAt, rowTop } from './timeline-geometry.js';
 import { rowAfterKey } from './timeline-keys.js';
 import { createViewPages } from './view-pages.js';
 
@@ -23,7 +25,8 @@ const FETCH_DELAY_MS = 60;
 const FIRST_ROW_MARK = 'inspector:first-timeline-row';
 
 /** `branch`: a workflow branch's `rows` and `loadView` (branch-filter.js); absent: every event. */
-export function createTimeline({ key, firstPage, signal, onError, onViewSummary, branch }) {
+export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
+  const { key, firstPage, signal, onError, onViewSummary, branch } = options;
   const state = {
     mode: 'history',
     eventCount: firstPage.eventCount,
@@ -32,6 +35,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary,
     bySeq: new Map(),
     loadedPages: new Set([0]),
     loadingPages: new Set(),
+    /** @type {import('../../src/server/inspector/api-types.js').CompactionSpan[]} */
     compactions: [],
     /** Set by a view refresh when the view was scrolled to its end: it keeps following it. */
     viewFollowsEnd: false,
@@ -39,6 +43,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary,
     scrollToEnd: false,
     /** Row index -> true, in the current mode. */
     expanded: new Set(),
+    /** @type {number[]} */
     expandedSorted: [],
     highlightSeq: null,
     firstRowMarked: false,
@@ -51,7 +56,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary,
   let focusAfterRender = null;
   const viewPages = createViewPages({
     key,
-    pageSize: PAGE_SIZE,
+    pageSize,
     signal,
     onError,
     load: branch?.loadView,
@@ -106,38 +111,25 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary,
   /** Rows by position (the view's, a branch's: spans cover its own rows), or row `i` = seq `i + 1`. */
   const paged = () => (state.mode === 'view' ? viewPages : branchRows);
   const rowCount = () => paged()?.total ?? Math.max(state.eventCount, state.lastSeq);
-  const eventAt = (index) => (paged() ? paged().eventAt(index) : state.bySeq.get(index + 1));
-  const pageOf = (index) => Math.floor(index / PAGE_SIZE);
+  const eventAt = (index) => {
+    const pages = paged();
+    return pages ? pages.eventAt(index) : state.bySeq.get(index + 1);
+  };
+  const pageOf = (index) => Math.floor(index / pageSize);
   const pageLoaded = (page) => paged()?.isLoaded(page) ?? state.loadedPages.has(page);
   const shownCompactions = () => branchRows?.spans ?? state.compactions;
   const atEnd = () =>
     scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - ROW_HEIGHT * 2;
 
-  function topOf(index) {
-    let before = 0;
-    for (const expandedIndex of state.expandedSorted) {
-      if (expandedIndex >= index) break;
-      before++;
-    }
-    return index * ROW_HEIGHT + before * EXPANDED_HEIGHT;
-  }
-
-  function totalHeight() {
-    return rowCount() * ROW_HEIGHT + state.expandedSorted.length * EXPANDED_HEIGHT;
-  }
-
+  const geometry = () => ({
+    expandedSorted: state.expandedSorted,
+    rowHeight: ROW_HEIGHT,
+    expandedHeight: EXPANDED_HEIGHT,
+  });
+  const topOf = (index) => rowTop({ index, ...geometry() });
+  const totalHeight = () => rowCount() * ROW_HEIGHT + state.expandedSorted.length * EXPANDED_HEIGHT;
   /** The row under pixel `y` of the canvas. */
-  function indexAt(y) {
-    let before = 0;
-    for (const expandedIndex of state.expandedSorted) {
-      const top = expandedIndex * ROW_HEIGHT + before * EXPANDED_HEIGHT;
-      if (y < top) break;
-      if (y < top + ROW_HEIGHT + EXPANDED_HEIGHT) return expandedIndex;
-      before++;
-    }
-    const index = Math.floor((y - before * EXPANDED_HEIGHT) / ROW_HEIGHT);
-    return Math.max(0, Math.min(rowCount() - 1, index));
-  }
+  const indexAt = (y) => rowIndexAt({ y, rowCount: rowCount(), ...geometry() });
 
   function spanOf(seq) {
     return shownCompactions().find((span) => span.seq === seq);
@@ -146,7 +138,7 @@ export function createTimeline({ key, firstPage, signal, onError, onViewSummary,
   function fetchPage(page) {
     state.loadingPages.add(page);
     api
-      .timeline(key, { afterSeq: page * PAGE_SIZE, limit: PAGE_SIZE, signal })
+      .timeline(key, { afterSeq: page * pageSize, limit: pageSize, signal })
       .then((result) => {
         for (const event of result.events) state.bySeq.set(event.seq, event);
         state.lastSeq = Math.max(state.lastSeq, result.events.at(-1)?.seq ?? 0);

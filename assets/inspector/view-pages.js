@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The next request's events, paged as the history is: `GET .../view?offset=&limit=` one page at
  * a time as its rows come into sight, never the whole view (a session never compacted holds its

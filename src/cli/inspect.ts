@@ -119,6 +119,8 @@ Read-only: runs, compactions and deletes are refused. Replays in the page store 
           auth: { grants: config.grants },
           logger,
           inspector: {
+            readOnlyReason:
+              'orrery inspect only reads the store: no agent runs here (orrery serve --agent MODULE serves one with a chat box)',
             replay: createWorkerReplay(),
             maxConcurrentReplays: config.maxConcurrentReplays,
             maxConcurrentReplaysPerUser: config.maxConcurrentReplaysPerUser,

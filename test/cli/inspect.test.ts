@@ -104,6 +104,14 @@ describe('orrery inspect', () => {
     expect(timeline.events).toHaveLength(5);
     expect(timeline.eventCount).toBe(session.eventCount);
 
+    // The page offers no chat box here, and says why.
+    const info = (await (await fetch(`${url}inspector/api/info`)).json()) as {
+      canRun: boolean;
+      readOnlyReason?: string;
+    };
+    expect(info.canRun).toBe(false);
+    expect(info.readOnlyReason).toMatch(/^orrery inspect only reads the store/);
+
     // A run would append the user's message: the store is read-only here.
     const run = await fetch(`${url}run`, {
       method: 'POST',

@@ -27,6 +27,13 @@ describe('the inspector page files', () => {
     for (const name of files) expect(read(name).split('\n').length).toBeLessThan(500);
   });
 
+  it('are type-checked: each opts in with // @ts-check (npm run typecheck: assets/tsconfig.json)', () => {
+    for (const name of modules) expect(read(name).startsWith('// @ts-check\n'), name).toBe(true);
+    const config = JSON.parse(readFileSync(join(ROOT, 'assets', 'tsconfig.json'), 'utf8'));
+    expect(config.compilerOptions).toMatchObject({ checkJs: true, noEmit: true });
+    expect(config.compilerOptions.lib).toContain('DOM');
+  });
+
   it('never build markup from strings', () => {
     for (const name of modules) {
       // Code only: comments may name what the code avoids.

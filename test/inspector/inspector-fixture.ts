@@ -12,6 +12,7 @@ import { inspectorReplay } from '../../src/cli/inspector-replay.js';
 import type { CompactionEvent, NewEvent, SessionKey } from '../../src/events/types.js';
 import { Compactor } from '../../src/runtime/compactor.js';
 import type { Runner } from '../../src/runtime/runner.js';
+import type { InspectorOptions } from '../../src/server/inspector/inspector-deps.js';
 import {
   APP,
   startTestServer,
@@ -62,6 +63,8 @@ export async function startInspectorFixture(
     seed?: (service: SqliteSessionService) => Promise<void>;
     /** The served Runner (default: the test server's, compaction off, an empty script). */
     runner?: (service: SqliteSessionService) => Runner;
+    /** More inspector options (e.g. `readOnlyReason`). */
+    inspector?: Partial<InspectorOptions>;
   } = {},
 ): Promise<InspectorFixture> {
   const directory = mkdtempSync(join(tmpdir(), 'orrery-inspector-store-'));
@@ -151,7 +154,7 @@ export async function startInspectorFixture(
     tokens: true,
     serverOptions: {
       logger: false,
-      inspector: { replay: inspectorReplay, streamPollMs: 100 },
+      inspector: { replay: inspectorReplay, streamPollMs: 100, ...options.inspector },
       ...(options.runner && { runner: options.runner(service) }),
     },
   });

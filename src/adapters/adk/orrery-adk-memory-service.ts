@@ -19,6 +19,7 @@ import type { MemoryService } from '../../sessions/memory-service.js';
 import { SessionMemoryService } from '../../sessions/session-memory-service.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { checkSessionService } from '../shared/adapter-options.js';
+import { MemoryTelemetry } from '../shared/memory-telemetry.js';
 import { isAdkCompactedEvent, toOrreryEvent } from './adk-events.js';
 
 export interface OrreryAdkMemoryServiceOptions {
@@ -37,6 +38,7 @@ export interface OrreryAdkMemoryEntry extends MemoryEntry {
 export class OrreryAdkMemoryService implements BaseMemoryService {
   private readonly memory: MemoryService;
   private readonly limit?: number;
+  private readonly telemetry = new MemoryTelemetry();
 
   constructor(options: OrreryAdkMemoryServiceOptions) {
     checkSessionService(options);
@@ -57,15 +59,28 @@ export class OrreryAdkMemoryService implements BaseMemoryService {
       lastUpdateTime: session.lastUpdateTime / 1000,
       events,
     };
-    await this.memory.addSessionToMemory(converted);
+    await this.telemetry.trace({
+      operation: 'add',
+      attributes: {
+        'gen_ai.conversation.id': session.id,
+        'orrery.memory.events': events.length,
+      },
+      action: () => this.memory.addSessionToMemory(converted),
+    });
   }
 
   async searchMemory(request: SearchMemoryRequest): Promise<SearchMemoryResponse> {
-    const { memories } = await this.memory.searchMemory({
-      appName: request.appName,
-      userId: request.userId,
-      query: request.query,
-      ...(this.limit !== undefined ? { limit: this.limit } : {}),
+    const { memories } = await this.telemetry.trace({
+      operation: 'search',
+      attributes: { 'orrery.memory.limit': this.limit },
+      action: () =>
+        this.memory.searchMemory({
+          appName: request.appName,
+          userId: request.userId,
+          query: request.query,
+          ...(this.limit !== undefined ? { limit: this.limit } : {}),
+        }),
+      describe: (result) => ({ 'orrery.memory.results': result.memories.length }),
     });
     return {
       memories: memories.map(

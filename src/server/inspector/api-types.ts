@@ -210,3 +210,115 @@ export interface BranchTimelineResponse {
   /** The compactions seen on the branch: the trunk's and the summaries on its path. */
   compactions: CompactionSpan[];
 }
+
+/**
+ * `GET /inspector/api/info`: what the page needs to know about this server before it draws a
+ * session: its page size, and whether (and for which app) it runs the agent.
+ */
+export interface InspectorInfo {
+  /** The served Runner's app: the chat box sends only to sessions of this app. */
+  appName: string;
+  /** The served agent's name. */
+  agentName: string;
+  /** `true` when the page may send messages (`POST /run_sse`) to this app's sessions. */
+  canRun: boolean;
+  /** Why it may not (read-only `orrery inspect`), when `canRun` is false. */
+  readOnlyReason?: string;
+  /** Events per timeline or view page the page asks for (`DEFAULT_TIMELINE_LIMIT`). */
+  pageSize: number;
+  /** The largest `limit` a timeline or view page takes (`MAX_TIMELINE_LIMIT`). */
+  maxPageSize: number;
+}
+
+/** A model call's token counts as the provider reported them (`usageMetadata`). */
+export interface CallUsage {
+  /** Prompt tokens (`promptTokenCount`), cached ones included. */
+  input?: number;
+  /** Prompt tokens read from the provider's cache (`cachedContentTokenCount`). */
+  cached?: number;
+  /** Answer tokens (`candidatesTokenCount`). */
+  output?: number;
+  /** Reasoning tokens (`thoughtsTokenCount`). */
+  thoughts?: number;
+  total?: number;
+}
+
+/** A tool call the model made, and its result when one was stored. */
+export interface CallToolUse {
+  id: string;
+  name: string;
+  /** The arguments as JSON, at most `PREVIEW_MAX_CHARS` characters. */
+  args: string;
+  /** `seq` of the event holding its result; absent when none was stored (yet). */
+  resultSeq?: number;
+  /** The result as JSON, at most `PREVIEW_MAX_CHARS` characters. */
+  result?: string;
+}
+
+/** One stored model call: what it was sent, what it answered, its tokens and time. */
+export interface CallTraceEntry {
+  /** 1-based model call number (the chart's `call`). */
+  call: number;
+  /** `seq` of the stored answer. */
+  seq: number;
+  invocationId: string;
+  author: string;
+  /** The request it was sent, as the store rebuilds it (the view as it stood then). */
+  request: {
+    /** The compaction whose summary opened it; `null`: none. */
+    summarySeq: number | null;
+    /** Its events after the summary: stored events with `fromSeq <= seq <= toSeq`, compactions
+     * and partial events left out. `null` bounds: none (an empty tail). */
+    fromSeq: number | null;
+    toSeq: number | null;
+    /** Events it held, the summary included. */
+    eventCount: number;
+    /** Estimated tokens, instruction and tools included (the chart's figure for this call). */
+    estimatedTokens: number;
+  };
+  /** The answer, summarized as a timeline row. */
+  answer: TimelineEvent;
+  finishReason?: string;
+  errorMessage?: string;
+  /** Tokens the provider reported; absent when the answer stored none. */
+  usage?: CallUsage;
+  /** Epoch seconds the answer was stored. */
+  timestamp: number;
+  /**
+   * Seconds between the last event stored before the call (its request's end) and the answer:
+   * the call's time as the store can tell it (no start time is stored).
+   */
+  seconds: number | null;
+  toolCalls: CallToolUse[];
+}
+
+/**
+ * `GET .../sessions/:session/calls?offset=&limit=&order=`: a page of the model calls, oldest
+ * first (`order=desc`: newest first; `offset` counts in that order). `limit` defaults to
+ * `DEFAULT_TIMELINE_LIMIT`, at most `MAX_TIMELINE_LIMIT`.
+ */
+export interface CallTraceResponse {
+  calls: CallTraceEntry[];
+  /** Model calls in the whole session. */
+  total: number;
+}
+
+/** `GET .../sessions/:session/calls/:call/request?offset=&limit=`: the request's events. */
+export interface CallRequestResponse {
+  call: number;
+  /** The summary first (a compaction row), then the events, a page of them. */
+  events: TimelineEvent[];
+  /** Events in the whole request. */
+  total: number;
+  estimatedTokens: number;
+}
+
+/** `GET .../sessions/:session/state`: the session's state and which event last set each key. */
+export interface StateResponse {
+  state: Record<string, unknown>;
+  /** Epoch seconds of the last append. */
+  lastUpdateTime: number;
+  /** For each key of `state`, the `seq` of the last event whose `stateDelta` set it (absent:
+   * set when the session was created). */
+  setBySeq: Record<string, number>;
+}

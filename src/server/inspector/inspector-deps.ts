@@ -46,6 +46,11 @@ export interface InspectorOptions {
   maxConcurrentReplays?: number;
   /** Replays running at once for one token (or for everyone without tokens). Default 1. */
   maxConcurrentReplaysPerUser?: number;
+  /**
+   * Set when the server only reads (`orrery inspect`): the reason the page shows instead of its
+   * chat box. Without it, the page offers a chat box on the served app's sessions.
+   */
+  readOnlyReason?: string;
   /** The page's folder. Default: the package's `assets/inspector/`. */
   assetsRoot?: string;
   /** How often a stream reads the store for new events. Default 500 ms. */

@@ -6,6 +6,7 @@ import type { Hono } from 'hono';
 import type { RouteDeps, ServerEnv } from '../server-env.js';
 import { INSPECTOR_API_PREFIX } from './api-types.js';
 import { registerBranchRoutes } from './branch-routes.js';
+import { registerCallRoutes } from './call-routes.js';
 import type { InspectorDeps, InspectorOptions } from './inspector-deps.js';
 import { REPLAY_PATH, registerReplayRoute } from './replay-route.js';
 import { CompactionIndex } from './session-history.js';
@@ -42,6 +43,7 @@ export function registerInspector(
   registerSessionsRoute(app, deps);
   registerSessionRoutes(app, deps);
   registerBranchRoutes(app, deps);
+  registerCallRoutes(app, deps);
   registerStreamRoute(app, deps);
   registerReplayRoute(app, deps);
   registerStaticFiles(app, { root: inspector.assetsRoot ?? defaultAssetsRoot() });
