@@ -35,11 +35,11 @@ import {
   createAdapterCompactor,
   reportCompaction,
 } from '../shared/adapter-compaction.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
 import { checkCompactionGiven, checkSessionService } from '../shared/adapter-options.js';
 import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
 import { changedView } from '../shared/view-change.js';
 import { isAdkCompactedEvent, toOrreryEvent, viewToAdkEvents } from './adk-events.js';
-import { AdkAdapterError } from './errors.js';
 
 export interface OrreryAdkSessionServiceOptions {
   /** Where sessions are stored (in memory, SQLite, PostgreSQL, your own). */
@@ -142,7 +142,7 @@ export class OrreryAdkSessionService extends BaseSessionService {
 
   async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
     if (request.userId === undefined) {
-      throw new AdkAdapterError({
+      throw new AdapterOptionError({
         field: 'userId',
         value: undefined,
         message: 'orrery lists the sessions of one user: pass userId',
@@ -195,7 +195,7 @@ export class OrreryAdkSessionService extends BaseSessionService {
     const { session, event } = request;
     if (event.partial) return event;
     if (isAdkCompactedEvent(event)) {
-      throw new AdkAdapterError({
+      throw new AdapterOptionError({
         field: 'event.isCompacted',
         value: true,
         message:

@@ -32,13 +32,13 @@ import {
   logViewWarnings,
   sizingModel,
 } from '../shared/adapter-compaction.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
 import { checkName, checkSessionService } from '../shared/adapter-options.js';
 import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
 import { compactLoggedConversation } from '../shared/conversation-compaction-step.js';
 import { ConversationLock } from '../shared/conversation-lock.js';
 import { ConversationLog } from '../shared/conversation-log.js';
 import { chainIdentities, chainIdentity, contentIdentity } from '../shared/message-identity.js';
-import { LangChainAdapterError } from './errors.js';
 import { messageToContent, usageOf } from './message-content.js';
 import { sameMessages, viewMessages } from './request-messages.js';
 
@@ -189,7 +189,7 @@ export function orreryCompactionMiddleware(
     wrapModelCall: async (request, handler) => {
       const threadId = request.runtime.configurable?.thread_id;
       if (typeof threadId !== 'string' || threadId === '') {
-        throw new LangChainAdapterError({
+        throw new AdapterOptionError({
           field: 'config.configurable.thread_id',
           value: threadId,
           message:

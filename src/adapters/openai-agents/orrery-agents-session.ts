@@ -30,10 +30,10 @@ import {
   createAdapterCompactor,
   reportCompaction,
 } from '../shared/adapter-compaction.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
 import { checkCompactionGiven, checkName, checkSessionService } from '../shared/adapter-options.js';
 import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
 import { changedView } from '../shared/view-change.js';
-import { OpenAIAgentsAdapterError } from './errors.js';
 import { type ItemRecord, isResultItem, itemToContent } from './item-content.js';
 import {
   buildSessionView,
@@ -152,7 +152,7 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
   /** The view: the summary (a user message) first, then the tail; the newest `limit` of it. */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit))) {
-      throw new OpenAIAgentsAdapterError({
+      throw new AdapterOptionError({
         field: 'limit',
         value: limit,
         message: 'expected a whole number of items (or none for all)',
@@ -173,7 +173,7 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
    */
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (!Array.isArray(items)) {
-      throw new OpenAIAgentsAdapterError({
+      throw new AdapterOptionError({
         field: 'items',
         value: typeof items,
         message: 'expected an array of items',
@@ -181,7 +181,7 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
     }
     items.forEach((item, index) => {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-        throw new OpenAIAgentsAdapterError({
+        throw new AdapterOptionError({
           field: `items[${index}]`,
           value: item === null ? null : typeof item,
           message: 'expected an item object',
