@@ -156,7 +156,7 @@ export class ConversationCore<Message, View, Answer> {
 
   /** A whole step: hold, prepare, send (retrying once on overflow), store the answer, release. */
   async run<T extends Answer>(
-    options: PrepareStepOptions<Message> & { send: (view: View | undefined) => PromiseLike<T> },
+    options: PrepareStepOptions<Message> & { send: (view: View | undefined) => T | PromiseLike<T> },
   ): Promise<T> {
     const { key, signal } = options;
     const release = await this.acquire({ key, signal });
@@ -208,7 +208,7 @@ export class ConversationCore<Message, View, Answer> {
    */
   async send<T>(options: {
     step: ConversationStep<Message>;
-    send: (view: View | undefined) => PromiseLike<T>;
+    send: (view: View | undefined) => T | PromiseLike<T>;
     signal?: AbortSignal;
   }): Promise<T> {
     const { step, send, signal } = options;
