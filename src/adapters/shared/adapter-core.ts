@@ -26,7 +26,7 @@ import {
   createAdapterCompactor,
   reportCompaction,
 } from './adapter-compaction.js';
-import { checkSessionService } from './adapter-options.js';
+import { checkCompactionGiven, checkSessionService } from './adapter-options.js';
 import { AdapterTelemetry } from './adapter-telemetry.js';
 
 /** The options every adapter takes for its store and its compaction. */
@@ -57,6 +57,7 @@ export class AdapterCore {
 
   constructor(options: AdapterCompactionOptions & { compaction: EventsCompactionConfig | null }) {
     checkSessionService(options);
+    checkCompactionGiven(options.compaction);
     this.sessionService = options.sessionService;
     this.logger = createRuntimeLogger({ logger: options.logger });
     this.onCompaction = options.onCompaction;
