@@ -29,6 +29,13 @@ const lookup = new FunctionTool({
   }),
 });
 
+/** An agent answering each question with one `lookup`, over a model that can refuse. */
+function scriptedAgent(): { model: RefusingLlm; agent: LlmAgent } {
+  const model = new RefusingLlm();
+  const instruction = 'Use the tool.';
+  return { model, agent: new LlmAgent({ name: 'assistant', model, instruction, tools: [lookup] }) };
+}
+
 const APP_NAME = 'adk-app';
 const USER_ID = 'u';
 
@@ -36,13 +43,7 @@ export const adkFramework: FrameworkUnderTest = {
   name: 'adk',
   retriesOverflow: false,
   create: (options) => {
-    const model = new RefusingLlm();
-    const agent = new LlmAgent({
-      name: 'assistant',
-      model,
-      instruction: 'Use the tool.',
-      tools: [lookup],
-    });
+    const { model, agent } = scriptedAgent();
     const sessionService = new OrreryAdkSessionService({
       ...options,
       fallbackSummarizer: null,
