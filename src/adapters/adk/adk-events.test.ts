@@ -7,6 +7,7 @@ import {
   functionResponseEvent,
   userTextEvent,
 } from '../../testing/event-builders.js';
+import { elisionRuleEvent } from '../shared/test-helpers/elision-rule.js';
 import { viewToAdkEvents } from './adk-events.js';
 
 /** An event as a store holds it (`seq` given). */
@@ -53,22 +54,7 @@ describe('viewToAdkEvents', () => {
 describe('viewToAdkEvents under an elision rule', () => {
   it('shows the placeholders and leaves the rule out (ADK-JS knows no such event)', () => {
     const whole = 'z'.repeat(4000);
-    const rule: Event = {
-      id: 'rule',
-      invocationId: 'inv-rule',
-      author: 'user',
-      timestamp: 4,
-      seq: 4,
-      actions: {
-        elision: {
-          throughSeq: 3,
-          minOutputBytes: 100,
-          trigger: 'token_threshold',
-          tokensBefore: 2000,
-          tokensAfter: 100,
-        },
-      },
-    };
+    const rule = elisionRuleEvent({ seq: 4, throughSeq: 3 });
     const tail: Event[] = [
       stored(userTextEvent({ text: 'read it', timestamp: 1 }), 1),
       stored(functionCallEvent({ calls: [{ id: 'a', name: 'read' }], timestamp: 2 }), 2),

@@ -1,5 +1,6 @@
 /** `orrery/adk`: orrery's lossless compaction as a session service for ADK for TypeScript. */
-export { AdkAdapterError } from './errors.js';
+export { AdapterOptionError } from '../shared/adapter-option-error.js';
+export { AdkAdapterError } from './deprecated-error.js';
 export {
   type OrreryAdkMemoryEntry,
   OrreryAdkMemoryService,

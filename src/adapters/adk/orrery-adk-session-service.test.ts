@@ -15,7 +15,7 @@ import {
 import type { SessionService } from '../../sessions/session-service.js';
 import { SqliteSessionService } from '../../sessions/sqlite/sqlite-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
-import { AdkAdapterError } from './errors.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
 import { OrreryAdkSessionService } from './orrery-adk-session-service.js';
 import { findOrphans, StubLlm } from './test-helpers/stub-llm.js';
 
@@ -202,8 +202,8 @@ describe('OrreryAdkSessionService through ADK-JS Runner', () => {
     const error = await sessionService
       .appendEvent({ session, event: compacted })
       .catch((caught: unknown) => caught);
-    expect(AdkAdapterError.isInstance(error)).toBe(true);
-    expect((error as AdkAdapterError).field).toBe('event.isCompacted');
+    expect(AdapterOptionError.isInstance(error)).toBe(true);
+    expect((error as AdapterOptionError).field).toBe('event.isCompacted');
     expect(session.events).toEqual([]);
   });
 });

@@ -19,44 +19,22 @@ import type {
   ListSessionsResponse,
 } from '@google/adk';
 import { BaseSessionService } from '@google/adk';
-import type { Logger } from 'pino';
-import { validateEventsCompactionConfig } from '../../compaction/config.js';
-import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
-import type { CompactionTrigger, SessionKey } from '../../events/types.js';
-import { createRuntimeLogger } from '../../observability/compaction-log.js';
+import type { EventsCompactionConfig } from '../../compaction/types.js';
+import type { SessionKey } from '../../events/types.js';
 import { loadActiveView } from '../../runtime/active-view.js';
-import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
+import type { Compactor } from '../../runtime/compactor.js';
 import { SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionService } from '../../sessions/session-service.js';
-import {
-  adapterSummarizers,
-  afterTurnTriggers,
-  attemptCompaction,
-  createAdapterCompactor,
-  reportCompaction,
-} from '../shared/adapter-compaction.js';
-import { checkCompactionGiven, checkSessionService } from '../shared/adapter-options.js';
-import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
-import { changedView } from '../shared/view-change.js';
+import { type AdapterCompactionOptions, AdapterCore } from '../shared/adapter-core.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
 import { isAdkCompactedEvent, toOrreryEvent, viewToAdkEvents } from './adk-events.js';
-import { AdkAdapterError } from './errors.js';
 
-export interface OrreryAdkSessionServiceOptions {
-  /** Where sessions are stored (in memory, SQLite, PostgreSQL, your own). */
-  sessionService: SessionService;
+export interface OrreryAdkSessionServiceOptions extends AdapterCompactionOptions {
   /**
    * When and how much to compact (`createEventsCompactionConfig()` reads it from the
    * environment); `null`: never compact (every event is still stored).
    */
   compaction: EventsCompactionConfig | null;
-  /** Writes the summaries; default `compaction.summarizer`, else a `DigestSummarizer`. */
-  summarizer?: EventsSummarizer;
-  /** Tried when the summarizer fails; default a `DigestSummarizer` (`null`: none). */
-  fallbackSummarizer?: EventsSummarizer | null;
-  /** Called with each compaction attempt's report (metrics, tests). */
-  onCompaction?: (report: CompactionReport) => void;
-  /** Compaction lines and failures (masked). `false`: silent. */
-  logger?: Logger | false;
 }
 
 /** Whether the event leaves a call without its result (compacting then would split the pair). */
@@ -66,29 +44,15 @@ function waitsForResults(event: AdkEvent): boolean {
 
 export class OrreryAdkSessionService extends BaseSessionService {
   private readonly sessionService: SessionService;
-  private readonly config: EventsCompactionConfig | null;
+  /** The adapter core: the compaction after a stored turn, reported and never thrown. */
+  private readonly core: AdapterCore;
   private readonly compactor?: Compactor;
-  private readonly logger: Logger;
-  /** Compaction spans, under the host's active span. */
-  private readonly telemetry = new AdapterTelemetry();
-  private readonly onCompaction?: (report: CompactionReport) => void;
 
   constructor(options: OrreryAdkSessionServiceOptions) {
     super();
-    checkSessionService(options);
-    checkCompactionGiven(options.compaction);
+    this.core = new AdapterCore(options);
     this.sessionService = options.sessionService;
-    this.logger = createRuntimeLogger({ logger: options.logger });
-    this.onCompaction = options.onCompaction;
-    this.config =
-      options.compaction === null ? null : validateEventsCompactionConfig(options.compaction);
-    if (this.config) {
-      this.compactor = createAdapterCompactor({
-        sessionService: this.sessionService,
-        config: this.config,
-        summarizers: adapterSummarizers({ ...options, config: this.config }),
-      });
-    }
+    this.compactor = this.core.createCompactor();
   }
 
   async createSession(request: CreateSessionRequest): Promise<AdkSession> {
@@ -142,7 +106,7 @@ export class OrreryAdkSessionService extends BaseSessionService {
 
   async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
     if (request.userId === undefined) {
-      throw new AdkAdapterError({
+      throw new AdapterOptionError({
         field: 'userId',
         value: undefined,
         message: 'orrery lists the sessions of one user: pass userId',
@@ -195,7 +159,7 @@ export class OrreryAdkSessionService extends BaseSessionService {
     const { session, event } = request;
     if (event.partial) return event;
     if (isAdkCompactedEvent(event)) {
-      throw new AdkAdapterError({
+      throw new AdapterOptionError({
         field: 'event.isCompacted',
         value: true,
         message:
@@ -219,39 +183,18 @@ export class OrreryAdkSessionService extends BaseSessionService {
 
   /** orrery's token trigger, then its sliding window; on success the session becomes the view. */
   private async compact(session: AdkSession, key: SessionKey, invocationId: string): Promise<void> {
-    for (const trigger of afterTurnTriggers(this.config!)) {
-      const report = await this.compactOnce(key, trigger, invocationId);
-      // An elision rule changed the view as a summary does (docs/architecture.md#elision-the-cheap-tier).
-      if (!changedView(report)) continue;
-      const view = await loadActiveView({ sessionService: this.sessionService, ...key });
-      session.events.splice(0, session.events.length, ...viewToAdkEvents(view));
-      return;
-    }
-  }
-
-  private async compactOnce(
-    key: SessionKey,
-    trigger: CompactionTrigger,
-    invocationId: string,
-  ): Promise<CompactionReport> {
-    const report = await attemptCompaction({
-      sessionId: key.sessionId,
-      trigger,
-      attempt: async () =>
+    const load = () => loadActiveView({ sessionService: this.sessionService, ...key });
+    const changed = await this.core.compactAfterTurn({
+      key,
+      compact: async (trigger) =>
         this.compactor!.compact({
           ...key,
           trigger,
           currentInvocationId: invocationId === '' ? undefined : invocationId,
-          stored: await loadActiveView({ sessionService: this.sessionService, ...key }),
+          stored: await load(),
         }),
     });
-    await reportCompaction({
-      report,
-      key,
-      logger: this.logger,
-      telemetry: this.telemetry,
-      onCompaction: this.onCompaction,
-    });
-    return report;
+    // An elision rule changed the view as a summary does (docs/architecture.md#elision-the-cheap-tier).
+    if (changed) session.events.splice(0, session.events.length, ...viewToAdkEvents(await load()));
   }
 }

@@ -3,7 +3,7 @@
  * optional `userId`). A call without a conversation id is not orrery's: it passes untouched.
  */
 import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
-import { AiSdkAdapterError } from './errors.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
 
 /** The `providerOptions` namespace the adapter reads (and removes before the provider sees it). */
 export const PROVIDER_OPTIONS_KEY = 'orrery';
@@ -16,7 +16,7 @@ export interface ConversationRef {
 function readId(value: unknown, field: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new AiSdkAdapterError({
+    throw new AdapterOptionError({
       field,
       value,
       message: `expected a non-empty string, got ${JSON.stringify(value)}`,

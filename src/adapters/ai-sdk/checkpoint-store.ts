@@ -30,8 +30,8 @@ import type {
   SessionSummary,
   StoredView,
 } from '../../sessions/session-service.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
 import { AI_SDK_METADATA_KEY } from '../shared/conversation-log.js';
-import { AiSdkAdapterError } from './errors.js';
 
 /** Where a checkpoint record keeps its compaction. */
 export const AI_SDK_CHECKPOINT_KEY = 'orrery:aiSdkCheckpoint';
@@ -136,7 +136,7 @@ export async function saveCheckpoint(options: {
 }
 
 function unsupported(operation: string): never {
-  throw new AiSdkAdapterError({
+  throw new AdapterOptionError({
     field: 'mode',
     value: 'checkpoints',
     message: `${operation} is not available on the app's messages (they are not stored by orrery)`,

@@ -2,7 +2,7 @@ import { generateText, type ModelMessage, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
-import { AiSdkAdapterError } from './errors.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
 import { compactionMiddleware } from './middleware.js';
 import { CountingSessionService } from './test-helpers/counting-session-service.js';
 import { scriptedProvider } from './test-helpers/scripted-provider.js';
@@ -60,7 +60,7 @@ describe('compactionMiddleware across processes', () => {
       () => undefined,
       (caught: unknown) => caught,
     );
-    expect(AiSdkAdapterError.isInstance(error)).toBe(true);
+    expect(AdapterOptionError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ field: 'providerOptions.orrery.conversationId', value: 42 });
   });
 });

@@ -3,6 +3,7 @@
  * `generateText`, `streamText` and `ToolLoopAgent` send the orrery view (summary + tail) instead
  * of the whole history while the session keeps everything. A call is orrery's when it names a
  * conversation in `providerOptions.orrery.conversationId`; any other call passes untouched.
+ * Each call is one step of the adapter core (`ConversationCore`).
  */
 import type {
   LanguageModelV3,
@@ -11,13 +12,17 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3StreamResult,
 } from '@ai-sdk/provider';
+import type { Content, SessionKey } from '../../events/types.js';
+import type { PrepareStepOptions } from '../shared/conversation-core.js';
 import type { Release } from '../shared/conversation-lock.js';
 import { conversationOf, withoutOrreryOptions } from './call-options.js';
 import {
   type AiSdkCompactionOptions,
-  ConversationCompaction,
-  type PreparedCall,
+  type AiSdkConversation,
+  type AiSdkStep,
+  createAiSdkConversation,
 } from './conversation-compaction.js';
+import type { ConversationMessage } from './message-content.js';
 import { promptFor, splitPrompt } from './prompt.js';
 import { StreamRecorder } from './stream-recorder.js';
 
@@ -27,42 +32,32 @@ export type CompactionMiddlewareOptions = AiSdkCompactionOptions;
 export function compactionMiddleware(
   options: CompactionMiddlewareOptions,
 ): LanguageModelV3Middleware {
-  const compaction = new ConversationCompaction(options);
+  const conversations = createAiSdkConversation(options);
   return {
     specificationVersion: 'v3',
     wrapGenerate: async ({ doGenerate, params, model }) => {
       const conversation = conversationOf(params.providerOptions);
       if (!conversation) return doGenerate();
-      const key = compaction.key(conversation);
-      const signal = params.abortSignal;
-      const release = await compaction.acquire({ key, signal });
-      try {
-        const { call, send } = await prepare({ compaction, params, model, key });
-        const result = await compaction.send({
-          call,
-          signal,
-          send: (contents) => model.doGenerate(send(contents)),
-        });
-        await compaction.record({ call, content: result.content, usage: result.usage, signal });
-        return result;
-      } finally {
-        await release();
-      }
+      const request = stepRequest(params, model, conversations.key(conversation));
+      return conversations.run({
+        ...request.step,
+        send: (contents) => model.doGenerate(request.params(contents)),
+      });
     },
     wrapStream: async ({ doStream, params, model }) => {
       const conversation = conversationOf(params.providerOptions);
       if (!conversation) return doStream();
-      const key = compaction.key(conversation);
-      const signal = params.abortSignal;
-      const release = await compaction.acquire({ key, signal });
+      const request = stepRequest(params, model, conversations.key(conversation));
+      const { key, signal } = request.step;
+      const release = await conversations.acquire({ key, signal });
       try {
-        const { call, send } = await prepare({ compaction, params, model, key });
-        const result = await compaction.send({
-          call,
+        const step = await conversations.prepare(request.step);
+        const result = await conversations.send({
+          step,
           signal,
-          send: (contents) => model.doStream(send(contents)),
+          send: (contents) => model.doStream(request.params(contents)),
         });
-        return recordStream({ compaction, call, result, release, signal });
+        return recordStream({ conversations, step, result, release, signal });
       } catch (error) {
         await release();
         throw error;
@@ -71,33 +66,33 @@ export function compactionMiddleware(
   };
 }
 
-async function prepare(options: {
-  compaction: ConversationCompaction;
-  params: LanguageModelV3CallOptions;
-  model: LanguageModelV3;
-  key: PreparedCall['key'];
-}): Promise<{
-  call: PreparedCall;
-  send: (contents: PreparedCall['contents']) => LanguageModelV3CallOptions;
-}> {
-  const { compaction, params, model, key } = options;
+/** The step a call asks for, and the call's options for a view (`undefined`: its own prompt). */
+function stepRequest(
+  params: LanguageModelV3CallOptions,
+  model: LanguageModelV3,
+  key: SessionKey,
+): {
+  step: PrepareStepOptions<ConversationMessage>;
+  params: (contents: Content[] | undefined) => LanguageModelV3CallOptions;
+} {
   const { system, messages, systemInstruction } = splitPrompt(params.prompt);
-  const call = await compaction.prepare({
-    key,
-    messages,
-    systemInstruction,
-    tools: params.tools,
-    model,
-    signal: params.abortSignal,
-  });
   const { providerOptions: _providerOptions, ...rest } = params;
   const providerOptions = withoutOrreryOptions(params.providerOptions);
-  const send = (contents: PreparedCall['contents']): LanguageModelV3CallOptions => ({
-    ...rest,
-    ...(providerOptions ? { providerOptions } : {}),
-    prompt: promptFor({ original: params.prompt, system, contents, provider: model.provider }),
-  });
-  return { call, send };
+  return {
+    step: {
+      key,
+      messages,
+      systemInstruction,
+      tools: params.tools,
+      model: { modelId: `${model.provider}:${model.modelId}`, name: model.modelId },
+      signal: params.abortSignal,
+    },
+    params: (contents) => ({
+      ...rest,
+      ...(providerOptions ? { providerOptions } : {}),
+      prompt: promptFor({ original: params.prompt, system, contents, provider: model.provider }),
+    }),
+  };
 }
 
 /**
@@ -106,13 +101,13 @@ async function prepare(options: {
  * cancelled or failed stream stores nothing (the next call logs what the app kept).
  */
 function recordStream(options: {
-  compaction: ConversationCompaction;
-  call: PreparedCall;
+  conversations: AiSdkConversation;
+  step: AiSdkStep;
   result: LanguageModelV3StreamResult;
   release: Release;
   signal?: AbortSignal;
 }): LanguageModelV3StreamResult {
-  const { compaction, call, result, release, signal } = options;
+  const { conversations, step, result, release, signal } = options;
   const recorder = new StreamRecorder();
   const reader = result.stream.getReader();
   let finished = false;
@@ -122,7 +117,7 @@ function recordStream(options: {
     try {
       const recorded = recorder.result();
       if (complete && !recorded.failed) {
-        await compaction.record({ call, content: recorded.content, usage: recorded.usage, signal });
+        await conversations.record({ step, answer: recorded, signal });
       }
     } finally {
       await release();

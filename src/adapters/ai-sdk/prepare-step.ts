@@ -9,13 +9,10 @@ import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { LanguageModel, ModelMessage, PrepareStepFunction, ToolSet } from 'ai';
 import type { UsageMetadata } from '../../events/types.js';
 import { signatureFamilyOf, toAiSdkPrompt } from '../../models/to-ai-sdk-prompt.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
+import type { StepModel } from '../shared/conversation-core.js';
 import { type ConversationRef, conversationOf } from './call-options.js';
-import {
-  type AiSdkCompactionOptions,
-  ConversationCompaction,
-  type ModelInfo,
-} from './conversation-compaction.js';
-import { AiSdkAdapterError } from './errors.js';
+import { type AiSdkCompactionOptions, createAiSdkConversation } from './conversation-compaction.js';
 import type { ConversationMessage } from './message-content.js';
 
 export interface CompactionPrepareStepOptions extends AiSdkCompactionOptions {
@@ -29,13 +26,17 @@ export interface CompactionPrepareStepOptions extends AiSdkCompactionOptions {
     | ((context: unknown) => ConversationRef | string | undefined);
 }
 
-function modelInfo(model: LanguageModel): ModelInfo {
-  if (typeof model !== 'string') return { provider: model.provider, modelId: model.modelId };
+/** The model's provider and, for the guard, its id and name. */
+function modelInfo(model: LanguageModel): { provider: string; model: StepModel } {
+  const [provider, name] = providerAndName(model);
+  return { provider, model: { modelId: `${provider}:${name}`, name } };
+}
+
+function providerAndName(model: LanguageModel): [string, string] {
+  if (typeof model !== 'string') return [model.provider, model.modelId];
   // A gateway id such as `openai/gpt-5`.
   const slash = model.indexOf('/');
-  return slash < 0
-    ? { provider: 'gateway', modelId: model }
-    : { provider: model.slice(0, slash), modelId: model.slice(slash + 1) };
+  return slash < 0 ? ['gateway', model] : [model.slice(0, slash), model.slice(slash + 1)];
 }
 
 function usageMetadataOf(
@@ -57,7 +58,7 @@ function resolveConversation(
   const value = typeof option === 'function' ? option(context) : option;
   if (typeof value === 'string') {
     if (value.trim() === '') {
-      throw new AiSdkAdapterError({
+      throw new AdapterOptionError({
         field: 'conversation',
         value,
         message: 'expected a non-empty conversation id',
@@ -82,7 +83,7 @@ function resolveConversation(
 function stringOrNull(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') {
-    throw new AiSdkAdapterError({
+    throw new AdapterOptionError({
       field: 'experimental_context.orrery',
       value,
       message: 'conversationId and userId must be strings',
@@ -95,11 +96,11 @@ function stringOrNull(value: unknown): string | null {
 export function createCompactionPrepareStep<TOOLS extends ToolSet = ToolSet>(
   options: CompactionPrepareStepOptions,
 ): PrepareStepFunction<TOOLS> {
-  const compaction = new ConversationCompaction(options);
+  const conversations = createAiSdkConversation(options);
   return async ({ messages, model, steps, experimental_context: context }) => {
     const conversation = resolveConversation(options.conversation, context);
     if (!conversation) return {};
-    const key = compaction.key(conversation);
+    const key = conversations.key(conversation);
     const system = messages.filter((message) => message.role === 'system');
     const rest = messages.filter(
       (message): message is Exclude<ModelMessage, { role: 'system' }> => message.role !== 'system',
@@ -107,21 +108,22 @@ export function createCompactionPrepareStep<TOOLS extends ToolSet = ToolSet>(
     // The previous step's answer is the last assistant message: its usage anchors the estimate.
     const answerIndex = rest.findLastIndex((message) => message.role === 'assistant');
     const usageMetadata = usageMetadataOf(steps.at(-1)?.usage);
-    const release = await compaction.acquire({ key });
+    const info = modelInfo(model);
+    const release = await conversations.acquire({ key });
     try {
-      const call = await compaction.prepare({
+      const step = await conversations.prepare({
         key,
         messages: rest satisfies readonly ConversationMessage[],
         systemInstruction: system.map((message) => message.content).join('\n\n'),
-        model: modelInfo(model),
+        model: info.model,
         ...(usageMetadata && answerIndex >= 0
           ? { usage: { index: answerIndex, usageMetadata } }
           : {}),
       });
-      if (call.contents === undefined) return {};
-      const info = modelInfo(model);
+      const contents = conversations.viewOf(step);
+      if (contents === undefined) return {};
       const view: LanguageModelV3Prompt = toAiSdkPrompt({
-        contents: call.contents,
+        contents,
         signatureFamily: signatureFamilyOf(info.provider),
       });
       return { messages: [...system, ...view] };

@@ -10,8 +10,8 @@ import type { CompactionReport } from '../../runtime/compactor.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
 import { orreryCompactionMiddleware } from './compaction-middleware.js';
-import { LangChainAdapterError } from './errors.js';
 import { findOrphans, ScriptedChatModel } from './test-helpers/scripted-chat-model.js';
 
 async function allEvents(service: SessionService, sessionId: string): Promise<Event[]> {
@@ -144,7 +144,7 @@ describe('orreryCompactionMiddleware in a LangChain agent', () => {
     await expect(agent.invoke({ messages: [new HumanMessage('No thread.')] })).rejects.toSatisfy(
       (error) =>
         error instanceof Error &&
-        LangChainAdapterError.isInstance(error.cause) &&
+        AdapterOptionError.isInstance(error.cause) &&
         error.cause.field === 'config.configurable.thread_id',
     );
   });

@@ -8,7 +8,7 @@ import type { CompactionReport } from '../../runtime/compactor.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
-import { OpenAIAgentsAdapterError } from './errors.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
 import { OrreryAgentsSession } from './orrery-agents-session.js';
 import { OPENAI_AGENTS_METADATA_KEY } from './session-view.js';
 import { findOrphans, ScriptedAgentsModel } from './test-helpers/scripted-agents-model.js';
@@ -260,7 +260,7 @@ describe('OrreryAgentsSession items', () => {
     const sessionService = new InMemorySessionService();
     const session = new OrreryAgentsSession({ sessionService, compaction: null });
     await expect(session.getItems(1.5)).rejects.toSatisfy(
-      (error) => OpenAIAgentsAdapterError.isInstance(error) && error.field === 'limit',
+      (error) => AdapterOptionError.isInstance(error) && error.field === 'limit',
     );
     const bad = [
       { role: 'user', content: 'fine' },
@@ -271,7 +271,7 @@ describe('OrreryAgentsSession items', () => {
         InvalidEventError.isInstance(error) && error.path.startsWith('items[1].content[0].when'),
     );
     await expect(session.addItems([null as unknown as AgentInputItem])).rejects.toSatisfy(
-      (error) => OpenAIAgentsAdapterError.isInstance(error) && error.field === 'items[0]',
+      (error) => AdapterOptionError.isInstance(error) && error.field === 'items[0]',
     );
     expect(await session.getItems()).toEqual([]);
   });

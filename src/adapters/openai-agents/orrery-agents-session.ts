@@ -12,28 +12,17 @@ import type {
   OpenAIResponsesCompactionAwareSession,
   OpenAIResponsesCompactionResult,
 } from '@openai/agents';
-import type { Logger } from 'pino';
-import { validateEventsCompactionConfig } from '../../compaction/config.js';
-import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
+import type { EventsCompactionConfig } from '../../compaction/types.js';
 import { newId } from '../../events/event-helpers.js';
 import { assertJsonValue } from '../../events/json-value.js';
-import type { CompactionTrigger, NewEvent, SessionKey } from '../../events/types.js';
-import { createRuntimeLogger } from '../../observability/compaction-log.js';
+import type { NewEvent, SessionKey } from '../../events/types.js';
 import { loadActiveView } from '../../runtime/active-view.js';
 import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
 import { SessionAlreadyExistsError, SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionService } from '../../sessions/session-service.js';
-import {
-  adapterSummarizers,
-  afterTurnTriggers,
-  attemptCompaction,
-  createAdapterCompactor,
-  reportCompaction,
-} from '../shared/adapter-compaction.js';
-import { checkCompactionGiven, checkName, checkSessionService } from '../shared/adapter-options.js';
-import { AdapterTelemetry } from '../shared/adapter-telemetry.js';
-import { changedView } from '../shared/view-change.js';
-import { OpenAIAgentsAdapterError } from './errors.js';
+import { type AdapterCompactionOptions, AdapterCore } from '../shared/adapter-core.js';
+import { AdapterOptionError } from '../shared/adapter-option-error.js';
+import { checkName } from '../shared/adapter-options.js';
 import { type ItemRecord, isResultItem, itemToContent } from './item-content.js';
 import {
   buildSessionView,
@@ -45,9 +34,7 @@ import {
   tombstoneEvent,
 } from './session-view.js';
 
-export interface OrreryAgentsSessionOptions {
-  /** Where the session is stored (in memory, SQLite, PostgreSQL, your own). */
-  sessionService: SessionService;
+export interface OrreryAgentsSessionOptions extends AdapterCompactionOptions {
   /** The orrery session id (generated when omitted; `getSessionId()` returns it). */
   sessionId?: string;
   /** The session's app (default `openai-agents`). */
@@ -59,16 +46,8 @@ export interface OrreryAgentsSessionOptions {
    * environment); `null`: never compact (the session still stores everything).
    */
   compaction: EventsCompactionConfig | null;
-  /** Writes the summaries; default `compaction.summarizer`, else a `DigestSummarizer`. */
-  summarizer?: EventsSummarizer;
-  /** Tried when the summarizer fails; default a `DigestSummarizer` (`null`: none). */
-  fallbackSummarizer?: EventsSummarizer | null;
   /** Author of the assistant's stored events (default `assistant`). */
   agentName?: string;
-  /** Called with each compaction attempt's report (metrics, tests). */
-  onCompaction?: (report: CompactionReport) => void;
-  /** Compaction lines and failures (masked). `false`: silent. */
-  logger?: Logger | false;
 }
 
 const DEFAULT_APP_NAME = 'openai-agents';
@@ -97,12 +76,9 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
   readonly key: SessionKey;
   private readonly sessionService: SessionService;
   private readonly agentName: string;
-  private readonly config: EventsCompactionConfig | null;
+  /** The adapter core: the compaction after a turn, reported and never thrown. */
+  private readonly core: AdapterCore;
   private readonly compactor?: Compactor;
-  private readonly logger: Logger;
-  /** Compaction spans, under the host's active span. */
-  private readonly telemetry = new AdapterTelemetry();
-  private readonly onCompaction?: (report: CompactionReport) => void;
   /** One operation at a time on this object, so a turn's items keep their invocation. */
   private queue: Promise<unknown> = Promise.resolve();
   /** Whether the session is known to exist in the store. */
@@ -111,12 +87,11 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
   private invocationId?: string;
 
   constructor(options: OrreryAgentsSessionOptions) {
-    checkSessionService(options);
+    this.core = new AdapterCore(options);
     checkName('sessionId', options.sessionId);
     checkName('appName', options.appName);
     checkName('userId', options.userId);
     checkName('agentName', options.agentName);
-    checkCompactionGiven(options.compaction);
     this.sessionService = options.sessionService;
     this.key = {
       appName: options.appName ?? DEFAULT_APP_NAME,
@@ -124,22 +99,14 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
       sessionId: options.sessionId ?? crypto.randomUUID(),
     };
     this.agentName = options.agentName ?? DEFAULT_AGENT_NAME;
-    this.logger = createRuntimeLogger({ logger: options.logger });
-    this.onCompaction = options.onCompaction;
-    this.config =
-      options.compaction === null ? null : validateEventsCompactionConfig(options.compaction);
-    if (this.config) {
-      this.compactor = createAdapterCompactor({
-        sessionService: this.sessionService,
-        // The sliding window re-reads no overlap: raw events before the checkpoint may hold
-        // popped items, which must not come back through a summary.
-        config: {
-          ...this.config,
-          ...(this.config.overlapSize === undefined ? {} : { overlapSize: 0 }),
-        },
-        summarizers: adapterSummarizers({ ...options, config: this.config }),
-      });
-    }
+    this.compactor = this.core.createCompactor({
+      // The sliding window re-reads no overlap: raw events before the checkpoint may hold
+      // popped items, which must not come back through a summary.
+      adjust: (config) => ({
+        ...config,
+        ...(config.overlapSize === undefined ? {} : { overlapSize: 0 }),
+      }),
+    });
   }
 
   async getSessionId(): Promise<string> {
@@ -152,7 +119,7 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
   /** The view: the summary (a user message) first, then the tail; the newest `limit` of it. */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit))) {
-      throw new OpenAIAgentsAdapterError({
+      throw new AdapterOptionError({
         field: 'limit',
         value: limit,
         message: 'expected a whole number of items (or none for all)',
@@ -173,7 +140,7 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
    */
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (!Array.isArray(items)) {
-      throw new OpenAIAgentsAdapterError({
+      throw new AdapterOptionError({
         field: 'items',
         value: typeof items,
         message: 'expected an array of items',
@@ -181,7 +148,7 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
     }
     items.forEach((item, index) => {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-        throw new OpenAIAgentsAdapterError({
+        throw new AdapterOptionError({
           field: `items[${index}]`,
           value: item === null ? null : typeof item,
           message: 'expected an item object',
@@ -249,40 +216,23 @@ export class OrreryAgentsSession implements OpenAIResponsesCompactionAwareSessio
   async runCompaction(
     args?: OpenAIResponsesCompactionArgs,
   ): Promise<OpenAIResponsesCompactionResult | null> {
-    const config = this.config;
-    if (!config) return null;
-    const triggers: CompactionTrigger[] = args?.force ? ['manual'] : afterTurnTriggers(config);
+    const compactor = this.compactor;
+    if (!compactor) return null;
     return this.serialized(async () => {
-      for (const trigger of triggers) {
-        const report = await this.compactOnce(trigger);
-        // An elision rule changed the view as a summary does: the later trigger waits.
-        if (changedView(report)) return requestUsage(report);
-      }
-      return null;
+      const changed = await this.core.compactAfterTurn({
+        key: this.key,
+        ...(args?.force ? { triggers: ['manual' as const] } : {}),
+        compact: async (trigger) =>
+          compactor.compact({
+            ...this.key,
+            trigger,
+            force: trigger === 'manual',
+            agentName: this.agentName,
+            stored: (await this.readView()).stored,
+          }),
+      });
+      return changed ? requestUsage(changed) : null;
     });
-  }
-
-  private async compactOnce(trigger: CompactionTrigger): Promise<CompactionReport> {
-    const report = await attemptCompaction({
-      sessionId: this.key.sessionId,
-      trigger,
-      attempt: async () =>
-        this.compactor!.compact({
-          ...this.key,
-          trigger,
-          force: trigger === 'manual',
-          agentName: this.agentName,
-          stored: (await this.readView()).stored,
-        }),
-    });
-    await reportCompaction({
-      report,
-      key: this.key,
-      logger: this.logger,
-      telemetry: this.telemetry,
-      onCompaction: this.onCompaction,
-    });
-    return report;
   }
 
   private itemEvent(item: ItemRecord, invocationId: string, batch?: ItemBatch): NewEvent {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ELISION_PLACEHOLDER_PREFIX } from '../../compaction/elision.js';
 import type { Event } from '../../events/types.js';
+import { elisionRuleEvent } from '../shared/test-helpers/elision-rule.js';
 import { itemToContent } from './item-content.js';
 import { buildSessionView, OPENAI_AGENTS_METADATA_KEY, tombstoneEvent } from './session-view.js';
 
@@ -79,22 +80,7 @@ describe('buildSessionView', () => {
 describe('buildSessionView with an elision rule', () => {
   it('shows an elided tool output as its placeholder, and keeps the rule for compaction', () => {
     const whole = 'y'.repeat(5000);
-    const rule: Event = {
-      id: 'rule',
-      invocationId: 'inv-rule',
-      author: 'user',
-      timestamp: 4,
-      seq: 4,
-      actions: {
-        elision: {
-          throughSeq: 3,
-          minOutputBytes: 100,
-          trigger: 'token_threshold',
-          tokensBefore: 2000,
-          tokensAfter: 100,
-        },
-      },
-    };
+    const rule = elisionRuleEvent({ seq: 4, throughSeq: 3 });
     const tail: Event[] = [
       itemEvent(1, { role: 'user', content: 'hi' }),
       itemEvent(2, call),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidConfigError } from '../../compaction/errors.js';
 import type { EventsSummarizer } from '../../compaction/types.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import { adapterSummarizers, afterTurnTriggers, attemptCompaction } from './adapter-compaction.js';
+import { AdapterOptionError } from './adapter-option-error.js';
 import { checkCompactionGiven, checkName, checkSessionService } from './adapter-options.js';
 
 const own: EventsSummarizer = { name: 'own', summarize: async () => null };
@@ -56,7 +56,7 @@ describe('adapter compaction setup', () => {
   });
 
   it('names the bad option', () => {
-    expect(() => checkName('userId', '')).toThrow(InvalidConfigError);
+    expect(() => checkName('userId', '')).toThrow(AdapterOptionError);
     expect(() => checkName('userId', undefined)).not.toThrow();
     expect(() => checkSessionService({ sessionService: {} })).toThrow(/sessionService/);
     expect(() => checkCompactionGiven(undefined)).toThrow(/compaction/);

@@ -4,8 +4,10 @@
  * log's cursor notes the append; the view handed to the framework is rebuilt).
  */
 import { ELIDED_RESPONSE_KEY, ELISION_PLACEHOLDER_PREFIX } from '../../compaction/elision.js';
+import type { ActiveView } from '../../compaction/view.js';
 import type { Event } from '../../events/types.js';
 import type { CompactionReport } from '../../runtime/compactor.js';
+import { AI_SDK_METADATA_KEY } from './conversation-log.js';
 
 /** The attempt changed the view: a summary (`compacted`) or an elision rule (`elided`). */
 export { changedView } from '../../runtime/compactor.js';
@@ -23,4 +25,17 @@ export function showsElision(event: Event): boolean {
     const elided = part.functionResponse?.response[ELIDED_RESPONSE_KEY];
     return typeof elided === 'string' && elided.startsWith(ELISION_PLACEHOLDER_PREFIX);
   });
+}
+
+/**
+ * The view holds exactly the logged messages, `messageCount` of them: no summary, elision,
+ * repair or cut (then a framework sends its own request unchanged).
+ */
+export function viewIsLoggedMessages(view: ActiveView, messageCount: number): boolean {
+  if (view.checkpoint || view.warnings.length > 0 || view.events.length !== messageCount) {
+    return false;
+  }
+  return view.events.every(
+    (event) => event.customMetadata?.[AI_SDK_METADATA_KEY] !== undefined && !showsElision(event),
+  );
 }

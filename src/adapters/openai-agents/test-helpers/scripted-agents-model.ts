@@ -40,10 +40,11 @@ export function findOrphans(input: AgentInputItem[], request = 0): OrphanProblem
       outputs.add(callId);
     }
   }
-  for (const callId of calls) {
-    if (!outputs.has(callId)) problems.push({ request, callId, kind: 'call_without_output' });
-  }
-  return problems;
+  const unanswered = [...calls].filter((callId) => !outputs.has(callId));
+  return [
+    ...problems,
+    ...unanswered.map((callId) => ({ request, callId, kind: 'call_without_output' as const })),
+  ];
 }
 
 export class ScriptedAgentsModel implements Model {
