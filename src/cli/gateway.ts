@@ -3,7 +3,7 @@
  * tokens, body limit, shutdown, log level: the same flags and `ORRERY_SERVE_*` variables), the
  * compaction settings of the environment (`ORRERY_COMPACTION_*`; the summarizer is
  * `ORRERY_COMPACTION_MODEL`'s, else the digest), and the upstream from
- * `ORRERY_GATEWAY_OPENAI_BASE_URL`. SIGTERM or SIGINT: requests in flight finish (until
+ * `ORRERY_GATEWAY_OPENAI_BASE_URL`, `..._ANTHROPIC_BASE_URL`, `..._GEMINI_BASE_URL`. SIGTERM or SIGINT: requests in flight finish (until
  * --shutdown-timeout), the store is closed, exit 0.
  */
 import type { Command } from 'commander';
@@ -14,6 +14,7 @@ import {
   DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_GATEWAY_APP,
   DEFAULT_GATEWAY_MAX_BODY_BYTES,
+  DEFAULT_GEMINI_BASE_URL,
   DEFAULT_OPENAI_BASE_URL,
 } from '../gateway/create-gateway.js';
 import { createDefaultSummarizer } from '../runtime/default-summarizer.js';
@@ -33,6 +34,7 @@ import { openStore, redact, resolveDb } from './store.js';
 export const GATEWAY_ENV = {
   openAiBaseUrl: 'ORRERY_GATEWAY_OPENAI_BASE_URL',
   anthropicBaseUrl: 'ORRERY_GATEWAY_ANTHROPIC_BASE_URL',
+  geminiBaseUrl: 'ORRERY_GATEWAY_GEMINI_BASE_URL',
 } as const;
 /** Beside `serve`'s 8000 and `inspect`'s 8010, so all can run. */
 export const DEFAULT_GATEWAY_PORT = 8020;
@@ -70,7 +72,7 @@ export function registerGateway(program: Command, io: CliIo): void {
   const command = program
     .command('gateway')
     .description(
-      'a compaction gateway: OpenAI Chat Completions at /openai/v1/chat/completions, Anthropic Messages at /anthropic/v1/messages, every message stored, the history compacted before it is forwarded',
+      'a compaction gateway: OpenAI Chat Completions at /openai/v1/chat/completions, Anthropic Messages at /anthropic/v1/messages, Gemini at /gemini/v1beta/models/{model}:generateContent, every message stored, the history compacted before it is forwarded',
     )
     .option(
       '--port <port>',
@@ -97,7 +99,8 @@ export function registerGateway(program: Command, io: CliIo): void {
       'after',
       `
 Upstreams: ${GATEWAY_ENV.openAiBaseUrl} (default ${DEFAULT_OPENAI_BASE_URL}),
-  ${GATEWAY_ENV.anthropicBaseUrl} (default ${DEFAULT_ANTHROPIC_BASE_URL}).
+  ${GATEWAY_ENV.anthropicBaseUrl} (default ${DEFAULT_ANTHROPIC_BASE_URL}),
+  ${GATEWAY_ENV.geminiBaseUrl} (default ${DEFAULT_GEMINI_BASE_URL}).
 Compaction: the ORRERY_COMPACTION_* variables (threshold, byte ceiling, model of the summaries).
 
 Examples:
@@ -116,9 +119,11 @@ Examples:
         flags.maxBodyBytes !== undefined || env[SERVE_ENV.maxBodyBytes] !== undefined;
       let openAiBaseUrl: string;
       let anthropicBaseUrl: string;
+      let geminiBaseUrl: string;
       try {
         openAiBaseUrl = baseUrlOf(env, GATEWAY_ENV.openAiBaseUrl, DEFAULT_OPENAI_BASE_URL);
         anthropicBaseUrl = baseUrlOf(env, GATEWAY_ENV.anthropicBaseUrl, DEFAULT_ANTHROPIC_BASE_URL);
+        geminiBaseUrl = baseUrlOf(env, GATEWAY_ENV.geminiBaseUrl, DEFAULT_GEMINI_BASE_URL);
       } catch (error) {
         throw asUsageError(error);
       }
@@ -135,6 +140,7 @@ Examples:
           appName: flags.app,
           openAiBaseUrl,
           anthropicBaseUrl,
+          geminiBaseUrl,
           auth: { grants: config.grants },
           logger,
           maxBodyBytes: bodyLimitGiven ? config.maxBodyBytes : DEFAULT_GATEWAY_MAX_BODY_BYTES,
@@ -149,7 +155,7 @@ Examples:
           ? `compaction at ${compaction.tokenThreshold ?? 'no'} tokens`
           : 'compaction off';
         io.stderr(
-          `orrery gateway: ${listening.url}/openai/v1 -> ${openAiBaseUrl}, ${listening.url}/anthropic -> ${anthropicBaseUrl}; store ${redact(db)}, app '${flags.app}'; ${compacting}; ${access}\n`,
+          `orrery gateway: ${listening.url}/openai/v1 -> ${openAiBaseUrl}, ${listening.url}/anthropic -> ${anthropicBaseUrl}, ${listening.url}/gemini -> ${geminiBaseUrl}; store ${redact(db)}, app '${flags.app}'; ${compacting}; ${access}\n`,
         );
         await serveUntilInterrupted({
           io,

@@ -27,14 +27,15 @@ import { anthropicMessagesDialect } from './anthropic-messages-dialect.js';
 import type { Dialect } from './dialect.js';
 import { GatewayConversations } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
+import { GEMINI_PATH_PREFIX, geminiDialect } from './gemini-dialect.js';
 import { openAiChatDialect } from './openai-chat-dialect.js';
-import { openAiError } from './openai-errors.js';
 import { registerProviderRoute } from './provider-route.js';
 import { TOKEN_HEADER } from './request-identity.js';
 import { createUpstreamMetrics } from './upstream-metrics.js';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+export const DEFAULT_GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
 export const DEFAULT_GATEWAY_APP = 'gateway';
 /** Whole histories arrive on every request: a larger default than `serve`'s. */
 export const DEFAULT_GATEWAY_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -51,6 +52,11 @@ export interface CreateGatewayOptions {
   openAiBaseUrl?: string;
   /** Upstream base URL of Anthropic's API (default `https://api.anthropic.com`; `/v1/messages` is appended). */
   anthropicBaseUrl?: string;
+  /**
+   * Upstream base URL of the Gemini API (default `https://generativelanguage.googleapis.com`;
+   * `/v1beta/models/{model}:generateContent` is appended).
+   */
+  geminiBaseUrl?: string;
   /** How the gateway calls upstream (default the global `fetch`; tests inject their own). */
   fetch?: typeof fetch;
   /** Gateway tokens and their users. Default: none (every request allowed, loopback only). */
@@ -72,7 +78,9 @@ export interface OrreryGateway {
 
 /** The dialect whose error shape a path's client reads (OpenAI's for any other path). */
 function dialectOf(path: string): Dialect {
-  return path.startsWith('/anthropic/') ? anthropicMessagesDialect : openAiChatDialect;
+  if (path.startsWith('/anthropic/')) return anthropicMessagesDialect;
+  if (path.startsWith(GEMINI_PATH_PREFIX)) return geminiDialect;
+  return openAiChatDialect;
 }
 
 export function createGateway(options: CreateGatewayOptions): OrreryGateway {
@@ -101,6 +109,7 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
       baseUrls: {
         openai: (options.openAiBaseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, ''),
         anthropic: (options.anthropicBaseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, ''),
+        gemini: (options.geminiBaseUrl ?? DEFAULT_GEMINI_BASE_URL).replace(/\/+$/, ''),
       },
       fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     },
@@ -166,11 +175,12 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
   });
   registerProviderRoute(app, deps, openAiChatDialect);
   registerProviderRoute(app, deps, anthropicMessagesDialect);
-  app.notFound(() =>
-    openAiError({
+  registerProviderRoute(app, deps, geminiDialect);
+  app.notFound((context) =>
+    dialectOf(context.req.path).error({
       status: 404,
       message:
-        'no such route on the orrery gateway (served: POST /openai/v1/chat/completions, POST /anthropic/v1/messages)',
+        'no such route on the orrery gateway (served: POST /openai/v1/chat/completions, POST /anthropic/v1/messages, POST /gemini/v1beta/models/{model}:generateContent and :streamGenerateContent)',
       type: 'invalid_request_error',
       param: null,
       code: 'unknown_url',

@@ -13,7 +13,7 @@ import { isRecord } from '../importers/json-input.js';
 import { looksLikeContextOverflow } from '../models/classify-error.js';
 import { ContextOverflowError, MessageTooLargeError } from '../runtime/errors.js';
 import type { ServerEnv } from '../server/server-env.js';
-import type { Dialect, StoredAnswer } from './dialect.js';
+import type { Dialect, DialectConversation, StoredAnswer, StreamAssembler } from './dialect.js';
 import { GatewayRequestError } from './errors.js';
 import type { PreparedTurn } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
@@ -30,10 +30,16 @@ export function registerProviderRoute(
     try {
       const body = await readBody(context);
       const conversation = dialect.conversation(body);
-      if (typeof body.model !== 'string' || body.model === '') {
+      const target = dialect.target({
+        body,
+        params: context.req.param(),
+        baseUrl: deps.upstream.baseUrls[dialect.provider] ?? '',
+      });
+      const model = target.model;
+      if (typeof model !== 'string' || model === '') {
         throw new GatewayRequestError({
           field: 'model',
-          value: body.model,
+          value: model,
           message: 'expected a model name',
         });
       }
@@ -51,7 +57,7 @@ export function registerProviderRoute(
       turn = await deps.conversations.prepare({
         key,
         contents: conversation.contents,
-        model: body.model,
+        model,
         instruction: conversation.instruction,
         tools: conversation.tools,
         signal: tracked.signal,
@@ -61,15 +67,12 @@ export function registerProviderRoute(
         const forwarded = JSON.stringify(
           view ? dialect.forwardBody({ body, conversation, view }) : body,
         );
-        const response = await deps.upstream.fetch(
-          dialect.upstreamUrl(deps.upstream.baseUrls[dialect.provider] ?? ''),
-          {
-            method: 'POST',
-            headers: forwardedHeaders(context, dialect),
-            body: forwarded,
-            signal: tracked.signal,
-          },
-        );
+        const response = await deps.upstream.fetch(target.upstreamUrl, {
+          method: 'POST',
+          headers: forwardedHeaders(context, dialect),
+          body: forwarded,
+          signal: tracked.signal,
+        });
         deps.upstreamMetrics.observe({
           provider: dialect.provider,
           status: response.status,
@@ -97,11 +100,12 @@ export function registerProviderRoute(
         tracked.finish();
         return new Response(text, { status: upstream.status, headers });
       }
-      if (body.stream === true) {
-        return streamed({ upstream, headers, turn, finish: tracked.finish, context, dialect });
+      if (target.stream) {
+        const assembler = dialect.assembler(conversation);
+        return streamed({ upstream, headers, turn, finish: tracked.finish, context, assembler });
       }
       const text = await upstream.text();
-      await finishTurn(context, turn, parsedAnswer(dialect, text));
+      await finishTurn(context, turn, parsedAnswer(dialect, text, conversation));
       tracked.finish();
       return new Response(text, { status: upstream.status, headers });
     } catch (error) {
@@ -151,6 +155,11 @@ function forwardedHeaders(context: Context<ServerEnv>, dialect: Dialect): Header
     if (value !== undefined) headers.set(name, value);
   }
   headers.set('accept', context.req.header('accept') ?? 'application/json');
+  for (const [name, value] of Object.entries(
+    dialect.credentialHeaders?.(new URL(context.req.url)) ?? {},
+  )) {
+    headers.set(name, value);
+  }
   return headers;
 }
 
@@ -172,9 +181,13 @@ function returnedHeaders(
   return headers;
 }
 
-function parsedAnswer(dialect: Dialect, text: string): StoredAnswer | undefined {
+function parsedAnswer(
+  dialect: Dialect,
+  text: string,
+  conversation: DialectConversation,
+): StoredAnswer | undefined {
   try {
-    return dialect.answer(JSON.parse(text));
+    return dialect.answer(JSON.parse(text), conversation);
   } catch {
     return undefined;
   }
@@ -208,10 +221,9 @@ function streamed(options: {
   turn: PreparedTurn;
   finish: () => void;
   context: Context<ServerEnv>;
-  dialect: Dialect;
+  assembler: StreamAssembler;
 }): Response {
-  const { upstream, turn } = options;
-  const assembler = options.dialect.assembler();
+  const { upstream, turn, assembler } = options;
   let done = false;
   const end = async (complete: boolean) => {
     if (done) return;
