@@ -29,6 +29,7 @@ import { GatewayConversations } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { GEMINI_PATH_PREFIX, geminiDialect } from './gemini-dialect.js';
 import { openAiChatDialect } from './openai-chat-dialect.js';
+import { openAiResponsesDialect } from './openai-responses-dialect.js';
 import { registerProviderRoute } from './provider-route.js';
 import { TOKEN_HEADER } from './request-identity.js';
 import { createUpstreamMetrics } from './upstream-metrics.js';
@@ -174,13 +175,14 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
     });
   });
   registerProviderRoute(app, deps, openAiChatDialect);
+  registerProviderRoute(app, deps, openAiResponsesDialect);
   registerProviderRoute(app, deps, anthropicMessagesDialect);
   registerProviderRoute(app, deps, geminiDialect);
   app.notFound((context) =>
     dialectOf(context.req.path).error({
       status: 404,
       message:
-        'no such route on the orrery gateway (served: POST /openai/v1/chat/completions, POST /anthropic/v1/messages, POST /gemini/v1beta/models/{model}:generateContent and :streamGenerateContent)',
+        'no such route on the orrery gateway (served: POST /openai/v1/chat/completions, POST /openai/v1/responses, POST /anthropic/v1/messages, POST /gemini/v1beta/models/{model}:generateContent and :streamGenerateContent)',
       type: 'invalid_request_error',
       param: null,
       code: 'unknown_url',
