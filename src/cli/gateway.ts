@@ -18,6 +18,7 @@ import {
   DEFAULT_OPENAI_BASE_URL,
 } from '../gateway/create-gateway.js';
 import { createDefaultSummarizer } from '../runtime/default-summarizer.js';
+import { PiiRedactionPlugin } from '../runtime/plugins/pii-redaction.js';
 import { ServeConfigError } from '../server/errors.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, SERVE_ENV, type ServeFlags } from '../server/serve-config.js';
 import type { CliIo } from './io.js';
@@ -35,7 +36,21 @@ export const GATEWAY_ENV = {
   openAiBaseUrl: 'ORRERY_GATEWAY_OPENAI_BASE_URL',
   anthropicBaseUrl: 'ORRERY_GATEWAY_ANTHROPIC_BASE_URL',
   geminiBaseUrl: 'ORRERY_GATEWAY_GEMINI_BASE_URL',
+  redact: 'ORRERY_GATEWAY_REDACT',
 } as const;
+
+/** A yes/no variable: `1`/`true`/`yes` on, unset/`0`/`false`/`no` off, else the variable is named. */
+export function flagOf(env: Record<string, string | undefined>, variable: string): boolean {
+  const value = env[variable]?.trim().toLowerCase();
+  if (value === undefined || value === '' || value === '0' || value === 'false' || value === 'no') {
+    return false;
+  }
+  if (value === '1' || value === 'true' || value === 'yes') return true;
+  throw new ServeConfigError({
+    field: variable,
+    message: `expected 1/true/yes or 0/false/no, got ${JSON.stringify(env[variable])}`,
+  });
+}
 /** Beside `serve`'s 8000 and `inspect`'s 8010, so all can run. */
 export const DEFAULT_GATEWAY_PORT = 8020;
 
@@ -101,6 +116,7 @@ export function registerGateway(program: Command, io: CliIo): void {
 Upstreams: ${GATEWAY_ENV.openAiBaseUrl} (default ${DEFAULT_OPENAI_BASE_URL}),
   ${GATEWAY_ENV.anthropicBaseUrl} (default ${DEFAULT_ANTHROPIC_BASE_URL}),
   ${GATEWAY_ENV.geminiBaseUrl} (default ${DEFAULT_GEMINI_BASE_URL}).
+Redaction: ${GATEWAY_ENV.redact}=1 masks secrets and personal data before storage.
 Compaction: the ORRERY_COMPACTION_* variables (threshold, byte ceiling, model of the summaries).
 
 Examples:
@@ -120,10 +136,12 @@ Examples:
       let openAiBaseUrl: string;
       let anthropicBaseUrl: string;
       let geminiBaseUrl: string;
+      let redactOn: boolean;
       try {
         openAiBaseUrl = baseUrlOf(env, GATEWAY_ENV.openAiBaseUrl, DEFAULT_OPENAI_BASE_URL);
         anthropicBaseUrl = baseUrlOf(env, GATEWAY_ENV.anthropicBaseUrl, DEFAULT_ANTHROPIC_BASE_URL);
         geminiBaseUrl = baseUrlOf(env, GATEWAY_ENV.geminiBaseUrl, DEFAULT_GEMINI_BASE_URL);
+        redactOn = flagOf(env, GATEWAY_ENV.redact);
       } catch (error) {
         throw asUsageError(error);
       }
@@ -141,6 +159,7 @@ Examples:
           openAiBaseUrl,
           anthropicBaseUrl,
           geminiBaseUrl,
+          ...(redactOn && { redaction: new PiiRedactionPlugin() }),
           auth: { grants: config.grants },
           logger,
           maxBodyBytes: bodyLimitGiven ? config.maxBodyBytes : DEFAULT_GATEWAY_MAX_BODY_BYTES,
@@ -151,11 +170,12 @@ Examples:
             throw asUsageError(error);
           });
         const access = accessDescription(config);
+        const redactionLine = redactOn ? 'redaction on; ' : '';
         const compacting = compaction
           ? `compaction at ${compaction.tokenThreshold ?? 'no'} tokens`
           : 'compaction off';
         io.stderr(
-          `orrery gateway: ${listening.url}/openai/v1 -> ${openAiBaseUrl}, ${listening.url}/anthropic -> ${anthropicBaseUrl}, ${listening.url}/gemini -> ${geminiBaseUrl}; store ${redact(db)}, app '${flags.app}'; ${compacting}; ${access}\n`,
+          `orrery gateway: ${listening.url}/openai/v1 -> ${openAiBaseUrl}, ${listening.url}/anthropic -> ${anthropicBaseUrl}, ${listening.url}/gemini -> ${geminiBaseUrl}; store ${redact(db)}, app '${flags.app}'; ${compacting}; ${redactionLine}${access}\n`,
         );
         await serveUntilInterrupted({
           io,

@@ -10,8 +10,10 @@ import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import { newId } from '../events/event-helpers.js';
+import type { Content } from '../events/types.js';
 import { maskingLogger } from '../observability/masked-logger.js';
 import { createCompactionMetrics } from '../observability/metrics.js';
+import { type PiiRedactionPlugin, redactContent } from '../runtime/plugins/pii-redaction.js';
 import type { SessionLeaseOptions } from '../runtime/session-lease.js';
 import { accessLog } from '../server/access-log.js';
 import { TokenAuth } from '../server/auth.js';
@@ -67,6 +69,11 @@ export interface CreateGatewayOptions {
   sessionLease?: SessionLeaseOptions | false;
   /** Metrics registry (default a new one). */
   registry?: Registry;
+  /**
+   * The redaction plugin whose rules mask secrets and personal data in every message before it
+   * is stored (default none). What is forwarded keeps the client's own messages as sent.
+   */
+  redaction?: PiiRedactionPlugin;
   /** New session ids for requests without `x-orrery-session` (default random). */
   newSessionId?: () => string;
 }
@@ -95,6 +102,7 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
   const inFlight = new InFlightRuns();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_GATEWAY_MAX_BODY_BYTES;
   let draining = false;
+  const redaction = options.redaction;
   const deps: GatewayDeps = {
     appName: options.appName ?? DEFAULT_GATEWAY_APP,
     conversations: new GatewayConversations({
@@ -104,6 +112,7 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
       sessionLease: options.sessionLease,
       logger: logger.child({ component: 'gateway' }),
       metrics: createCompactionMetrics({ registry }),
+      ...(redaction && { redact: (content: Content) => redactContent(content, redaction.rules) }),
     }),
     inFlight,
     upstream: {

@@ -64,8 +64,11 @@ export function registerProviderRoute(
       });
       const prepared = turn;
       const send = async (view: ActiveView | undefined) => {
+        // The view's events are stored (maybe redacted) contents: a client's message is
+        // forwarded as sent where the view shows its stored form unchanged.
+        const stored = { ...conversation, contents: [...prepared.storedContents] };
         const forwarded = JSON.stringify(
-          view ? dialect.forwardBody({ body, conversation, view }) : body,
+          view ? dialect.forwardBody({ body, conversation: stored, view }) : body,
         );
         const response = await deps.upstream.fetch(target.upstreamUrl, {
           method: 'POST',
