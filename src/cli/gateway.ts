@@ -37,7 +37,15 @@ export const GATEWAY_ENV = {
   anthropicBaseUrl: 'ORRERY_GATEWAY_ANTHROPIC_BASE_URL',
   geminiBaseUrl: 'ORRERY_GATEWAY_GEMINI_BASE_URL',
   redact: 'ORRERY_GATEWAY_REDACT',
+  recall: 'ORRERY_GATEWAY_RECALL',
 } as const;
+
+/** `ORRERY_GATEWAY_RECALL`: `1` on every request, `header` on `x-orrery-recall: 1`, else off. */
+export function recallModeOf(env: Record<string, string | undefined>): 'always' | 'header' | false {
+  const value = env[GATEWAY_ENV.recall]?.trim().toLowerCase();
+  if (value === 'header') return 'header';
+  return flagOf(env, GATEWAY_ENV.recall) ? 'always' : false;
+}
 
 /** A yes/no variable: `1`/`true`/`yes` on, unset/`0`/`false`/`no` off, else the variable is named. */
 export function flagOf(env: Record<string, string | undefined>, variable: string): boolean {
@@ -117,6 +125,8 @@ Upstreams: ${GATEWAY_ENV.openAiBaseUrl} (default ${DEFAULT_OPENAI_BASE_URL}),
   ${GATEWAY_ENV.anthropicBaseUrl} (default ${DEFAULT_ANTHROPIC_BASE_URL}),
   ${GATEWAY_ENV.geminiBaseUrl} (default ${DEFAULT_GEMINI_BASE_URL}).
 Redaction: ${GATEWAY_ENV.redact}=1 masks secrets and personal data before storage.
+Recall: ${GATEWAY_ENV.recall}=1 offers the recall tool on every Chat Completions request
+  (answered inside the gateway), =header only on requests with x-orrery-recall: 1.
 Compaction: the ORRERY_COMPACTION_* variables (threshold, byte ceiling, model of the summaries).
 
 Examples:
@@ -137,11 +147,13 @@ Examples:
       let anthropicBaseUrl: string;
       let geminiBaseUrl: string;
       let redactOn: boolean;
+      let recall: 'always' | 'header' | false;
       try {
         openAiBaseUrl = baseUrlOf(env, GATEWAY_ENV.openAiBaseUrl, DEFAULT_OPENAI_BASE_URL);
         anthropicBaseUrl = baseUrlOf(env, GATEWAY_ENV.anthropicBaseUrl, DEFAULT_ANTHROPIC_BASE_URL);
         geminiBaseUrl = baseUrlOf(env, GATEWAY_ENV.geminiBaseUrl, DEFAULT_GEMINI_BASE_URL);
         redactOn = flagOf(env, GATEWAY_ENV.redact);
+        recall = recallModeOf(env);
       } catch (error) {
         throw asUsageError(error);
       }
@@ -160,6 +172,7 @@ Examples:
           anthropicBaseUrl,
           geminiBaseUrl,
           ...(redactOn && { redaction: new PiiRedactionPlugin() }),
+          recall,
           auth: { grants: config.grants },
           logger,
           maxBodyBytes: bodyLimitGiven ? config.maxBodyBytes : DEFAULT_GATEWAY_MAX_BODY_BYTES,
@@ -170,7 +183,7 @@ Examples:
             throw asUsageError(error);
           });
         const access = accessDescription(config);
-        const redactionLine = redactOn ? 'redaction on; ' : '';
+        const redactionLine = `${redactOn ? 'redaction on; ' : ''}${recall ? `recall ${recall}; ` : ''}`;
         const compacting = compaction
           ? `compaction at ${compaction.tokenThreshold ?? 'no'} tokens`
           : 'compaction off';

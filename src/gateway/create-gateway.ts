@@ -29,6 +29,7 @@ import { anthropicMessagesDialect } from './anthropic-messages-dialect.js';
 import type { Dialect } from './dialect.js';
 import { GatewayConversations } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
+import { GatewayRecall } from './gateway-recall.js';
 import { GEMINI_PATH_PREFIX, geminiDialect } from './gemini-dialect.js';
 import { openAiChatDialect } from './openai-chat-dialect.js';
 import { openAiResponsesDialect } from './openai-responses-dialect.js';
@@ -74,6 +75,12 @@ export interface CreateGatewayOptions {
    * is stored (default none). What is forwarded keeps the client's own messages as sent.
    */
   redaction?: PiiRedactionPlugin;
+  /**
+   * Recall through the gateway (OpenAI Chat Completions, non-streamed): `'always'` offers the
+   * `recall` tool on every request, `'header'` only on requests with `x-orrery-recall: 1`.
+   * Default `false`: never.
+   */
+  recall?: 'always' | 'header' | false;
   /** New session ids for requests without `x-orrery-session` (default random). */
   newSessionId?: () => string;
 }
@@ -125,6 +132,12 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
     },
     upstreamMetrics: createUpstreamMetrics({ registry }),
     newSessionId: options.newSessionId ?? newId,
+    ...(options.recall && {
+      recall: {
+        answerer: new GatewayRecall({ sessionService: options.sessionService }),
+        always: options.recall === 'always',
+      },
+    }),
   };
 
   const app = new Hono<ServerEnv>();

@@ -66,6 +66,8 @@ export interface Dialect {
   /** A whole answer's stored form, or `undefined` when it holds none. */
   answer(body: unknown, conversation: DialectConversation): StoredAnswer | undefined;
   assembler(conversation: DialectConversation): StreamAssembler;
+  /** Whether the gateway can offer and answer `recall` in this dialect (`gateway-recall.ts`). */
+  recall?: boolean;
   /** The gateway's own error in the provider's shape. */
   error(options: {
     status: number;

@@ -34,5 +34,6 @@ export const openAiChatDialect: Dialect = {
   },
   answer: completionAnswer,
   assembler: () => new ChatStreamAssembler(),
+  recall: true,
   error: openAiError,
 };

@@ -17,6 +17,7 @@ import type { Dialect, DialectConversation, StoredAnswer, StreamAssembler } from
 import { GatewayRequestError } from './errors.js';
 import type { PreparedTurn } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
+import { type GatewayRecall, MAX_RECALL_ROUNDS, RECALL_HEADER } from './gateway-recall.js';
 import { sessionIdOf, userIdOf } from './request-identity.js';
 
 export function registerProviderRoute(
@@ -63,13 +64,11 @@ export function registerProviderRoute(
         signal: tracked.signal,
       });
       const prepared = turn;
-      const send = async (view: ActiveView | undefined) => {
-        // The view's events are stored (maybe redacted) contents: a client's message is
-        // forwarded as sent where the view shows its stored form unchanged.
-        const stored = { ...conversation, contents: [...prepared.storedContents] };
-        const forwarded = JSON.stringify(
-          view ? dialect.forwardBody({ body, conversation: stored, view }) : body,
-        );
+      const recall = recallFor(context, deps, dialect, target.stream);
+      let sent: Record<string, unknown> = body;
+      const sendBody = async (next: Record<string, unknown>) => {
+        sent = next;
+        const forwarded = JSON.stringify(next);
         const response = await deps.upstream.fetch(target.upstreamUrl, {
           method: 'POST',
           headers: forwardedHeaders(context, dialect),
@@ -83,6 +82,13 @@ export function registerProviderRoute(
         });
         return { response, bytes: forwarded.length };
       };
+      const send = (view: ActiveView | undefined) => {
+        // The view's events are stored (maybe redacted) contents: a client's message is
+        // forwarded as sent where the view shows its stored form unchanged.
+        const stored = { ...conversation, contents: [...prepared.storedContents] };
+        const next = view ? dialect.forwardBody({ body, conversation: stored, view }) : body;
+        return sendBody(recall ? recall.offer(next) : next);
+      };
       const first = await send(turn.view);
       let upstream = first.response;
       if (
@@ -95,8 +101,22 @@ export function registerProviderRoute(
         const view = await prepared.retryAfterOverflow({ rejectedBytes: first.bytes });
         upstream = (await send(view)).response;
       }
+      let text: string | undefined;
+      for (let round = 0; recall && upstream.ok && round < MAX_RECALL_ROUNDS; round++) {
+        // The model called only `recall`: answer it here and ask again (the client sees none).
+        text = await upstream.text();
+        const next = await recall.continueAfter({
+          sent,
+          answer: parsedJson(text),
+          key,
+          signal: tracked.signal,
+        });
+        if (!next) break;
+        upstream = (await sendBody(next)).response;
+        text = undefined;
+      }
       const headers = returnedHeaders(upstream, dialect, sessionId, turn);
-      if (!upstream.ok || !upstream.body) {
+      if (text === undefined && (!upstream.ok || !upstream.body)) {
         // The provider's error, as it sent it; nothing is stored for the answer.
         const text = await peek(upstream);
         await finishTurn(context, turn);
@@ -107,7 +127,7 @@ export function registerProviderRoute(
         const assembler = dialect.assembler(conversation);
         return streamed({ upstream, headers, turn, finish: tracked.finish, context, assembler });
       }
-      const text = await upstream.text();
+      text ??= await upstream.text();
       await finishTurn(context, turn, parsedAnswer(dialect, text, conversation));
       tracked.finish();
       return new Response(text, { status: upstream.status, headers });
@@ -182,6 +202,27 @@ function returnedHeaders(
   headers.set('x-orrery-session', sessionId);
   if (turn.branched) headers.set('x-orrery-branched', 'true');
   return headers;
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The recall answerer when this request gets it: a dialect that has it, not streamed, opted in. */
+function recallFor(
+  context: Context<ServerEnv>,
+  deps: GatewayDeps,
+  dialect: Dialect,
+  stream: boolean,
+): GatewayRecall | undefined {
+  if (!deps.recall || !dialect.recall || stream) return undefined;
+  const asked = context.req.header(RECALL_HEADER)?.trim().toLowerCase();
+  if (asked === '0' || asked === 'false') return undefined;
+  return deps.recall.always || asked === '1' || asked === 'true' ? deps.recall.answerer : undefined;
 }
 
 function parsedAnswer(
