@@ -13,6 +13,7 @@ export const ENTRY_POINTS: Readonly<Record<string, string>> = {
   'orrery/sqlite': 'src/sessions/sqlite/index.ts',
   'orrery/postgres': 'src/sessions/postgres/index.ts',
   'orrery/server': 'src/server/index.ts',
+  'orrery/gateway': 'src/gateway/index.ts',
   'orrery/testing': 'src/testing/index.ts',
   'orrery/testing/conformance': 'src/testing/conformance/index.ts',
   'orrery/ai-sdk': 'src/adapters/ai-sdk/index.ts',

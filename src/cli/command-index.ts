@@ -78,7 +78,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   gateway: {
     term: 'gateway [options]',
     description:
-      'a compaction gateway: OpenAI Chat Completions at /openai/v1/chat/completions, Anthropic Messages at /anthropic/v1/messages, every message stored, the history compacted before it is forwarded',
+      'a compaction gateway: OpenAI Chat Completions at /openai/v1/chat/completions, Anthropic Messages at /anthropic/v1/messages, Gemini at /gemini/v1beta/models/{model}:generateContent, every message stored, the history compacted before it is forwarded',
     load: async () => (await import('./gateway.js')).registerGateway,
   },
   inspect: {

@@ -112,7 +112,11 @@ function anthropicError(options: { status: number; message: string; type: string
 export const anthropicMessagesDialect: Dialect = {
   provider: 'anthropic',
   path: ANTHROPIC_MESSAGES_PATH,
-  upstreamUrl: (baseUrl) => `${baseUrl}/v1/messages`,
+  target: ({ body, baseUrl }) => ({
+    model: body.model,
+    stream: body.stream === true,
+    upstreamUrl: `${baseUrl}/v1/messages`,
+  }),
   forwardedHeaders: ['x-api-key', 'authorization', 'anthropic-version', 'anthropic-beta'],
   returnedHeaders: ['request-id', 'anthropic-ratelimit-requests-remaining'],
   conversation: anthropicConversation,

@@ -10,8 +10,10 @@ import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import { newId } from '../events/event-helpers.js';
+import type { Content } from '../events/types.js';
 import { maskingLogger } from '../observability/masked-logger.js';
 import { createCompactionMetrics } from '../observability/metrics.js';
+import { type PiiRedactionPlugin, redactContent } from '../runtime/plugins/pii-redaction.js';
 import type { SessionLeaseOptions } from '../runtime/session-lease.js';
 import { accessLog } from '../server/access-log.js';
 import { TokenAuth } from '../server/auth.js';
@@ -27,14 +29,17 @@ import { anthropicMessagesDialect } from './anthropic-messages-dialect.js';
 import type { Dialect } from './dialect.js';
 import { GatewayConversations } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
+import { GatewayRecall } from './gateway-recall.js';
+import { GEMINI_PATH_PREFIX, geminiDialect } from './gemini-dialect.js';
 import { openAiChatDialect } from './openai-chat-dialect.js';
-import { openAiError } from './openai-errors.js';
+import { openAiResponsesDialect } from './openai-responses-dialect.js';
 import { registerProviderRoute } from './provider-route.js';
 import { TOKEN_HEADER } from './request-identity.js';
 import { createUpstreamMetrics } from './upstream-metrics.js';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+export const DEFAULT_GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
 export const DEFAULT_GATEWAY_APP = 'gateway';
 /** Whole histories arrive on every request: a larger default than `serve`'s. */
 export const DEFAULT_GATEWAY_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -51,6 +56,11 @@ export interface CreateGatewayOptions {
   openAiBaseUrl?: string;
   /** Upstream base URL of Anthropic's API (default `https://api.anthropic.com`; `/v1/messages` is appended). */
   anthropicBaseUrl?: string;
+  /**
+   * Upstream base URL of the Gemini API (default `https://generativelanguage.googleapis.com`;
+   * `/v1beta/models/{model}:generateContent` is appended).
+   */
+  geminiBaseUrl?: string;
   /** How the gateway calls upstream (default the global `fetch`; tests inject their own). */
   fetch?: typeof fetch;
   /** Gateway tokens and their users. Default: none (every request allowed, loopback only). */
@@ -60,6 +70,17 @@ export interface CreateGatewayOptions {
   sessionLease?: SessionLeaseOptions | false;
   /** Metrics registry (default a new one). */
   registry?: Registry;
+  /**
+   * The redaction plugin whose rules mask secrets and personal data in every message before it
+   * is stored (default none). What is forwarded keeps the client's own messages as sent.
+   */
+  redaction?: PiiRedactionPlugin;
+  /**
+   * Recall through the gateway (OpenAI Chat Completions, non-streamed): `'always'` offers the
+   * `recall` tool on every request, `'header'` only on requests with `x-orrery-recall: 1`.
+   * Default `false`: never.
+   */
+  recall?: 'always' | 'header' | false;
   /** New session ids for requests without `x-orrery-session` (default random). */
   newSessionId?: () => string;
 }
@@ -72,7 +93,9 @@ export interface OrreryGateway {
 
 /** The dialect whose error shape a path's client reads (OpenAI's for any other path). */
 function dialectOf(path: string): Dialect {
-  return path.startsWith('/anthropic/') ? anthropicMessagesDialect : openAiChatDialect;
+  if (path.startsWith('/anthropic/')) return anthropicMessagesDialect;
+  if (path.startsWith(GEMINI_PATH_PREFIX)) return geminiDialect;
+  return openAiChatDialect;
 }
 
 export function createGateway(options: CreateGatewayOptions): OrreryGateway {
@@ -86,6 +109,7 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
   const inFlight = new InFlightRuns();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_GATEWAY_MAX_BODY_BYTES;
   let draining = false;
+  const redaction = options.redaction;
   const deps: GatewayDeps = {
     appName: options.appName ?? DEFAULT_GATEWAY_APP,
     conversations: new GatewayConversations({
@@ -95,17 +119,25 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
       sessionLease: options.sessionLease,
       logger: logger.child({ component: 'gateway' }),
       metrics: createCompactionMetrics({ registry }),
+      ...(redaction && { redact: (content: Content) => redactContent(content, redaction.rules) }),
     }),
     inFlight,
     upstream: {
       baseUrls: {
         openai: (options.openAiBaseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, ''),
         anthropic: (options.anthropicBaseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, ''),
+        gemini: (options.geminiBaseUrl ?? DEFAULT_GEMINI_BASE_URL).replace(/\/+$/, ''),
       },
       fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     },
     upstreamMetrics: createUpstreamMetrics({ registry }),
     newSessionId: options.newSessionId ?? newId,
+    ...(options.recall && {
+      recall: {
+        answerer: new GatewayRecall({ sessionService: options.sessionService }),
+        always: options.recall === 'always',
+      },
+    }),
   };
 
   const app = new Hono<ServerEnv>();
@@ -165,12 +197,14 @@ export function createGateway(options: CreateGatewayOptions): OrreryGateway {
     });
   });
   registerProviderRoute(app, deps, openAiChatDialect);
+  registerProviderRoute(app, deps, openAiResponsesDialect);
   registerProviderRoute(app, deps, anthropicMessagesDialect);
-  app.notFound(() =>
-    openAiError({
+  registerProviderRoute(app, deps, geminiDialect);
+  app.notFound((context) =>
+    dialectOf(context.req.path).error({
       status: 404,
       message:
-        'no such route on the orrery gateway (served: POST /openai/v1/chat/completions, POST /anthropic/v1/messages)',
+        'no such route on the orrery gateway (served: POST /openai/v1/chat/completions, POST /openai/v1/responses, POST /anthropic/v1/messages, POST /gemini/v1beta/models/{model}:generateContent and :streamGenerateContent)',
       type: 'invalid_request_error',
       param: null,
       code: 'unknown_url',

@@ -23,6 +23,13 @@ export interface DialectConversation {
   tools: readonly unknown[];
 }
 
+export interface DialectTarget {
+  /** The model asked for (checked to be a non-empty string by the route). */
+  model: unknown;
+  stream: boolean;
+  upstreamUrl: string;
+}
+
 export interface StreamAssembler {
   push(chunk: Uint8Array): void;
   finish(): StoredAnswer | undefined;
@@ -31,10 +38,19 @@ export interface StreamAssembler {
 export interface Dialect {
   /** Metrics label and log name: `openai`, `anthropic`. */
   provider: string;
-  /** The route, e.g. `/openai/v1/chat/completions`. */
+  /** The route (a Hono pattern), e.g. `/openai/v1/chat/completions`. */
   path: string;
-  /** The upstream URL for a base URL. */
-  upstreamUrl(baseUrl: string): string;
+  /**
+   * Where the request goes and what it asks for: the model (OpenAI and Anthropic: the body's;
+   * Gemini: the URL's), whether it streams, and the upstream URL under `baseUrl`.
+   */
+  target(options: {
+    body: Record<string, unknown>;
+    params: Readonly<Record<string, string>>;
+    baseUrl: string;
+  }): DialectTarget;
+  /** Credentials the client sent elsewhere than a header (Gemini's `?key=`), as upstream headers. */
+  credentialHeaders?(url: URL): Record<string, string>;
   /** Request headers forwarded upstream (credentials and the provider's own). */
   forwardedHeaders: readonly string[];
   /** Response headers returned besides the body's type. */
@@ -48,8 +64,10 @@ export interface Dialect {
     view: ActiveView;
   }): Record<string, unknown>;
   /** A whole answer's stored form, or `undefined` when it holds none. */
-  answer(body: unknown): StoredAnswer | undefined;
-  assembler(): StreamAssembler;
+  answer(body: unknown, conversation: DialectConversation): StoredAnswer | undefined;
+  assembler(conversation: DialectConversation): StreamAssembler;
+  /** Whether the gateway can offer and answer `recall` in this dialect (`gateway-recall.ts`). */
+  recall?: boolean;
   /** The gateway's own error in the provider's shape. */
   error(options: {
     status: number;

@@ -46,6 +46,11 @@ export interface GatewayConversationsOptions {
   sessionLease?: SessionLeaseOptions | false;
   logger: Logger;
   metrics?: CompactionMetrics;
+  /**
+   * Applied to every content before it is stored (the redaction plugin's rules). Identities
+   * are still the client's own messages', so a resent history matches what was stored.
+   */
+  redact?: (content: Content) => Content;
 }
 
 /** A request's turn, once its messages are logged and its view prepared. */
@@ -57,6 +62,8 @@ export interface PreparedTurn {
   branched: boolean;
   /** Events this request appended before forwarding. */
   appended: number;
+  /** The request's contents as stored (redacted when redaction is on), index for index. */
+  storedContents: readonly Content[];
   /**
    * After the provider refused the forwarded request for size: compact with a smaller tail
    * and return the new view; when nothing could be summarized, the view cut to half the
@@ -82,12 +89,14 @@ export class GatewayConversations {
   private readonly logger: Logger;
   private readonly telemetry = new AdapterTelemetry();
   private readonly metrics?: CompactionMetrics;
+  private readonly redact: (content: Content) => Content;
   /** Chain identity of a logged message -> its session, per app and user (in memory). */
   private readonly known = new Map<string, string>();
 
   constructor(options: GatewayConversationsOptions) {
     this.logger = options.logger;
     this.metrics = options.metrics;
+    this.redact = options.redact ?? ((content) => content);
     this.log = new ConversationLog({
       sessionService: options.sessionService,
       agentName: GATEWAY_AGENT_NAME,
@@ -170,8 +179,10 @@ export class GatewayConversations {
     contextWindowTokens?: number;
     signal?: AbortSignal;
   }): Promise<PreparedTurn> {
-    const { key, contents, signal } = options;
-    const chains = chainIdentities(contents);
+    const { key, signal } = options;
+    // Identities are the client's messages' (what it resends); what is stored is redacted.
+    const chains = chainIdentities(options.contents);
+    const contents = options.contents.map(this.redact);
     const release: Release = await this.lock.acquire({ key, signal });
     let finished = false;
     const finish = async (answer?: { content: Content; usageMetadata?: UsageMetadata }) => {
@@ -183,7 +194,7 @@ export class GatewayConversations {
           this.remember(key, chain);
           await this.log.appendResponse({
             key,
-            content: answer.content,
+            content: this.redact(answer.content),
             index: contents.length,
             chain,
             invocationId: synced.invocationId,
@@ -204,6 +215,7 @@ export class GatewayConversations {
           key,
           branched: synced.branched,
           appended: synced.appended,
+          storedContents: contents,
           retryAfterOverflow: noView,
           finish,
         };
@@ -237,6 +249,7 @@ export class GatewayConversations {
         view: prepared.view,
         branched: synced.branched,
         appended: synced.appended,
+        storedContents: contents,
         retryAfterOverflow,
         finish,
       };

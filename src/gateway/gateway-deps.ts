@@ -1,6 +1,7 @@
 /** What the gateway's provider routes share. */
 import type { InFlightRuns } from '../server/in-flight.js';
 import type { GatewayConversations } from './gateway-conversations.js';
+import type { GatewayRecall } from './gateway-recall.js';
 import type { UpstreamMetrics } from './upstream-metrics.js';
 
 export interface GatewayUpstream {
@@ -16,4 +17,6 @@ export interface GatewayDeps {
   upstream: GatewayUpstream;
   upstreamMetrics: UpstreamMetrics;
   newSessionId(): string;
+  /** Recall through the gateway: `always` offers it on every request, else on `x-orrery-recall: 1`. */
+  recall?: { answerer: GatewayRecall; always: boolean };
 }

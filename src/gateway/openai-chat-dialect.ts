@@ -9,7 +9,11 @@ export const OPENAI_CHAT_PATH = '/openai/v1/chat/completions';
 export const openAiChatDialect: Dialect = {
   provider: 'openai',
   path: OPENAI_CHAT_PATH,
-  upstreamUrl: (baseUrl) => `${baseUrl}/chat/completions`,
+  target: ({ body, baseUrl }) => ({
+    model: body.model,
+    stream: body.stream === true,
+    upstreamUrl: `${baseUrl}/chat/completions`,
+  }),
   forwardedHeaders: ['authorization', 'openai-organization', 'openai-project', 'openai-beta'],
   returnedHeaders: ['openai-processing-ms', 'openai-version', 'x-ratelimit-limit-requests'],
   conversation(body) {
@@ -30,5 +34,6 @@ export const openAiChatDialect: Dialect = {
   },
   answer: completionAnswer,
   assembler: () => new ChatStreamAssembler(),
+  recall: true,
   error: openAiError,
 };

@@ -13,10 +13,11 @@ import { isRecord } from '../importers/json-input.js';
 import { looksLikeContextOverflow } from '../models/classify-error.js';
 import { ContextOverflowError, MessageTooLargeError } from '../runtime/errors.js';
 import type { ServerEnv } from '../server/server-env.js';
-import type { Dialect, StoredAnswer } from './dialect.js';
+import type { Dialect, DialectConversation, StoredAnswer, StreamAssembler } from './dialect.js';
 import { GatewayRequestError } from './errors.js';
 import type { PreparedTurn } from './gateway-conversations.js';
 import type { GatewayDeps } from './gateway-deps.js';
+import { type GatewayRecall, MAX_RECALL_ROUNDS, RECALL_HEADER } from './gateway-recall.js';
 import { sessionIdOf, userIdOf } from './request-identity.js';
 
 export function registerProviderRoute(
@@ -30,10 +31,16 @@ export function registerProviderRoute(
     try {
       const body = await readBody(context);
       const conversation = dialect.conversation(body);
-      if (typeof body.model !== 'string' || body.model === '') {
+      const target = dialect.target({
+        body,
+        params: context.req.param(),
+        baseUrl: deps.upstream.baseUrls[dialect.provider] ?? '',
+      });
+      const model = target.model;
+      if (typeof model !== 'string' || model === '') {
         throw new GatewayRequestError({
           field: 'model',
-          value: body.model,
+          value: model,
           message: 'expected a model name',
         });
       }
@@ -51,31 +58,36 @@ export function registerProviderRoute(
       turn = await deps.conversations.prepare({
         key,
         contents: conversation.contents,
-        model: body.model,
+        model,
         instruction: conversation.instruction,
         tools: conversation.tools,
         signal: tracked.signal,
       });
       const prepared = turn;
-      const send = async (view: ActiveView | undefined) => {
-        const forwarded = JSON.stringify(
-          view ? dialect.forwardBody({ body, conversation, view }) : body,
-        );
-        const response = await deps.upstream.fetch(
-          dialect.upstreamUrl(deps.upstream.baseUrls[dialect.provider] ?? ''),
-          {
-            method: 'POST',
-            headers: forwardedHeaders(context, dialect),
-            body: forwarded,
-            signal: tracked.signal,
-          },
-        );
+      const recall = recallFor(context, deps, dialect, target.stream);
+      let sent: Record<string, unknown> = body;
+      const sendBody = async (next: Record<string, unknown>) => {
+        sent = next;
+        const forwarded = JSON.stringify(next);
+        const response = await deps.upstream.fetch(target.upstreamUrl, {
+          method: 'POST',
+          headers: forwardedHeaders(context, dialect),
+          body: forwarded,
+          signal: tracked.signal,
+        });
         deps.upstreamMetrics.observe({
           provider: dialect.provider,
           status: response.status,
           bytes: forwarded.length,
         });
         return { response, bytes: forwarded.length };
+      };
+      const send = (view: ActiveView | undefined) => {
+        // The view's events are stored (maybe redacted) contents: a client's message is
+        // forwarded as sent where the view shows its stored form unchanged.
+        const stored = { ...conversation, contents: [...prepared.storedContents] };
+        const next = view ? dialect.forwardBody({ body, conversation: stored, view }) : body;
+        return sendBody(recall ? recall.offer(next) : next);
       };
       const first = await send(turn.view);
       let upstream = first.response;
@@ -89,19 +101,34 @@ export function registerProviderRoute(
         const view = await prepared.retryAfterOverflow({ rejectedBytes: first.bytes });
         upstream = (await send(view)).response;
       }
+      let text: string | undefined;
+      for (let round = 0; recall && upstream.ok && round < MAX_RECALL_ROUNDS; round++) {
+        // The model called only `recall`: answer it here and ask again (the client sees none).
+        text = await upstream.text();
+        const next = await recall.continueAfter({
+          sent,
+          answer: parsedJson(text),
+          key,
+          signal: tracked.signal,
+        });
+        if (!next) break;
+        upstream = (await sendBody(next)).response;
+        text = undefined;
+      }
       const headers = returnedHeaders(upstream, dialect, sessionId, turn);
-      if (!upstream.ok || !upstream.body) {
+      if (text === undefined && (!upstream.ok || !upstream.body)) {
         // The provider's error, as it sent it; nothing is stored for the answer.
         const text = await peek(upstream);
         await finishTurn(context, turn);
         tracked.finish();
         return new Response(text, { status: upstream.status, headers });
       }
-      if (body.stream === true) {
-        return streamed({ upstream, headers, turn, finish: tracked.finish, context, dialect });
+      if (target.stream) {
+        const assembler = dialect.assembler(conversation);
+        return streamed({ upstream, headers, turn, finish: tracked.finish, context, assembler });
       }
-      const text = await upstream.text();
-      await finishTurn(context, turn, parsedAnswer(dialect, text));
+      text ??= await upstream.text();
+      await finishTurn(context, turn, parsedAnswer(dialect, text, conversation));
       tracked.finish();
       return new Response(text, { status: upstream.status, headers });
     } catch (error) {
@@ -151,6 +178,11 @@ function forwardedHeaders(context: Context<ServerEnv>, dialect: Dialect): Header
     if (value !== undefined) headers.set(name, value);
   }
   headers.set('accept', context.req.header('accept') ?? 'application/json');
+  for (const [name, value] of Object.entries(
+    dialect.credentialHeaders?.(new URL(context.req.url)) ?? {},
+  )) {
+    headers.set(name, value);
+  }
   return headers;
 }
 
@@ -172,9 +204,34 @@ function returnedHeaders(
   return headers;
 }
 
-function parsedAnswer(dialect: Dialect, text: string): StoredAnswer | undefined {
+function parsedJson(text: string): unknown {
   try {
-    return dialect.answer(JSON.parse(text));
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The recall answerer when this request gets it: a dialect that has it, not streamed, opted in. */
+function recallFor(
+  context: Context<ServerEnv>,
+  deps: GatewayDeps,
+  dialect: Dialect,
+  stream: boolean,
+): GatewayRecall | undefined {
+  if (!deps.recall || !dialect.recall || stream) return undefined;
+  const asked = context.req.header(RECALL_HEADER)?.trim().toLowerCase();
+  if (asked === '0' || asked === 'false') return undefined;
+  return deps.recall.always || asked === '1' || asked === 'true' ? deps.recall.answerer : undefined;
+}
+
+function parsedAnswer(
+  dialect: Dialect,
+  text: string,
+  conversation: DialectConversation,
+): StoredAnswer | undefined {
+  try {
+    return dialect.answer(JSON.parse(text), conversation);
   } catch {
     return undefined;
   }
@@ -208,10 +265,9 @@ function streamed(options: {
   turn: PreparedTurn;
   finish: () => void;
   context: Context<ServerEnv>;
-  dialect: Dialect;
+  assembler: StreamAssembler;
 }): Response {
-  const { upstream, turn } = options;
-  const assembler = options.dialect.assembler();
+  const { upstream, turn, assembler } = options;
   let done = false;
   const end = async (complete: boolean) => {
     if (done) return;

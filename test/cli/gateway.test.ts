@@ -120,4 +120,16 @@ describe('orrery gateway', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('ORRERY_GATEWAY_OPENAI_BASE_URL');
   });
+
+  it.each([
+    ['ORRERY_GATEWAY_GEMINI_BASE_URL', 'not a url'],
+    ['ORRERY_GATEWAY_REDACT', 'maybe'],
+    ['ORRERY_GATEWAY_RECALL', 'sometimes'],
+  ])('refuses %s=%s with exit 2 naming the variable', async (variable, value) => {
+    const result = await cli(['gateway', '--port', '0', '--db', join(tempDir(), 's.db')], {
+      env: { [variable]: value },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(variable);
+  });
 });

@@ -7,11 +7,20 @@ import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
   headers: IncomingHttpHeaders;
+  /** The request's path and query, e.g. `/v1beta/models/gemini-2.5-flash:generateContent`. */
+  url: string;
   bytes: number;
-  body: { messages: Array<Record<string, unknown>>; stream?: boolean } & Record<string, unknown>;
+  body: {
+    messages: Array<Record<string, unknown>>;
+    contents: Array<Record<string, unknown>>;
+    stream?: boolean;
+  } & Record<string, unknown>;
 }
 
-export type FakeAnswer = { status?: number; json: unknown } | { sse: unknown[]; named?: boolean };
+/** `named`: Anthropic's `event:` lines; `bare`: no `[DONE]` at the end (Gemini). */
+export type FakeAnswer =
+  | { status?: number; json: unknown }
+  | { sse: unknown[]; named?: boolean; bare?: boolean };
 
 export interface FakeOpenAi {
   url: string;
@@ -125,6 +134,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       const raw = Buffer.concat(parts);
       const request: RecordedRequest = {
         headers: incoming.headers,
+        url: incoming.url ?? '',
         bytes: raw.length,
         body: JSON.parse(raw.toString('utf8')),
       };
@@ -137,7 +147,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
           const name = answer.named ? `event: ${(event as { type: string }).type}\n` : '';
           outgoing.write(`${name}data: ${JSON.stringify(event)}\n\n`);
         }
-        outgoing.end(answer.named ? '' : 'data: [DONE]\n\n');
+        outgoing.end(answer.named || answer.bare ? '' : 'data: [DONE]\n\n');
         return;
       }
       outgoing.writeHead(answer.status ?? 200, { 'content-type': 'application/json' });

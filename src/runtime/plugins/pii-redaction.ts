@@ -1,4 +1,4 @@
-import type { NewEvent, Part } from '../../events/types.js';
+import type { Content, NewEvent, Part } from '../../events/types.js';
 import {
   defaultRedactionRules,
   type RedactionRule,
@@ -28,6 +28,11 @@ function redactPart(part: Part, rules: readonly RedactionRule[]): Part {
   return part;
 }
 
+/** A redacted copy of a content: texts, call arguments, results (`rules`: a plugin's `rules`). */
+export function redactContent(content: Content, rules: readonly RedactionRule[]): Content {
+  return { ...content, parts: content.parts.map((part) => redactPart(part, rules)) };
+}
+
 /**
  * A redacted copy of an event: its texts (the user's, the model's, thoughts), the model's own
  * function call arguments, tool results and error message. `actions.stateDelta` is kept: state
@@ -36,10 +41,7 @@ function redactPart(part: Part, rules: readonly RedactionRule[]): Part {
 function redactEvent(event: NewEvent, rules: readonly RedactionRule[]): NewEvent {
   const redacted: NewEvent = { ...event };
   if (event.content) {
-    redacted.content = {
-      ...event.content,
-      parts: event.content.parts.map((part) => redactPart(part, rules)),
-    };
+    redacted.content = redactContent(event.content, rules);
   }
   if (event.errorMessage !== undefined) {
     redacted.errorMessage = redactText(event.errorMessage, { rules });
