@@ -3,6 +3,7 @@
  * (docs/architecture.md#when-compaction-runs). No I/O: the environment object is handed in, or
  * `process.env` is read at call time.
  */
+import { checkCostAwareConfig } from './cost-aware-config.js';
 import { ELISION_DEFAULTS } from './elision.js';
 import { InvalidConfigError } from './errors.js';
 import type { ElisionConfig, EventsCompactionConfig, EventsCompactionOptions } from './types.js';
@@ -152,6 +153,8 @@ export function createEventsCompactionConfig(
     config.summarizerMaxCoolDownMs = summarizerMaxCoolDownMs;
   }
   if (options.summarizer !== undefined) config.summarizer = options.summarizer;
+  const costAware = checkCostAwareConfig(options.costAware);
+  if (costAware) config.costAware = costAware; // validated below: needs the token trigger
   const elisionOn =
     elisionOption?.enabled ??
     fromEnv.elision ??
@@ -305,11 +308,21 @@ export function validateEventsCompactionConfig(
     });
   }
   const elision = checkElisionConfig(config);
+  const costAware = checkCostAwareConfig(config.costAware);
+  if (costAware && config.tokenThreshold === undefined) {
+    throw new InvalidConfigError({
+      field: 'costAware',
+      value: costAware.price,
+      message: 'needs the token trigger (tokenThreshold > 0): it chooses within the threshold',
+    });
+  }
   const normalized: EventsCompactionConfig = {};
   for (const key of CONFIG_KEYS) {
     if (config[key] !== undefined) (normalized as Record<string, unknown>)[key] = config[key];
   }
   if (elision) normalized.elision = elision;
+  if (costAware) normalized.costAware = costAware;
+  else delete normalized.costAware;
   return Object.freeze(normalized);
 }
 
@@ -325,6 +338,7 @@ const CONFIG_KEYS = [
   'summarizerCoolDownMs',
   'summarizerMaxCoolDownMs',
   'elision',
+  'costAware',
 ] as const satisfies readonly (keyof EventsCompactionConfig)[];
 
 /**
