@@ -251,6 +251,7 @@ async function replayPricing(
     summarizerPrice: flags.summarizerPrice,
     summarizer: flags.summarizer,
     price: model,
+    costAware: flags.costAware === true,
   });
   return { model, summarizer, cacheHints: flags.cacheHints };
 }

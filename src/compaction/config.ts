@@ -32,6 +32,16 @@ export const COMPACTION_DEFAULTS = Object.freeze({
   retentionTokenShare: 0.25,
   /** Summarizer for agents that run on Google, unless `ORRERY_COMPACTION_MODEL` says otherwise. */
   googleSummarizerModel: 'google:gemini-flash-latest',
+  /**
+   * With cost-aware compaction, the summarizer of an agent on these providers, unless
+   * `ORRERY_COMPACTION_MODEL` says otherwise: the summarizer reads the summarized range uncached
+   * at its input price, the largest one-time cost of a compaction (docs/cost.md#cost-aware-compaction).
+   */
+  costAwareSummarizerModels: Object.freeze({
+    anthropic: 'anthropic:claude-haiku-4-5',
+    openai: 'openai:gpt-5-mini',
+    google: 'google:gemini-2.5-flash',
+  }) as Readonly<Record<string, string>>,
   /** One summarizer attempt may take this long before it counts as failed (the fallback runs). */
   summarizerTimeoutMs: 120_000,
   /** After a summarizer failure it is left alone this long, doubled per failure in a row. */
@@ -342,11 +352,14 @@ const CONFIG_KEYS = [
 ] as const satisfies readonly (keyof EventsCompactionConfig)[];
 
 /**
- * The summarizer model id: `ORRERY_COMPACTION_MODEL`; else `google:gemini-flash-latest` when the
- * agent runs on Google; else the agent's own model; `undefined` when there is none.
+ * The summarizer model id: `ORRERY_COMPACTION_MODEL`; else, with cost-aware compaction, the
+ * agent's provider's smaller model (`costAwareSummarizerModels`); else `google:gemini-flash-latest`
+ * when the agent runs on Google; else the agent's own model; `undefined` when there is none.
  */
 export function resolveSummarizerModel(options: {
   agentModelId?: string;
+  /** Cost-aware compaction is on: the provider's smaller model summarizes by default. */
+  costAware?: boolean;
   env?: Environment;
 }): string | undefined {
   const env = options.env ?? process.env;
@@ -366,6 +379,11 @@ export function resolveSummarizerModel(options: {
   }
   const agentModelId = options.agentModelId;
   if (agentModelId === undefined || agentModelId === '') return undefined;
+  if (options.costAware) {
+    const provider = agentModelId.slice(0, Math.max(0, agentModelId.indexOf(':')));
+    const cheaper = COMPACTION_DEFAULTS.costAwareSummarizerModels[provider];
+    if (cheaper !== undefined) return cheaper;
+  }
   if (agentModelId.startsWith('google:')) return COMPACTION_DEFAULTS.googleSummarizerModel;
   return agentModelId;
 }

@@ -66,14 +66,27 @@ function splitModelId(id: string, field: string): { provider: string; model: str
   return { provider, model };
 }
 
-/** The catalog prices of `costAware` (an unknown model is a `ModelConfigError` naming it). */
-export async function resolveCostAwareModel(config: CostAwareConfig): Promise<CostAwareModel> {
+/**
+ * The catalog prices of `costAware` (an unknown model is a `ModelConfigError` naming it). The
+ * summarizer's: `summarizerPrice`, else `summarizerModelId` (the summarizer's own model) when
+ * the catalog lists it, else `price`.
+ */
+export async function resolveCostAwareModel(
+  config: CostAwareConfig,
+  summarizerModelId?: string,
+): Promise<CostAwareModel> {
   const agent = splitModelId(config.price, 'costAware.price');
   const price = await lookupModelPrice(agent);
-  const summarizer =
-    config.summarizerPrice === undefined
-      ? price
-      : await lookupModelPrice(splitModelId(config.summarizerPrice, 'costAware.summarizerPrice'));
+  let summarizer = price;
+  if (config.summarizerPrice !== undefined) {
+    summarizer = await lookupModelPrice(
+      splitModelId(config.summarizerPrice, 'costAware.summarizerPrice'),
+    );
+  } else if (summarizerModelId !== undefined && /^[a-z][a-z0-9-]*:\S+$/i.test(summarizerModelId)) {
+    summarizer = await lookupModelPrice(splitModelId(summarizerModelId, 'summarizer')).catch(
+      () => price,
+    );
+  }
   const policy = defaultCachePolicy({ provider: price.catalogProvider, model: agent.model });
   return {
     prices: price.prices,
@@ -174,12 +187,14 @@ function isModelAnswer(event: Event): boolean {
  */
 export function lazyCostAwareModel(
   config: EventsCompactionConfig | null | undefined,
+  /** The summarizer's name (its model id for a model summarizer), read at first use. */
+  summarizerName?: () => string | undefined,
 ): (() => Promise<CostAwareModel | undefined>) | undefined {
   const costAware = config?.costAware;
   if (!costAware) return undefined;
   let model: Promise<CostAwareModel> | undefined;
   return () => {
-    model ??= resolveCostAwareModel(costAware);
+    model ??= resolveCostAwareModel(costAware, summarizerName?.());
     return model;
   };
 }

@@ -64,7 +64,7 @@ export class RunnerCompaction {
   constructor(options: RunnerCompactionOptions) {
     this.options = options;
     const { sessionService, config, plugins, metrics, logger } = options;
-    this.costModel = lazyCostAwareModel(config);
+    this.costModel = lazyCostAwareModel(config, () => options.summarizer.name);
     this.compactor = new Compactor({
       sessionService,
       config: { ...config, summarizer: options.summarizer },
