@@ -67,6 +67,8 @@ export type {
   CompactionPlan,
   CompactionRequest,
   CompactionSkip,
+  CostAwareConfig,
+  CostChoiceNote,
   DeadCall,
   ElisionConfig,
   ElisionPlan,
@@ -90,10 +92,15 @@ export {
 } from './compaction/view.js';
 // The cost model: prompt-cache splits per provider and dollars per request (docs/cost.md).
 export {
+  type CacheBilling,
   type CacheRequest,
   type CacheSplit,
+  type CompactionChoice,
+  type CompactionChoiceOptions,
+  type CompactionChoiceReason,
   CostModelError,
   type CostTotals,
+  chooseCompaction,
   defaultCachePolicy,
   type PriceRate,
   type PromptCachePolicy,
@@ -103,6 +110,8 @@ export {
   sessionCost,
   simulatePromptCache,
   type TokenPrices,
+  type UsageCostOptions,
+  usageUsd,
 } from './costs/index.js';
 // The event model, its validation and ADK JSON.
 export type { AdkCasing } from './events/adk-casing.js';

@@ -7,6 +7,8 @@
 import type { EventsSummarizer } from '../compaction/types.js';
 import { ImportError } from '../importers/errors.js';
 import { importTranscripts } from '../importers/import-transcript.js';
+import { ModelConfigError } from '../models/errors.js';
+import { type PricedModel, replayCost } from '../runtime/replay-cost.js';
 import type { ReplayRequest, ReplayResponse } from '../server/inspector/api-types.js';
 import type { InspectorReplay } from '../server/inspector/inspector-deps.js';
 import { badRequest } from '../server/problem.js';
@@ -15,6 +17,7 @@ import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import { requireEvents } from './common.js';
 import { CliUsageError } from './errors.js';
 import { replayImportedTranscript } from './replay-engine.js';
+import { pricedModel } from './replay-price.js';
 import { replayJson } from './replay-report.js';
 import {
   type ReplayCompactionSettings,
@@ -73,6 +76,17 @@ function inspectorSettings(
   }
 }
 
+/** The request's `price`; a model the catalog does not list is a 400 naming `price`. */
+async function inspectorPrice(id: string): Promise<PricedModel> {
+  try {
+    return await pricedModel(id, 'price');
+  } catch (error) {
+    if (ModelConfigError.isInstance(error))
+      throw badRequest(`price: ${error.message}`, 'price', error);
+    throw error;
+  }
+}
+
 /**
  * Replays one request's transcript; every run of a multi-run file, as the CLI does.
  * `onProgress` hears the events replayed so far, over every run (the replay worker reports it).
@@ -92,6 +106,7 @@ export async function replayForInspector(options: {
     request.summarizer === 'none' ? { threshold: 0 } : request,
     summarizer,
   );
+  const priced = request.price === undefined ? undefined : await inspectorPrice(request.price);
   const objects: Array<Record<string, unknown>> = [];
   for (const result of results) {
     const service = new InMemorySessionService();
@@ -110,6 +125,7 @@ export async function replayForInspector(options: {
       file: fileName,
       ...(result.meta.run === undefined ? {} : { run: result.meta.run }),
       ...replayJson(report),
+      ...(priced && { cost: replayCost({ report, model: priced }) }),
     });
   }
   return objects.length === 1 ? (objects[0] as Record<string, unknown>) : objects;

@@ -83,6 +83,10 @@ export function sumReplayCosts(costs: readonly ReplayCost[]): ReplayCost {
     withCompaction: add((cost) => cost.withCompaction),
     withoutCompaction: add((cost) => cost.withoutCompaction),
     compactions: costs.flatMap((cost) => cost.compactions),
+    perCallUsd: {
+      withCompaction: costs.flatMap((cost) => cost.perCallUsd.withCompaction),
+      withoutCompaction: costs.flatMap((cost) => cost.perCallUsd.withoutCompaction),
+    },
   };
 }
 

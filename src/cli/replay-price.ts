@@ -3,6 +3,7 @@
  * provider's cache policy of a model (docs/cost.md). An id the catalog does not know is an error
  * that names it, never a guessed price.
  */
+import { COMPACTION_DEFAULTS } from '../compaction/config.js';
 import { defaultCachePolicy } from '../costs/default-policy.js';
 import { ModelConfigError } from '../models/errors.js';
 import { lookupModelPrice } from '../models/price-catalog.js';
@@ -27,15 +28,25 @@ export async function pricedModel(id: string, flag = '--price'): Promise<PricedM
   };
 }
 
-/** The summarizer's price: `--summarizer-price`, else the `--summarizer` model, else `--price`'s. */
+/**
+ * The summarizer's price: `--summarizer-price`, else the `--summarizer` model, else with
+ * `--cost-aware` the smaller model a cost-aware Runner summarizes with by default
+ * (`COMPACTION_DEFAULTS.costAwareSummarizerModels`), else `--price`'s.
+ */
 export async function summarizerPricedModel(options: {
   summarizerPrice?: string;
   summarizer: string;
   price: PricedModel;
+  costAware?: boolean;
 }): Promise<PricedModel> {
   if (options.summarizerPrice !== undefined) {
     return pricedModel(options.summarizerPrice, '--summarizer-price');
   }
   if (options.summarizer.includes(':')) return pricedModel(options.summarizer, '--summarizer');
+  if (options.costAware) {
+    const provider = options.price.id.slice(0, options.price.id.indexOf(':'));
+    const cheaper = COMPACTION_DEFAULTS.costAwareSummarizerModels[provider];
+    if (cheaper !== undefined) return pricedModel(cheaper, '--cost-aware');
+  }
   return options.price;
 }

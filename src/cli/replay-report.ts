@@ -48,6 +48,7 @@ export function replayJson(report: ReplayReport) {
         summarizer,
         fallback,
         branch,
+        costChoice,
       }) => ({
         trigger,
         startSeq,
@@ -58,6 +59,7 @@ export function replayJson(report: ReplayReport) {
         summarizer,
         ...(fallback ? { fallback } : {}),
         ...(branch ? { branch } : {}),
+        ...(costChoice ? { costChoice } : {}),
       }),
     ),
     // Present only when the elision tier recorded a rule: output with it off stays unchanged.
@@ -90,6 +92,12 @@ export function replayJson(report: ReplayReport) {
   };
 }
 
+/** `cold_cache, tail 1.9k, $0.41 vs $0.44`: why, the retained tail, expected USD vs threshold-only. */
+export function costChoiceCell(choice: ReplayReport['compactions'][number]['costChoice']): string {
+  if (!choice) return '-';
+  return `${choice.reason}, tail ${compact(choice.retainedTokens)}, $${choice.expectedUsd.toFixed(2)} vs $${choice.thresholdOnlyUsd.toFixed(2)}`;
+}
+
 export function renderReport(
   header: ReportHeader,
   result: ReplayReport,
@@ -120,16 +128,26 @@ export function renderReport(
     );
   } else {
     lines.push(`Compactions (${result.compactions.length})`);
+    // The cost-aware column only when cost-aware compaction chose something (docs/cost.md).
+    const costAware = result.compactions.some((compaction) => compaction.costChoice);
     const rows = result.compactions.map((compaction, index) => [
       String(index + 1),
       compaction.trigger,
       compaction.beforeCall > result.modelCalls ? 'end' : `call ${compaction.beforeCall}`,
       `${(result.compactions[index - 1]?.endSeq ?? compaction.startSeq - 1) + 1}-${compaction.endSeq}`,
       `${number(compaction.tokensBefore)} -> ${number(compaction.tokensAfter)}`,
+      ...(costAware ? [costChoiceCell(compaction.costChoice)] : []),
     ]);
     lines.push(
       ...table(
-        ['#', 'trigger', 'before', 'events summarized', 'request tokens before -> after'],
+        [
+          '#',
+          'trigger',
+          'before',
+          'events summarized',
+          'request tokens before -> after',
+          ...(costAware ? ['cost-aware choice'] : []),
+        ],
         rows,
         '  ',
       ),

@@ -8,7 +8,11 @@ import {
   createEventsCompactionConfig,
   type Environment,
 } from '../compaction/config.js';
-import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
+import type {
+  CostAwareConfig,
+  EventsCompactionConfig,
+  EventsSummarizer,
+} from '../compaction/types.js';
 import { CliUsageError } from './errors.js';
 
 /** Replay's own default: small enough that real transcripts show compaction at work. */
@@ -37,6 +41,8 @@ export interface ReplayCompactionOptions {
   interval?: number;
   overlap?: number;
   maxRequestBytes?: number;
+  /** Cost-aware compaction at these catalog prices (docs/cost.md#cost-aware-compaction). */
+  costAware?: CostAwareConfig;
   /** Default `REPLAY_FLAG_NAMES`. */
   names?: ReplaySettingNames;
 }
@@ -70,6 +76,7 @@ export function replayCompactionSettings(
     overlapSize: options.overlap,
     maxRequestBytes: options.maxRequestBytes,
     summarizer,
+    ...(options.costAware && { costAware: options.costAware }),
   });
   if (config === null && options.maxRequestBytes !== undefined) {
     const off =

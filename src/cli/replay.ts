@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { COMPACTION_ENV } from '../compaction/config.js';
+import type { CostAwareConfig } from '../compaction/types.js';
 import { importTranscriptsAsync } from '../importers/import-transcripts-async.js';
 import type { ImportFormat } from '../importers/types.js';
 import { type PricedModel, replayCost } from '../runtime/replay-cost.js';
@@ -47,6 +48,7 @@ interface ReplayFlags {
   summarizerPrice?: string;
   cacheHints: boolean;
   compareThresholds?: number[];
+  costAware?: boolean;
 }
 
 export function registerReplay(program: Command, io: CliIo): void {
@@ -110,6 +112,10 @@ export function registerReplay(program: Command, io: CliIo): void {
     )
     .option('--no-cache-hints', 'price without cache hints (Anthropic then caches nothing)')
     .option(
+      '--cost-aware',
+      'with --price: compact when and as deep as the expected spend says, never above the threshold (docs/cost.md#cost-aware-compaction)',
+    )
+    .option(
       '--compare-thresholds <tokens,...>',
       'with --price: replay at each threshold and report the cheapest (docs/cost.md#choosing-a-threshold)',
       thresholdList,
@@ -138,9 +144,16 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
       const format = transcriptFormat(flags.format);
       // Read and parse every file first: a bad one fails before anything runs.
       const transcripts = await readTranscripts({ files, format, run: flags.run });
-      const settings = await replaySettings({ flags, io });
       // Priced before replaying: an unknown model fails at once, not after the replay.
       const pricing = await replayPricing(flags);
+      if (flags.costAware && !pricing) {
+        throw new CliUsageError({
+          field: '--cost-aware',
+          message: '--cost-aware needs --price (the prices it chooses by)',
+        });
+      }
+      const costAware = pricing && flags.costAware ? costAwareOf(pricing) : undefined;
+      const settings = await replaySettings({ flags, io, costAware });
       if (flags.compareThresholds !== undefined) {
         if (!pricing || flags.db !== undefined) {
           throw new CliUsageError({
@@ -150,7 +163,7 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
         }
         const rows = [];
         for (const threshold of flags.compareThresholds) {
-          const settings = await replaySettings({ flags: { ...flags, threshold }, io });
+          const settings = await replaySettings({ flags: { ...flags, threshold }, io, costAware });
           const outputs = await replayTranscripts({ transcripts, settings, flags, io });
           rows.push({
             threshold,
@@ -238,6 +251,7 @@ async function replayPricing(
     summarizerPrice: flags.summarizerPrice,
     summarizer: flags.summarizer,
     price: model,
+    costAware: flags.costAware === true,
   });
   return { model, summarizer, cacheHints: flags.cacheHints };
 }
@@ -247,7 +261,16 @@ interface ReplaySettings extends ReplayCompactionSettings {
 }
 
 /** The flags and the environment as a compaction config and a summarizer. */
-async function replaySettings(options: { flags: ReplayFlags; io: CliIo }): Promise<ReplaySettings> {
+/** `--cost-aware`: the config option at the `--price` and summarizer prices. */
+function costAwareOf(pricing: { model: PricedModel; summarizer: PricedModel }): CostAwareConfig {
+  return { price: pricing.model.id, summarizerPrice: pricing.summarizer.id };
+}
+
+async function replaySettings(options: {
+  flags: ReplayFlags;
+  io: CliIo;
+  costAware?: CostAwareConfig;
+}): Promise<ReplaySettings> {
   const { flags, io } = options;
   const choice = await createSummarizer({ value: flags.summarizer, env: io.env });
   const settings = replayCompactionSettings({
@@ -258,6 +281,7 @@ async function replaySettings(options: { flags: ReplayFlags; io: CliIo }): Promi
     interval: flags.interval,
     overlap: flags.overlap,
     maxRequestBytes: flags.maxRequestBytes,
+    ...(options.costAware && { costAware: options.costAware }),
   });
   return { ...settings, choice };
 }

@@ -3,6 +3,7 @@
  * (docs/architecture.md#when-compaction-runs). No I/O: the environment object is handed in, or
  * `process.env` is read at call time.
  */
+import { checkCostAwareConfig } from './cost-aware-config.js';
 import { ELISION_DEFAULTS } from './elision.js';
 import { InvalidConfigError } from './errors.js';
 import type { ElisionConfig, EventsCompactionConfig, EventsCompactionOptions } from './types.js';
@@ -31,6 +32,16 @@ export const COMPACTION_DEFAULTS = Object.freeze({
   retentionTokenShare: 0.25,
   /** Summarizer for agents that run on Google, unless `ORRERY_COMPACTION_MODEL` says otherwise. */
   googleSummarizerModel: 'google:gemini-flash-latest',
+  /**
+   * With cost-aware compaction, the summarizer of an agent on these providers, unless
+   * `ORRERY_COMPACTION_MODEL` says otherwise: the summarizer reads the summarized range uncached
+   * at its input price, the largest one-time cost of a compaction (docs/cost.md#cost-aware-compaction).
+   */
+  costAwareSummarizerModels: Object.freeze({
+    anthropic: 'anthropic:claude-haiku-4-5',
+    openai: 'openai:gpt-5-mini',
+    google: 'google:gemini-2.5-flash',
+  }) as Readonly<Record<string, string>>,
   /** One summarizer attempt may take this long before it counts as failed (the fallback runs). */
   summarizerTimeoutMs: 120_000,
   /** After a summarizer failure it is left alone this long, doubled per failure in a row. */
@@ -152,6 +163,8 @@ export function createEventsCompactionConfig(
     config.summarizerMaxCoolDownMs = summarizerMaxCoolDownMs;
   }
   if (options.summarizer !== undefined) config.summarizer = options.summarizer;
+  const costAware = checkCostAwareConfig(options.costAware);
+  if (costAware) config.costAware = costAware; // validated below: needs the token trigger
   const elisionOn =
     elisionOption?.enabled ??
     fromEnv.elision ??
@@ -305,11 +318,21 @@ export function validateEventsCompactionConfig(
     });
   }
   const elision = checkElisionConfig(config);
+  const costAware = checkCostAwareConfig(config.costAware);
+  if (costAware && config.tokenThreshold === undefined) {
+    throw new InvalidConfigError({
+      field: 'costAware',
+      value: costAware.price,
+      message: 'needs the token trigger (tokenThreshold > 0): it chooses within the threshold',
+    });
+  }
   const normalized: EventsCompactionConfig = {};
   for (const key of CONFIG_KEYS) {
     if (config[key] !== undefined) (normalized as Record<string, unknown>)[key] = config[key];
   }
   if (elision) normalized.elision = elision;
+  if (costAware) normalized.costAware = costAware;
+  else delete normalized.costAware;
   return Object.freeze(normalized);
 }
 
@@ -325,14 +348,18 @@ const CONFIG_KEYS = [
   'summarizerCoolDownMs',
   'summarizerMaxCoolDownMs',
   'elision',
+  'costAware',
 ] as const satisfies readonly (keyof EventsCompactionConfig)[];
 
 /**
- * The summarizer model id: `ORRERY_COMPACTION_MODEL`; else `google:gemini-flash-latest` when the
- * agent runs on Google; else the agent's own model; `undefined` when there is none.
+ * The summarizer model id: `ORRERY_COMPACTION_MODEL`; else, with cost-aware compaction, the
+ * agent's provider's smaller model (`costAwareSummarizerModels`); else `google:gemini-flash-latest`
+ * when the agent runs on Google; else the agent's own model; `undefined` when there is none.
  */
 export function resolveSummarizerModel(options: {
   agentModelId?: string;
+  /** Cost-aware compaction is on: the provider's smaller model summarizes by default. */
+  costAware?: boolean;
   env?: Environment;
 }): string | undefined {
   const env = options.env ?? process.env;
@@ -352,6 +379,11 @@ export function resolveSummarizerModel(options: {
   }
   const agentModelId = options.agentModelId;
   if (agentModelId === undefined || agentModelId === '') return undefined;
+  if (options.costAware) {
+    const provider = agentModelId.slice(0, Math.max(0, agentModelId.indexOf(':')));
+    const cheaper = COMPACTION_DEFAULTS.costAwareSummarizerModels[provider];
+    if (cheaper !== undefined) return cheaper;
+  }
   if (agentModelId.startsWith('google:')) return COMPACTION_DEFAULTS.googleSummarizerModel;
   return agentModelId;
 }

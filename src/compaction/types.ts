@@ -89,6 +89,31 @@ export interface EventsCompactionOptions {
    * or `ORRERY_COMPACTION_ELISION`). Needs the token trigger.
    */
   elision?: boolean | (ElisionConfig & { enabled?: boolean });
+  /**
+   * Cost-aware compaction (docs/cost.md#cost-aware-compaction): before each model call, choose
+   * when (under the threshold too) and how deep to compact by the expected spend at these
+   * catalog prices. Never above the threshold or a ceiling. `false` or unset: off.
+   */
+  costAware?: CostAwareConfig | false;
+}
+
+/** Prices of cost-aware compaction, as catalog ids (`provider:model`). */
+export interface CostAwareConfig {
+  /** The agent's model, e.g. `anthropic:claude-sonnet-4-5`: its prices and cache rules. */
+  price: string;
+  /** The summarizer's model price. Default: `price`. */
+  summarizerPrice?: string;
+}
+
+/** The cost-aware choice behind one compaction (docs/cost.md#cost-aware-compaction). */
+export interface CostChoiceNote {
+  /** `threshold`: required, depth chosen; `cheaper_now` / `cold_cache`: early, under the threshold. */
+  reason: 'threshold' | 'cheaper_now' | 'cold_cache';
+  /** Tokens of the retained tail the choice asked for. */
+  retainedTokens: number;
+  /** Expected USD of the choice, and of compacting only at the threshold at the configured depth. */
+  expectedUsd: number;
+  thresholdOnlyUsd: number;
 }
 
 /** A validated configuration (`createEventsCompactionConfig` returns it, or `null` when disabled). */
@@ -105,6 +130,8 @@ export interface EventsCompactionConfig {
   summarizerMaxCoolDownMs?: number;
   /** Set: the elision tier runs before a summary is paid for (token trigger only). */
   elision?: ElisionConfig;
+  /** Set: cost-aware compaction (token trigger only). */
+  costAware?: CostAwareConfig;
 }
 
 /** Overflow and ceilings: keep fewer events / tokens than the config asks. */
@@ -135,6 +162,8 @@ export interface CompactionRequest {
   retention?: RetentionOverride;
   /** Compact regardless of thresholds (manual, overflow). */
   force?: boolean;
+  /** Set when cost-aware compaction chose this attempt (or its depth): reported as is. */
+  costChoice?: CostChoiceNote;
 }
 
 export interface DeadCall {

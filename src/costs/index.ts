@@ -1,4 +1,12 @@
 export {
+  type CacheBilling,
+  type CompactionChoice,
+  type CompactionChoiceOptions,
+  type CompactionChoiceReason,
+  chooseCompaction,
+  projectCompactionUsd,
+} from './compaction-choice.js';
+export {
   anthropicMinimumTokens,
   defaultCachePolicy,
   geminiMinimumTokens,
@@ -10,3 +18,4 @@ export { openAiCached, simulatePromptCache } from './prompt-cache.js';
 export type { SessionCostOptions } from './session-cost.js';
 export { rateAt, requestCosts, sessionCost, sumCosts } from './session-cost.js';
 export type * from './types.js';
+export { type UsageCostOptions, usageUsd } from './usage-cost.js';

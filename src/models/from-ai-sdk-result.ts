@@ -24,6 +24,8 @@ export function fromAiSdkResult(
   const response: ModelResponse = { content: { role: 'model', parts } };
   const usageMetadata = toUsageMetadata(result.usage);
   if (usageMetadata !== undefined) response.usageMetadata = usageMetadata;
+  const cacheWrite = result.usage?.inputTokens?.cacheWrite;
+  if (typeof cacheWrite === 'number' && cacheWrite > 0) response.cacheWriteTokenCount = cacheWrite;
   const finishReason = finishReasonOf(result.finishReason);
   if (finishReason !== undefined) response.finishReason = finishReason;
   if (result.response?.id !== undefined) response.responseId = result.response.id;

@@ -36,6 +36,12 @@ export interface ModelResponse {
   responseId?: string;
   /** The model that answered, as the provider names it (`gen_ai.response.model`). */
   responseModel?: string;
+  /**
+   * Prompt tokens the provider wrote to its cache (Anthropic's `cache_creation_input_tokens`, the
+   * AI SDK's `inputTokens.cacheWrite`): priced at the cache-write rate (docs/cost.md#live-spend).
+   * Not in `usageMetadata`, whose shape is ADK's.
+   */
+  cacheWriteTokenCount?: number;
 }
 
 /**

@@ -27,6 +27,10 @@ function optionalErrorMessage(error: unknown): string | undefined {
   return errorMessage(error);
 }
 
+function roundUsd(usd: number | undefined): number | undefined {
+  return usd === undefined ? undefined : Math.round(usd * 1e6) / 1e6;
+}
+
 /** One structured line per compaction attempt (failures at `warn`, the rest at `info`). */
 export function logCompaction(options: {
   logger: Logger;
@@ -60,6 +64,11 @@ export function logCompaction(options: {
       report.coolDown === undefined ? undefined : new Date(report.coolDown.untilMs).toISOString(),
     coolDownFailures: report.coolDown?.failures,
     coolDownSkipped: report.coolDown?.skipped,
+    // Cost-aware compaction's choice (docs/cost.md#cost-aware-compaction).
+    costChoice: report.costChoice?.reason,
+    costRetainedTokens: report.costChoice?.retainedTokens,
+    costExpectedUsd: roundUsd(report.costChoice?.expectedUsd),
+    costThresholdOnlyUsd: roundUsd(report.costChoice?.thresholdOnlyUsd),
     error: optionalErrorMessage(report.error),
   };
   const message = `compaction ${report.outcome} (${report.trigger})`;

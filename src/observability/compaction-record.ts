@@ -32,4 +32,15 @@ export interface CompactionRecord {
     skipped: number;
     cause?: string;
   };
+  /**
+   * Set when cost-aware compaction chose this attempt or its depth (docs/cost.md#cost-aware-compaction):
+   * why, the retained tail it asked for, and the expected USD of the choice against compacting
+   * only at the threshold at the configured depth.
+   */
+  costChoice?: {
+    reason: string;
+    retainedTokens: number;
+    expectedUsd: number;
+    thresholdOnlyUsd: number;
+  };
 }

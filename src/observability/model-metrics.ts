@@ -11,6 +11,8 @@ export interface ModelCallRecord {
   attempts: number;
   /** This call is the retry after a context-overflow rejection. */
   overflowRetry?: boolean;
+  /** Estimated USD of the call from its usage at catalog prices (docs/cost.md#live-spend). */
+  usd?: number;
 }
 
 export interface ModelMetrics {
@@ -21,6 +23,8 @@ export interface ModelMetrics {
   readonly overflowRetriesTotal: Counter<'model'>;
   /** Cached input tokens over input tokens since the Runner started, per model. */
   readonly promptCacheHitRatio: Gauge<'model'>;
+  /** Estimated USD of model calls whose model has a catalog price. */
+  readonly costUsdTotal: Counter<'model'>;
   recordModelCall(record: ModelCallRecord): void;
 }
 
@@ -61,8 +65,14 @@ export function createModelMetrics(options: { registry: Registry }): ModelMetric
     help: 'Cached input tokens / input tokens reported by the provider since start, per model.',
     labelNames: ['model'] as const,
   });
+  const costUsdTotal = registeredCounter(registry, {
+    name: 'orrery_model_cost_usd_total',
+    help: 'Estimated USD of model calls from reported usage (cache reads and writes at their prices) at catalog prices; calls of a model without a price are not counted.',
+    labelNames: ['model'] as const,
+  });
   return {
     requestsTotal,
+    costUsdTotal,
     requestDuration,
     tokensTotal,
     retriesTotal,
@@ -74,6 +84,7 @@ export function createModelMetrics(options: { registry: Registry }): ModelMetric
       requestDuration.observe({ model, outcome: record.outcome }, record.durationMs / 1000);
       if (record.attempts > 1) retriesTotal.inc({ model }, record.attempts - 1);
       if (record.overflowRetry) overflowRetriesTotal.inc({ model });
+      if (record.usd !== undefined && record.usd > 0) costUsdTotal.inc({ model }, record.usd);
       const usage = record.usage;
       if (!usage) return;
       const input = usage.promptTokenCount ?? 0;

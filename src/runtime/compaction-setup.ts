@@ -70,6 +70,7 @@ export function createRunnerSummarizer(options: {
       env: options.env,
       resolveModel: options.resolveModel,
       logger: options.logger,
+      costAware: options.config.costAware !== undefined,
     });
   if (!summarizer) {
     throw new RunnerConfigError({

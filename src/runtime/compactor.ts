@@ -12,6 +12,7 @@ import { planTieredCompaction } from '../compaction/triggers.js';
 import type {
   CompactionPlan,
   CompactionRequest,
+  CostChoiceNote,
   DeadCall,
   ElisionPlan,
   EventsCompactionConfig,
@@ -86,6 +87,8 @@ export interface CompactionReport {
    * without waiting for it. On a failure: the cool-down the failure started.
    */
   coolDown?: CoolDownDetails;
+  /** Cost-aware compaction chose this attempt or its depth (docs/cost.md#cost-aware-compaction). */
+  costChoice?: CostChoiceNote;
 }
 
 /** After this outcome the view changed as planned: a summary, or an elision rule. */
@@ -248,6 +251,7 @@ export class Compactor {
       const full: CompactionReport = {
         sessionId,
         trigger: request.trigger,
+        ...(request.costChoice && { costChoice: request.costChoice }),
         ...report,
         durationMs: performance.now() - started,
       };

@@ -10,6 +10,7 @@ import {
   estimateContentListBytes,
   estimateContentListTokens,
   estimateContentTokens,
+  estimateEventTokens,
 } from '../compaction/token-estimate.js';
 import {
   estimateNextRequest,
@@ -23,6 +24,7 @@ import type { FunctionDeclaration, Model } from '../models/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { loadActiveView } from './active-view.js';
 import { type CompactionReport, changedView } from './compactor.js';
+import { type CostAwareModel, costAwareDecision } from './cost-aware.js';
 import { ContextOverflowError, MessageTooLargeError } from './errors.js';
 import { OrphanCallRestorer } from './restore-calls.js';
 
@@ -79,6 +81,8 @@ export interface PrepareViewOptions {
    * last read): used instead of the first read.
    */
   stored?: StoredView;
+  /** Seconds since the epoch of this request (cost-aware compaction's cache age). Default: now. */
+  nowSeconds?: number;
   signal?: AbortSignal;
 }
 
@@ -155,6 +159,7 @@ export class ContextGuard {
   private readonly restorer: OrphanCallRestorer;
   private readonly onViewWarnings?: (options: { key: SessionKey; warnings: ViewWarning[] }) => void;
   private readonly estimateEvent?: (event: Event) => number;
+  private readonly costModel?: () => Promise<CostAwareModel | undefined>;
 
   constructor(options: {
     sessionService: SessionService;
@@ -167,6 +172,11 @@ export class ContextGuard {
      * that serves one session (replay) passes a `SessionEventTokens` cache.
      */
     estimateEvent?: (event: Event) => number;
+    /**
+     * Cost-aware compaction's prices (docs/cost.md#cost-aware-compaction): with it, the token
+     * trigger compacts when and as deep as the expected spend says, never above the threshold.
+     */
+    costModel?: () => Promise<CostAwareModel | undefined>;
   }) {
     this.sessionService = options.sessionService;
     this.config = options.config;
@@ -174,6 +184,7 @@ export class ContextGuard {
     this.restorer = new OrphanCallRestorer({ sessionService: options.sessionService });
     this.onViewWarnings = options.onViewWarnings;
     this.estimateEvent = options.estimateEvent;
+    this.costModel = options.costModel;
   }
 
   private load(options: {
@@ -230,8 +241,28 @@ export class ContextGuard {
         overheadTokens: overhead.tokens,
         estimateEvent: this.estimateEvent,
       });
-      if (estimate.tokens >= tokenThreshold) {
-        const report = await this.compact({ ...common, stored, trigger: 'token_threshold' });
+      const costModel = await this.costModel?.();
+      const cost = costModel
+        ? costAwareDecision({
+            model: costModel,
+            config: this.config,
+            checkpoint: stored.checkpoint,
+            tail: stored.tail,
+            requestTokens: estimate.tokens,
+            overheadTokens: overhead.tokens,
+            nowSeconds: options.nowSeconds ?? Date.now() / 1000,
+            estimateEvent: this.estimateEvent ?? estimateEventTokens,
+          })
+        : undefined;
+      if (cost ? cost.compact : estimate.tokens >= tokenThreshold) {
+        const report = await this.compact({
+          ...common,
+          stored,
+          trigger: 'token_threshold',
+          ...(cost?.force && { force: true }),
+          ...(cost?.retention && { retention: cost.retention }),
+          ...(cost?.note && { costChoice: cost.note }),
+        });
         if (changedView(report)) {
           stored = await this.load(options);
           this.noteSummarySize({ turnKey, stored, model, overhead, invocationId });

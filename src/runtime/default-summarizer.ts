@@ -29,10 +29,16 @@ export function createDefaultSummarizer(options: {
   env: Record<string, string | undefined>;
   resolveModel?: (options: ResolveModelOptions) => Promise<Model>;
   logger: Logger;
+  /** Cost-aware compaction is on (`resolveSummarizerModel`'s cheaper default). */
+  costAware?: boolean;
 }): EventsSummarizer | undefined {
   const { agentModel, env, logger } = options;
   if (options.summarizerModel) return new LlmEventSummarizer({ model: options.summarizerModel });
-  const modelId = resolveSummarizerModel({ agentModelId: agentModel?.modelId, env });
+  const modelId = resolveSummarizerModel({
+    agentModelId: agentModel?.modelId,
+    env,
+    costAware: options.costAware,
+  });
   if (modelId === undefined || modelId === agentModel?.modelId) {
     return agentModel ? new LlmEventSummarizer({ model: agentModel }) : undefined;
   }

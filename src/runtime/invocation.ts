@@ -19,6 +19,7 @@ import {
   type RequestOverhead,
 } from './context-guard.js';
 import { ContextOverflowError } from './errors.js';
+import type { SpendPrices } from './live-spend.js';
 import { measureModelCall } from './measured-model-call.js';
 import { generateWithRetry } from './model-retry.js';
 import { canStream, streamWithRetry } from './model-stream.js';
@@ -66,6 +67,8 @@ export interface InvocationOptions {
   telemetry?: Telemetry;
   agentSpan?: TelemetrySpan;
   modelMetrics?: ModelMetrics;
+  /** Catalog prices per model: each call's estimated USD (docs/cost.md#live-spend). */
+  spendPrices?: SpendPrices;
 }
 
 /** The last agent that called a model: the post-invocation token estimate is anchored on it. */
@@ -365,6 +368,7 @@ export class Invocation implements InvocationContext {
     let response: ModelResponse;
     if (shortCircuit) response = shortCircuit;
     else {
+      const prices = await this.options.spendPrices?.pricesFor(options.model.modelId);
       const call = measureModelCall({
         model: options.model,
         agentName: options.agentName,
@@ -373,6 +377,7 @@ export class Invocation implements InvocationContext {
         telemetry: this.options.telemetry,
         parentSpan: this.options.agentSpan,
         modelMetrics: this.options.modelMetrics,
+        ...(prices && { prices }),
       });
       const model = call.model;
       try {

@@ -2,9 +2,12 @@
  * One model call measured: the model wrapped to count attempts (retries included), with its
  * `chat` span and per-model-call metrics (docs/architecture.md#where-each-rule-lives).
  */
+
+import type { TokenPrices } from '../costs/types.js';
 import type { Model, ModelRequest, ModelResponse } from '../models/types.js';
 import type { ModelMetrics } from '../observability/model-metrics.js';
 import { modelAttributes, type Telemetry, type TelemetrySpan } from '../observability/telemetry.js';
+import { responseUsd } from './live-spend.js';
 
 export interface MeasureModelCallOptions {
   model: Model;
@@ -16,6 +19,8 @@ export interface MeasureModelCallOptions {
   /** The `invoke_agent` span the `chat` span is a child of. */
   parentSpan?: TelemetrySpan;
   modelMetrics?: ModelMetrics;
+  /** The model's catalog prices: each call's estimated USD is counted (docs/cost.md#live-spend). */
+  prices?: TokenPrices;
 }
 
 export interface MeasuredModelCall {
@@ -62,6 +67,7 @@ export function measureModelCall(options: MeasureModelCallOptions): MeasuredMode
     model,
     finish: (response, error) => {
       const usage = response?.usageMetadata;
+      const usd = responseUsd(options.prices, response);
       options.modelMetrics?.recordModelCall({
         modelId: inner.modelId,
         outcome: error === undefined ? 'ok' : 'error',
@@ -69,12 +75,15 @@ export function measureModelCall(options: MeasureModelCallOptions): MeasuredMode
         usage,
         attempts: Math.max(1, attempts),
         overflowRetry,
+        ...(usd !== undefined && { usd }),
       });
       if (!span) return;
       span.setAttributes({
         'gen_ai.usage.input_tokens': usage?.promptTokenCount,
         'gen_ai.usage.output_tokens': usage?.candidatesTokenCount,
         'gen_ai.usage.cache_read.input_tokens': usage?.cachedContentTokenCount,
+        'gen_ai.usage.cache_creation.input_tokens': response?.cacheWriteTokenCount,
+        'orrery.cost.usd': usd,
         // A list, per the conventions (one candidate here).
         'gen_ai.response.finish_reasons':
           response?.finishReason === undefined ? undefined : [response.finishReason],

@@ -42,6 +42,11 @@ export interface ReplayCost {
    * summarizer call and prefix rewrite, against the calls the session had left after it.
    */
   compactions: ReplayCompactionCost[];
+  /**
+   * USD of each model call in order (the agent's model, cache split included; summarizer calls
+   * are in `compactions`): what the inspector's chart shows per call.
+   */
+  perCallUsd: { withCompaction: number[]; withoutCompaction: number[] };
 }
 
 export interface ReplayCompactionCost {
@@ -107,20 +112,20 @@ export function replayCost(options: ReplayCostOptions): ReplayCost {
       callsAfter: Math.max(0, report.modelCalls - compaction.beforeCall),
     };
   });
+  const withCosts = requestCosts({ prices: model.prices, policy, requests: withRequests });
+  const withoutCosts = requestCosts({ prices: model.prices, policy, requests: withoutRequests });
   return {
     model: model.id,
     currency: 'USD',
     summarizerModel: summarizer.id,
     cacheHints,
-    withCompaction: figures(
-      requestCosts({ prices: model.prices, policy, requests: withRequests }),
-      summarizerUsd,
-    ),
-    withoutCompaction: figures(
-      requestCosts({ prices: model.prices, policy, requests: withoutRequests }),
-      0,
-    ),
+    withCompaction: figures(withCosts, summarizerUsd),
+    withoutCompaction: figures(withoutCosts, 0),
     compactions,
+    perCallUsd: {
+      withCompaction: withCosts.map((cost) => cost.usd),
+      withoutCompaction: withoutCosts.map((cost) => cost.usd),
+    },
   };
 }
 

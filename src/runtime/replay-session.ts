@@ -11,6 +11,7 @@ import type { Event, NewEvent, Part, SessionKey } from '../events/types.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
 import { type CompactionReport, Compactor } from './compactor.js';
 import { ContextGuard } from './context-guard.js';
+import { type CostAwareModel, costAwareDepth, lazyCostAwareModel } from './cost-aware.js';
 import type { ReplayBranch, ReplayCompaction, ReplayElision, ReplayRequest } from './replay.js';
 import { estimateView, extendView, RECORDED_MODEL, usageBlind } from './replay-view.js';
 import { RequestMeasure } from './request-measure.js';
@@ -65,6 +66,9 @@ export class ReplaySession {
    * compaction attempt wrote (see `extendView`).
    */
   private known: StoredView | undefined;
+  private readonly costModel: (() => Promise<CostAwareModel | undefined>) | undefined;
+  /** The latest replayed event's time (cost-aware compaction's cache age). */
+  private nowSeconds = 0;
   /** A compaction attempt inside `guard.prepare` failed: its view may not be the store's. */
   private attemptFailed = false;
 
@@ -84,10 +88,12 @@ export class ReplaySession {
       coolDown: new SummarizerCoolDown({ baseMs: 0, maxMs: 1 }),
     });
     // Each request is prepared as the Runner prepares it: token trigger, byte ceiling, truncation.
+    this.costModel = lazyCostAwareModel(config);
     this.guard = new ContextGuard({
       sessionService,
       config,
       estimateEvent: estimates.event,
+      costModel: this.costModel,
       compact: async ({ key, ...request }) => {
         const report = await this.compactor.compact({ ...key, ...request });
         this.record(report);
@@ -116,6 +122,8 @@ export class ReplaySession {
       invocationId: event.invocationId,
       // A scoped view is not the store's: the guard reads the branch's view itself.
       stored: scoped ? undefined : this.known,
+      // The recorded answer's time stands for the request's (cost-aware compaction's cache age).
+      nowSeconds: event.timestamp,
       signal,
     });
     this.known = this.attemptFailed || scoped ? undefined : prepared.stored;
@@ -139,6 +147,7 @@ export class ReplaySession {
   async append(event: NewEvent, position: number): Promise<void> {
     const { service, key, signal } = this.options;
     const stored = await service.appendEvent({ ...key, event, signal });
+    this.nowSeconds = stored.timestamp;
     this.positions.set(stored.seq, position);
     this.uncompacted.append(stored);
     this.known = this.options.scoped ? undefined : extendView(this.known, stored);
@@ -202,10 +211,25 @@ export class ReplaySession {
   }
 
   private async compactAfter(trigger: 'sliding_window' | 'token_threshold'): Promise<void> {
-    const { key, overhead, signal } = this.options;
+    const { key, overhead, signal, config, estimates } = this.options;
+    const known = this.known;
+    const depth =
+      trigger === 'token_threshold' && known && !this.options.scoped
+        ? await costAwareDepth({
+            costModel: this.costModel,
+            config,
+            checkpoint: known.checkpoint,
+            tail: known.tail,
+            requestTokens: estimateView(known, overhead.tokens, estimates.event),
+            overheadTokens: overhead.tokens,
+            nowSeconds: this.nowSeconds,
+            estimateEvent: estimates.event,
+          })
+        : {};
     const report = await this.compactor.compact({
       ...key,
       trigger,
+      ...depth,
       overheadTokens: overhead.tokens,
       ...(this.options.scoped && { scope: {} }),
       stored: this.known,
@@ -253,6 +277,7 @@ export class ReplaySession {
       ...(fallback ? { fallback } : {}),
       summaryTokens: this.partsTokens(report.event?.actions.compaction.compactedContent.parts),
       ...(report.event?.branch ? { branch: report.event.branch } : {}),
+      ...(report.costChoice ? { costChoice: report.costChoice } : {}),
     });
   }
 

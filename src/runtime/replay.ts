@@ -8,7 +8,11 @@
  * run, as the Runner does. Offline with a deterministic summarizer; the store keeps every event.
  * The loop is `replay-run.ts`, a session's bookkeeping `replay-session.ts`.
  */
-import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
+import type {
+  CostChoiceNote,
+  EventsCompactionConfig,
+  EventsSummarizer,
+} from '../compaction/types.js';
 import { IMPORT_REPAIR_KEY } from '../events/metadata-keys.js';
 import type { CompactionTrigger, NewEvent } from '../events/types.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -35,6 +39,8 @@ export interface ReplayCompaction {
   summaryTokens: number;
   /** The branch whose view it summarized (docs/workflows.md); absent: the trunk's. */
   branch?: string;
+  /** Set when cost-aware compaction chose it or its depth (docs/cost.md#cost-aware-compaction). */
+  costChoice?: CostChoiceNote;
 }
 
 /** One branch's requests in a replay with workflow branches (docs/workflows.md#replay). */

@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { ViewScope } from '../compaction/branch-view.js';
+import { estimateEventTokens } from '../compaction/token-estimate.js';
 import { countCompletedInvocations, estimateNextRequest } from '../compaction/triggers.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import type { ViewWarning } from '../compaction/view.js';
@@ -19,6 +20,7 @@ import { loadActiveView } from './active-view.js';
 import { failedCompactionReport } from './compaction-setup.js';
 import { type CompactionReport, Compactor } from './compactor.js';
 import { ContextGuard, type GuardCompactOptions } from './context-guard.js';
+import { type CostAwareModel, costAwareDepth, lazyCostAwareModel } from './cost-aware.js';
 import type { PluginManager } from './plugins/plugin-manager.js';
 import type { RunnerTelemetry } from './runner-telemetry.js';
 
@@ -56,10 +58,13 @@ export class RunnerCompaction {
   private readonly compactor: Compactor;
   /** The session a compaction hook runs for (hooks only receive the plan or the report). */
   private readonly scope = new AsyncLocalStorage<SessionKey>();
+  /** Cost-aware compaction's prices, looked up at first use (docs/cost.md#cost-aware-compaction). */
+  private readonly costModel: (() => Promise<CostAwareModel | undefined>) | undefined;
 
   constructor(options: RunnerCompactionOptions) {
     this.options = options;
     const { sessionService, config, plugins, metrics, logger } = options;
+    this.costModel = lazyCostAwareModel(config, () => options.summarizer.name);
     this.compactor = new Compactor({
       sessionService,
       config: { ...config, summarizer: options.summarizer },
@@ -91,6 +96,7 @@ export class RunnerCompaction {
       sessionService,
       config,
       compact: (compactOptions) => this.compact(compactOptions),
+      costModel: this.costModel,
       onViewWarnings: ({ key, warnings }) => options.onViewWarnings(key, warnings),
     });
   }
@@ -168,10 +174,21 @@ export class RunnerCompaction {
         overheadTokens: options.overheadTokens,
       });
       if (estimate.tokens >= config.tokenThreshold) {
+        const depth = await costAwareDepth({
+          costModel: this.costModel,
+          config,
+          checkpoint: stored.checkpoint,
+          tail: stored.tail,
+          requestTokens: estimate.tokens,
+          overheadTokens: options.overheadTokens,
+          nowSeconds: Date.now() / 1000,
+          estimateEvent: estimateEventTokens,
+        });
         await this.compact({
           ...common,
           stored: current ? stored : undefined,
           trigger: 'token_threshold',
+          ...depth,
         });
       }
     }

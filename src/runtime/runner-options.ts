@@ -28,6 +28,14 @@ export interface RunnerOptions {
    */
   compaction?: EventsCompactionConfig | null;
   /**
+   * Estimate each model call's USD from the usage it reported (cache reads and writes at their
+   * prices) at the catalog price of its model id (`provider:model`): the
+   * `orrery_model_cost_usd_total` counter and the `orrery.cost.usd` span attribute
+   * (docs/cost.md#live-spend). A model the catalog does not list gets no estimate. Default: on
+   * when `compaction.costAware` is set.
+   */
+  estimateSpend?: boolean;
+  /**
    * Overrides `compaction.summarizer`. Default: `LlmEventSummarizer` over `summarizerModel`, else
    * over the model `resolveSummarizerModel()` names (`ORRERY_COMPACTION_MODEL`, the Google
    * default for agents on Google, else the agent's own model). A root without a model (a

@@ -7,6 +7,7 @@
  * background compactions (`background-compactions.ts`), spans (`runner-telemetry.ts`) and the
  * session lease (`session-lease.ts`); docs/architecture.md#the-runtime.
  */
+
 import type { Logger } from 'pino';
 import { hasElisionRule } from '../compaction/elision.js';
 import type { EventsCompactionConfig } from '../compaction/types.js';
@@ -27,6 +28,7 @@ import {
   resolveCompactionConfig,
 } from './compaction-setup.js';
 import { Invocation } from './invocation.js';
+import { SpendPrices } from './live-spend.js';
 import { PluginManager } from './plugins/plugin-manager.js';
 import { RunnerCompaction } from './runner-compaction.js';
 import {
@@ -67,6 +69,8 @@ export class Runner {
   private readonly recallTool?: Tool;
   /** The agent tree has a `ParallelAgent`: views are scoped by branch. */
   private readonly branched: boolean;
+  /** Set with `estimateSpend`: catalog prices of each model called (docs/cost.md#live-spend). */
+  private readonly spendPrices?: SpendPrices;
 
   constructor(options: RunnerOptions) {
     const settings = resolveRunnerSettings(options);
@@ -84,6 +88,9 @@ export class Runner {
     this.backgroundCompactions = new BackgroundCompactions({ logger: this.logger });
     const config = resolveCompactionConfig({ compaction: options.compaction, env: settings.env });
     this.compactionConfig = config;
+    if (options.estimateSpend ?? config?.costAware !== undefined) {
+      this.spendPrices = new SpendPrices();
+    }
     if (config) {
       this.compaction = this.createCompaction(options, config, settings.env);
       if (options.recall !== false) {
@@ -206,6 +213,7 @@ export class Runner {
       telemetry: this.telemetry.telemetry,
       agentSpan: options.agentSpan,
       modelMetrics: this.modelMetrics,
+      spendPrices: this.spendPrices,
     });
     // The session was read with its view: with the user's message appended below, it is what
     // the first model call would read, unless something else writes in between.

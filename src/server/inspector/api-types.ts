@@ -166,6 +166,11 @@ export interface ReplayRequest {
   /** `digest` (default), or `none`: nothing is summarized (the uncompacted requests; the
    * other settings are then not used). Model summarizers need a key: not offered. */
   summarizer?: 'digest' | 'none';
+  /**
+   * `--price`: adds `cost` (dollars with and without compaction, `perCallUsd` per model call) at
+   * this `provider:model`'s catalog prices (docs/cost.md#replay-cost). Unknown model: a 400.
+   */
+  price?: string;
 }
 
 /**

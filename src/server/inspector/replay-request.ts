@@ -33,6 +33,10 @@ const ReplayRequestSchema: z.ZodType<ReplayRequest> = z.strictObject({
   summarizer: z
     .enum(['digest', 'none'], 'must be "digest" or "none" (model summarizers need a key)')
     .optional(),
+  price: z
+    .string('must be a string')
+    .regex(/^[a-z][a-z0-9-]*:\S+$/i, "must be 'provider:model', e.g. anthropic:claude-sonnet-4-5")
+    .optional(),
 });
 
 /** A compaction setting's name in the request, from the config field an error names. */

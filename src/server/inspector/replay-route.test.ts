@@ -76,6 +76,31 @@ describe('POST /inspector/api/replay', () => {
     expect(compacted.tokens.withCompaction).toBeLessThan(compacted.tokens.withoutCompaction);
   }, 120_000);
 
+  it('with a price, answers what orrery replay --price --json prints: cost per call included', async () => {
+    const fixture = inspectorFixture({ inspector: { replay: inspectorReplay } });
+    const price = 'anthropic:claude-sonnet-4-5';
+    const response = await post(fixture, { transcript, fileName: FILE, threshold: 30_000, price });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const body = (await response.json()) as {
+      modelCalls: number;
+      cost: {
+        withCompaction: { usd: number; summarizerUsd: number };
+        perCallUsd: { withCompaction: number[] };
+      };
+    };
+    expect(body).toEqual(await cliJson(['--threshold', '30000', '--price', price]));
+    const perCall = body.cost.perCallUsd.withCompaction;
+    expect(perCall).toHaveLength(body.modelCalls);
+    const sum = perCall.reduce((total, usd) => total + usd, 0);
+    expect(sum + body.cost.withCompaction.summarizerUsd).toBeCloseTo(
+      body.cost.withCompaction.usd,
+      9,
+    );
+    const unknown = await post(fixture, { transcript, price: 'anthropic:claude-imaginary-9' });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { field: string }).field).toBe('price');
+  }, 120_000);
+
   it('answers a bad transcript or setting with a 400 naming the field', async () => {
     const fixture = inspectorFixture({ inspector: { replay: inspectorReplay } });
     const cases: Array<[unknown, string, RegExp]> = [
