@@ -7,7 +7,7 @@ import { openBranchFilter } from './branch-filter.js';
 import { renderChart } from './chart.js';
 import { renderCompactionList } from './compaction-list.js';
 import { h } from './dom.js';
-import { formatNumber, plural } from './format.js';
+import { formatNumber, plural, sessionCountsText } from './format.js';
 import { followSession } from './live-stream.js';
 import { sessionHash } from './routes.js';
 import { createTimeline, PAGE_SIZE } from './timeline.js';
@@ -89,7 +89,10 @@ export async function showSession({ root, key, view, branch = null, signal, onEr
   const compactionSlot = h('div', { className: 'compaction-slot' });
 
   const showCounts = () => {
-    counts.textContent = `${plural(timeline.eventCount, 'event')} · ${plural(timeline.compactions.length, 'compaction')}`;
+    counts.textContent = sessionCountsText({
+      eventCount: timeline.eventCount,
+      compactions: timeline.compactions,
+    });
   };
   const showCompactions = () => {
     compactionSlot.replaceChildren(
