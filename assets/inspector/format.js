@@ -30,3 +30,18 @@ export function formatTime(seconds) {
 export function plural(count, word) {
   return `${formatNumber(count)} ${word}${count === 1 ? '' : 's'}`;
 }
+
+/**
+ * A session's counts as its header reads them: "40 events · 2 compactions · 3 branch summaries".
+ * `compactions` are the spans the timeline route answers (a branch summary has a `branch`); the
+ * compactions figure counts the trunk's only, as the sessions list's `compactionCount` does.
+ */
+export function sessionCountsText({ eventCount, compactions }) {
+  const branchSummaries = compactions.filter((span) => span.branch !== undefined).length;
+  const trunk = compactions.length - branchSummaries;
+  const summaries =
+    branchSummaries === 0
+      ? ''
+      : ` · ${formatNumber(branchSummaries)} branch ${branchSummaries === 1 ? 'summary' : 'summaries'}`;
+  return `${plural(eventCount, 'event')} · ${plural(trunk, 'compaction')}${summaries}`;
+}

@@ -10,7 +10,7 @@ import { renderChart } from './chart.js';
 import { renderChatBox } from './chat-box.js';
 import { renderCompactionList } from './compaction-list.js';
 import { h } from './dom.js';
-import { formatNumber, plural } from './format.js';
+import { formatNumber, plural, sessionCountsText } from './format.js';
 import { followSession } from './live-stream.js';
 import { sessionHash } from './routes.js';
 import { createStatePanel } from './state-panel.js';
@@ -123,7 +123,10 @@ export async function showSession({ root, key, view, branch = null, signal, onEr
   const compactionSlot = h('div', { className: 'compaction-slot' });
 
   const showCounts = () => {
-    counts.textContent = `${plural(timeline.eventCount, 'event')} · ${plural(timeline.compactions.length, 'compaction')}`;
+    counts.textContent = sessionCountsText({
+      eventCount: timeline.eventCount,
+      compactions: timeline.compactions,
+    });
   };
   const showCompactions = () => {
     compactionSlot.replaceChildren(

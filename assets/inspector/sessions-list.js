@@ -82,6 +82,10 @@ function sessionRow(session) {
   );
 }
 
+/** What the Compactions column counts (the session header names branch summaries apart). */
+export const COMPACTIONS_TITLE =
+  "the trunk's compactions; a workflow branch's summaries are not counted";
+
 export async function showSessions({ root, filters, signal }) {
   const result = await api.sessions({ app: filters.app, user: filters.user, signal });
   const columns = [
@@ -127,7 +131,16 @@ export async function showSessions({ root, filters, signal }) {
               'tr',
               {},
               columns.map((column) =>
-                h('th', { scope: 'col', className: numeric.has(column) ? 'number' : null }, column),
+                h(
+                  'th',
+                  {
+                    scope: 'col',
+                    className: numeric.has(column) ? 'number' : null,
+                    // As the session header counts them: branch summaries apart.
+                    title: column === 'Compactions' ? COMPACTIONS_TITLE : null,
+                  },
+                  column,
+                ),
               ),
             ),
           ),

@@ -87,7 +87,7 @@ export function replayJson(report: ReplayReport) {
       withoutCompaction,
       bytes,
     })),
-    // Present only for a transcript with workflow branches (docs/workflows.md#replay).
+    // Present only for a transcript with workflow branches (docs/workflows.md#adk-sessions-and-replay).
     ...(report.branches ? { branches: report.branches } : {}),
   };
 }

@@ -36,7 +36,7 @@ export interface ReplaySessionOptions {
   estimates: ReplayEstimates;
   /**
    * The transcript has workflow branches: each model call is prepared on its event's branch
-   * view, after-invocation compaction on the trunk's (docs/workflows.md#replay).
+   * view, after-invocation compaction on the trunk's (docs/workflows.md#adk-sessions-and-replay).
    */
   scoped?: boolean;
   signal?: AbortSignal;

@@ -43,7 +43,7 @@ export interface ReplayCompaction {
   costChoice?: CostChoiceNote;
 }
 
-/** One branch's requests in a replay with workflow branches (docs/workflows.md#replay). */
+/** One branch's requests in a replay with workflow branches (docs/workflows.md#adk-sessions-and-replay). */
 export interface ReplayBranch {
   /** The branch (`sweep.network`); `""` is the trunk. */
   branch: string;

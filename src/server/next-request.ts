@@ -56,7 +56,14 @@ export function requestOverheadOf(agent: Agent): {
 
 export async function describeNextRequest(options: {
   sessionService: SessionService;
-  agent: Agent;
+  /**
+   * The agent the request is counted for (its instruction and tool declarations, the agent on
+   * the branch). Absent (`orrery view`, which has no agent): only `systemInstruction` is counted
+   * and reported usage of any author on the branch anchors the trigger.
+   */
+  agent?: Agent;
+  /** Counted when `agent` is absent: e.g. an imported session's stored instruction. */
+  systemInstruction?: string;
   key: SessionKey;
   /** A branch's view (`''`: the trunk's, scoped); absent: the whole session's, unscoped. */
   branch?: string;
@@ -71,18 +78,20 @@ export async function describeNextRequest(options: {
         : { branch: options.branch };
   const stored = await loadActiveView({ sessionService, ...key, scope, signal });
   const view = await new OrphanCallRestorer({ sessionService }).assemble({ key, stored, signal });
-  const onBranch = agentOnBranch(options.agent, scope?.branch);
-  const { systemInstruction, tools } = requestOverheadOf(onBranch);
+  const onBranch = options.agent && agentOnBranch(options.agent, scope?.branch);
+  const { systemInstruction, tools } = onBranch
+    ? requestOverheadOf(onBranch)
+    : { systemInstruction: options.systemInstruction, tools: undefined };
   const overheadTokens = estimateRequestOverhead({ systemInstruction, tools }).tokens;
   const trigger = estimateNextRequest({
     checkpoint: stored.checkpoint,
     tail: stored.tail,
-    agentName: onBranch.name,
+    ...(onBranch && { agentName: onBranch.name }),
     ...(scope?.branch !== undefined && { branch: scope.branch }),
     overheadTokens,
   });
   return {
-    ...(scope && { branch: scope.branch ?? '', agent: onBranch.name }),
+    ...(scope && { branch: scope.branch ?? '', ...(onBranch && { agent: onBranch.name }) }),
     systemInstruction,
     contents: view.contents,
     checkpointSeq: stored.checkpoint?.seq,

@@ -108,7 +108,10 @@ export interface ListAllSessionsOptions {
 
 /** One session in a listing across users: its summary and how many compactions it stores. */
 export interface SessionOverview extends SessionSummary {
-  /** Stored compaction events (valid or not, superseded or not). */
+  /**
+   * Stored compaction events (valid or not, superseded or not): the trunk's. A workflow branch's
+   * summaries (`actions.branchCompaction`) are not counted.
+   */
   compactionCount: number;
 }
 
