@@ -45,12 +45,25 @@ function maskValue(value: unknown, depth: number): unknown {
   return result;
 }
 
+/** Where a masking logger keeps the logger it wraps (read with `unmaskedLogger`). */
+const WRAPPED = Symbol('orrery.maskedLogger.wrapped');
+
+/**
+ * The logger a `maskingLogger` wraps, for a caller that masks its own line's client-given
+ * strings (the access log, a line a request): every other line goes through the mask.
+ * A logger that is not a masking one is returned as it is.
+ */
+export function unmaskedLogger(logger: Logger): Logger {
+  return (logger as Logger & { [WRAPPED]?: Logger })[WRAPPED] ?? logger;
+}
+
 const LEVEL_METHODS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
 
 /** `logger` with every log call's arguments masked (see the module comment). */
 export function maskingLogger(logger: Logger): Logger {
   return new Proxy(logger, {
     get(target, property) {
+      if (property === WRAPPED) return target;
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
       if (

@@ -6,7 +6,6 @@
  */
 import { createRequire } from 'node:module';
 import { Hono } from 'hono';
-import { except } from 'hono/combine';
 import pino, { type Logger } from 'pino';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import { errorMessage } from '../events/errors.js';
@@ -184,15 +183,13 @@ export function createServer(options: CreateServerOptions): OrreryServer {
     return next();
   });
   app.use(
-    // The inspector's replay takes a whole transcript: it has its own limit.
-    except(
-      (context) => hasOwnBodyLimit(context.req.path),
-      limitBody({
-        maxBytes: maxBodyBytes,
-        detail: `the request body is over this server's limit of ${maxBodyBytes} bytes`,
-        field: 'body',
-      }),
-    ),
+    limitBody({
+      maxBytes: maxBodyBytes,
+      detail: `the request body is over this server's limit of ${maxBodyBytes} bytes`,
+      field: 'body',
+      // The inspector's replay takes a whole transcript: it has its own limit.
+      skip: hasOwnBodyLimit,
+    }),
   );
 
   registerOperationRoutes(app, deps);

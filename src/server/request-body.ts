@@ -144,6 +144,8 @@ export function limitBody(options: {
   maxBytes: number;
   detail: string;
   field: string;
+  /** Requests this limit leaves alone (a route with a limit of its own). */
+  skip?: (path: string) => boolean;
 }): MiddlewareHandler<ServerEnv> {
   const tooLarge = (context: Context<ServerEnv>) =>
     problemResponse(
@@ -157,7 +159,10 @@ export function limitBody(options: {
       context.get('requestId'),
     );
   const streamed = bodyLimit({ maxSize: options.maxBytes, onError: tooLarge });
+  const skip = options.skip;
   return async (context, next) => {
+    // Checked here rather than with `hono/combine`'s `except`, whose wrapper costs a dispatch.
+    if (skip?.(context.req.path)) return next();
     const method = context.req.method;
     // No body to limit (as Hono's middleware finds after building the Request).
     if (method === 'GET' || method === 'HEAD') return next();

@@ -10,6 +10,7 @@ import { toAdkEventJson } from '../../events/adk-json-export.js';
 import type { NewEvent } from '../../events/types.js';
 import { errorLogFields } from '../client-closed.js';
 import { type HttpProblem, ServerDrainingError } from '../errors.js';
+import { plainRunRequest } from '../plain-run-request.js';
 import { badRequest, problemBody, problemResponse, toProblem } from '../problem.js';
 import {
   newMessageContent,
@@ -27,7 +28,8 @@ import { closeStream, sseMessage, sseResponse } from '../sse.js';
 type RunEvent = NewEvent & { seq?: number };
 
 async function readRunRequest(context: Context<ServerEnv>, deps: RouteDeps): Promise<RunRequest> {
-  const request = parseBody(RunRequestSchema, await readJsonBody(context));
+  const body = await readJsonBody(context);
+  const request = plainRunRequest(body) ?? parseBody(RunRequestSchema, body);
   checkApp(deps, request.appName);
   checkUser(context, request.userId, request.sessionId);
   if (request.stateDelta && Object.keys(request.stateDelta).length > 0) {
