@@ -201,15 +201,6 @@ async function measure(
   let reciprocalRanks = 0;
   const deepest = Math.max(topK, 10);
   for (const question of conversation.questions) {
-    const recalled =
-      endSeq === 0
-        ? []
-        : await search({
-            ...key,
-            query: question.question,
-            limit: deepest,
-            beforeSeq: endSeq + 1,
-          });
     // What the recall tool answers the question (its top k, with context when asked).
     const recallTextOf = async (count: number) =>
       normalized(
