@@ -243,6 +243,10 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
     await pool.query(`ANALYZE "${schemas[0]}".orrery_events`);
     const latency = await searchLatency(postgres, postgresLoad.key);
     const acrossLatency = await searchLatency(postgres, sessionsLoad.key);
+    const oneOfManyLatency = await searchLatency(postgres, {
+      ...sessionsLoad.key,
+      sessionId: 's3',
+    });
     const commonLatency = await searchLatency(postgres, postgresLoad.key, commonAndAbsent);
     const commonAcrossLatency = await searchLatency(postgres, sessionsLoad.key, commonAndAbsent);
     const withIndex = await appendMs(postgres, 'appends');
@@ -259,6 +263,13 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
     line(
       `PostgreSQL, ${CROSS_SESSIONS} sessions, no sessionId`,
       acrossLatency,
+      0,
+      0,
+      sessionsLoad.seconds,
+    );
+    line(
+      `PostgreSQL, one of the ${CROSS_SESSIONS} sessions (sessionId given)`,
+      oneOfManyLatency,
       0,
       0,
       sessionsLoad.seconds,

@@ -364,6 +364,7 @@ export {
   LOAD_MEMORY_TOOL_NAME,
   type LoadedMemory,
   type LoadMemoryToolOptions,
+  type MemoryPassage,
   PRELOAD_MEMORY_PLUGIN_NAME,
   type PreloadMemoryPluginOptions,
 } from './runtime/tools/memory-tools.js';
@@ -397,6 +398,7 @@ export type {
   AddSessionToMemoryOptions,
   MemoryEntry,
   MemoryService,
+  ReadMemoriesOptions,
   SearchMemoryOptions,
   SearchMemoryResponse,
 } from './sessions/memory-service.js';

@@ -12,7 +12,7 @@ import { FunctionTool } from './tools/function-tool.js';
 import {
   createLoadMemoryTool,
   createPreloadMemoryPlugin,
-  type LoadedMemory,
+  type MemoryPassage,
 } from './tools/memory-tools.js';
 
 const appName = 'memory-tools';
@@ -80,17 +80,142 @@ describe('load_memory', () => {
       }),
     );
     expect(model.calls[0]?.tools?.map((tool) => tool.name)).toEqual(['load_memory']);
-    const answer = response(model.calls[1], 'm') as { memories: LoadedMemory[] };
+    const answer = response(model.calls[1], 'm') as { passages: MemoryPassage[] };
     // The message just sent in `now` matches too: the calling session is left out.
-    expect(answer.memories).toEqual([
+    expect(answer.passages).toEqual([
       {
-        content: 'My sister Ingrid lives in Tromsø and keeps bees.',
-        author: 'user',
-        timestamp: '2024-05-01T00:00:00.000Z',
         sessionId: 'earlier',
-        seq: 1,
+        fromSeq: 1,
+        toSeq: 1,
+        items: [
+          {
+            seq: 1,
+            author: 'user',
+            timestamp: '2024-05-01T00:00:00.000Z',
+            content: 'My sister Ingrid lives in Tromsø and keeps bees.',
+            hit: true,
+          },
+        ],
       },
     ]);
+  });
+
+  it('answers each memory with the turns around it, merged when they touch, best first', async () => {
+    const sessionService = new InMemorySessionService();
+    const turns: Array<[string, string[]]> = [
+      [
+        'trip',
+        [
+          'We should plan the summer trip.',
+          'The ferry to Bodø leaves at 07:40 from pier 3.',
+          'Good, I booked two seats.',
+          'Pack the rain jackets.',
+          'Also the camera.',
+          'The hotel in Bodø is on Storgata.',
+          'Check-in is after 15:00.',
+        ],
+      ],
+      ['other', ['Lunch was fine.', 'Bodø again next year?', 'Maybe.']],
+    ];
+    for (const [sessionId, texts] of turns) {
+      await sessionService.createSession({ appName, userId: 'u', sessionId });
+      for (const text of texts) {
+        await sessionService.appendEvent({
+          appName,
+          userId: 'u',
+          sessionId,
+          event: userTextEvent({ text, timestamp: may1 }),
+        });
+      }
+    }
+    await sessionService.createSession({ appName, userId: 'u', sessionId: 'now' });
+    const memory = new SessionMemoryService({ sessionService });
+    const tool = createLoadMemoryTool({ memory, contextEvents: 1, limit: 3 });
+    const context = {
+      appName,
+      userId: 'u',
+      sessionId: 'now',
+      invocationId: 'i',
+      agentName: 'agent',
+      functionCallId: 'c',
+      state: { get: () => undefined, has: () => false, set: () => {}, toObject: () => ({}) },
+    };
+    const answer = (await tool.run({ args: { query: 'ferry pier Bodø' }, context })) as {
+      passages: MemoryPassage[];
+    };
+    const trip = answer.passages.find((passage) => passage.sessionId === 'trip');
+    // The ferry turn (seq 2) with seqs 1 and 3; the hotel turn (seq 6) with 5 and 7.
+    expect(answer.passages[0]).toMatchObject({ sessionId: 'trip', fromSeq: 1, toSeq: 3 });
+    expect(trip?.items.map((item) => [item.seq, item.hit ?? false])).toEqual([
+      [1, false],
+      [2, true],
+      [3, false],
+    ]);
+    expect(trip?.items[0]).toMatchObject({
+      author: 'user',
+      timestamp: '2024-05-01T00:00:00.000Z',
+      content: 'We should plan the summer trip.',
+    });
+    const seqsBySession = answer.passages.map((passage) => [
+      passage.sessionId,
+      passage.items.map((item) => item.seq),
+    ]);
+    expect(seqsBySession).toContainEqual(['trip', [5, 6, 7]]);
+    expect(seqsBySession).toContainEqual(['other', [1, 2, 3]]);
+    // contextEvents 0: each memory alone.
+    const alone = createLoadMemoryTool({ memory, contextEvents: 0, limit: 1 });
+    const single = (await alone.run({ args: { query: 'ferry pier' }, context })) as {
+      passages: MemoryPassage[];
+    };
+    expect(single.passages).toEqual([
+      {
+        sessionId: 'trip',
+        fromSeq: 2,
+        toSeq: 2,
+        items: [expect.objectContaining({ seq: 2, hit: true })],
+      },
+    ]);
+  });
+
+  it('drops context turns, lowest passage first, past maxAnswerChars; memories stay', async () => {
+    const sessionService = await storeWithEarlierSessions();
+    for (const text of ['Before that we talked about weather.', 'And after it, about bees.']) {
+      await sessionService.appendEvent({
+        appName,
+        userId: 'u',
+        sessionId: 'earlier',
+        event: userTextEvent({ text, timestamp: may1 }),
+      });
+    }
+    const memory = new SessionMemoryService({ sessionService });
+    const tool = createLoadMemoryTool({ memory, maxAnswerChars: 10 });
+    const answer = (await tool.run({
+      args: { query: 'Ingrid Tromsø' },
+      context: {
+        appName,
+        userId: 'u',
+        sessionId: 'now',
+        invocationId: 'i',
+        agentName: 'agent',
+        functionCallId: 'c',
+        state: { get: () => undefined, has: () => false, set: () => {}, toObject: () => ({}) },
+      },
+    })) as { passages: MemoryPassage[] };
+    expect(answer.passages.map((passage) => passage.items.map((item) => item.seq))).toEqual([[1]]);
+  });
+});
+
+describe('SessionMemoryService.readMemories', () => {
+  it("reads a range of the user's session, never another user's; bad ranges name the field", async () => {
+    const sessionService = await storeWithEarlierSessions();
+    const memory = new SessionMemoryService({ sessionService });
+    const read = (userId: string, fromSeq: number, toSeq: number) =>
+      memory.readMemories({ appName, userId, sessionId: 'earlier', fromSeq, toSeq });
+    expect((await read('u', 1, 5)).map((entry) => entry.seq)).toEqual([1]);
+    expect(await read('v', 1, 5)).toEqual([]);
+    await expect(read('u', 0, 5)).rejects.toThrow(/fromSeq/);
+    await expect(read('u', 5, 1)).rejects.toThrow(/toSeq/);
+    await expect(read('u', 1, 1000)).rejects.toThrow(/toSeq/);
   });
 });
 

@@ -45,9 +45,25 @@ export interface AddSessionToMemoryOptions {
   signal?: AbortSignal;
 }
 
+export interface ReadMemoriesOptions {
+  appName: string;
+  userId: string;
+  sessionId: string;
+  /** The first and last `seq` to read (both included). */
+  fromSeq: number;
+  toSeq: number;
+  signal?: AbortSignal;
+}
+
 export interface MemoryService {
   /** Makes `session`'s events searchable by its user's later sessions. */
   addSessionToMemory(session: Session, options?: AddSessionToMemoryOptions): Promise<void>;
   /** The user's remembered events that best match `query`, best first. */
   searchMemory(options: SearchMemoryOptions): Promise<SearchMemoryResponse>;
+  /**
+   * Optional: the remembered events of one of the user's sessions from `fromSeq` to `toSeq`, in
+   * `seq` order (summaries and events without content left out). `load_memory` reads the turns
+   * around each memory with it; without it, each memory is shown alone.
+   */
+  readMemories?(options: ReadMemoriesOptions): Promise<MemoryEntry[]>;
 }

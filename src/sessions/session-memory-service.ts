@@ -6,14 +6,16 @@
  * store does not hold (one from another store or framework). Scoped by app and user like every
  * store method: another user's events are never found.
  */
+import { isElisionEvent } from '../compaction/elision.js';
 import { InvalidArgumentError } from '../events/errors.js';
 import type { Event, NewEvent, Session } from '../events/types.js';
-import { SessionAlreadyExistsError } from './errors.js';
+import { SessionAlreadyExistsError, SessionNotFoundError } from './errors.js';
 import { definedHitFilters, passesHitFilters } from './hit-filters.js';
 import type {
   AddSessionToMemoryOptions,
   MemoryEntry,
   MemoryService,
+  ReadMemoriesOptions,
   SearchMemoryOptions,
   SearchMemoryResponse,
 } from './memory-service.js';
@@ -42,6 +44,9 @@ function memoryCopy(event: Event): NewEvent {
 function remembered(event: Event): boolean {
   return !event.actions.compaction && (event.content?.parts.length ?? 0) > 0;
 }
+
+/** Most events one `readMemories` call reads (a passage is a few turns, not a session). */
+export const MAX_READ_MEMORIES = 100;
 
 export class SessionMemoryService implements MemoryService {
   private readonly sessionService: SessionService;
@@ -135,5 +140,53 @@ export class SessionMemoryService implements MemoryService {
       });
     }
     return { memories };
+  }
+
+  /**
+   * The remembered events of one of the user's sessions from `fromSeq` to `toSeq` (at most
+   * `MAX_READ_MEMORIES` seqs), in `seq` order: one `listEvents` page, summaries and events
+   * without content left out. A session the user does not have reads as none.
+   */
+  async readMemories(options: ReadMemoriesOptions): Promise<MemoryEntry[]> {
+    const { appName, userId, sessionId, fromSeq, toSeq, signal } = options;
+    for (const [argument, value] of [
+      ['fromSeq', fromSeq],
+      ['toSeq', toSeq],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < 1) {
+        throw new InvalidArgumentError({ argument, value, message: 'must be an integer >= 1' });
+      }
+    }
+    if (toSeq < fromSeq || toSeq - fromSeq + 1 > MAX_READ_MEMORIES) {
+      throw new InvalidArgumentError({
+        argument: 'toSeq',
+        value: toSeq,
+        message: `must be from fromSeq (${fromSeq}) to fromSeq + ${MAX_READ_MEMORIES - 1}`,
+      });
+    }
+    let page: Awaited<ReturnType<SessionService['listEvents']>>;
+    try {
+      page = await this.sessionService.listEvents({
+        appName,
+        userId,
+        sessionId,
+        afterSeq: fromSeq - 1,
+        beforeSeq: toSeq + 1,
+        limit: toSeq - fromSeq + 1,
+        signal,
+      });
+    } catch (error) {
+      if (SessionNotFoundError.isInstance(error)) return [];
+      throw error;
+    }
+    return page.events
+      .filter((event) => remembered(event) && !isElisionEvent(event))
+      .map((event) => ({
+        content: event.content!,
+        author: event.author,
+        timestamp: event.timestamp,
+        sessionId,
+        seq: event.seq,
+      }));
   }
 }

@@ -15,40 +15,70 @@ import { RunnerConfigError } from '../errors.js';
 import type { Plugin } from '../plugins/plugin.js';
 import { FunctionTool } from './function-tool.js';
 import { eventDate } from './recall-tool.js';
+import { fitPassages, type HitWindow, mergeHitWindows } from './recall-windows.js';
 
 export const LOAD_MEMORY_TOOL_NAME = 'load_memory';
 export const PRELOAD_MEMORY_PLUGIN_NAME = 'preload_memory';
 
 export const LOAD_MEMORY_DESCRIPTION =
   "Search the user's earlier conversations (other sessions) for what they said or what was " +
-  'found then. Pass `query`: a few words of what you look for. Each memory carries its date, ' +
-  'author, session and seq.';
+  'found then. Pass `query`: a few words of what you look for. Answers passages, best first: ' +
+  'each memory (`hit: true`) with the turns around it, each turn with its date, author and seq.';
 
 export interface LoadMemoryToolOptions {
   memory: MemoryService;
   /** Tool name (default `load_memory`). */
   name?: string;
   description?: string;
-  /** Memories an answer holds (default 5). */
+  /** Memories (hits) an answer holds (default 5). */
   limit?: number;
   /** Cap of one memory's text, in characters (default 2000). */
   maxItemChars?: number;
+  /**
+   * Turns either side of each memory shown with it (default 2; 0: the memory alone). Read with
+   * `memory.readMemories`; a memory service without it shows each memory alone.
+   */
+  contextEvents?: number;
+  /** Cap of one context turn's text, in characters (default 600). */
+  maxContextItemChars?: number;
+  /**
+   * Characters of an answer past which context turns go, lowest-ranked passage first (default
+   * 16 000; memories always stay).
+   */
+  maxAnswerChars?: number;
 }
 
-/** One memory as the model reads it. */
+/** One remembered turn as the model reads it. */
 export interface LoadedMemory {
-  content: string;
+  seq: number;
   author: string;
   /** ISO 8601. */
   timestamp: string;
+  content: string;
+  /** Set on the turns the search matched (the rest of a passage is their context). */
+  hit?: true;
+}
+
+/** A stretch of one earlier session around one or more memories. */
+export interface MemoryPassage {
   sessionId: string;
-  seq: number;
+  fromSeq: number;
+  toSeq: number;
+  items: LoadedMemory[];
 }
 
 function positiveInteger(field: string, value: number | undefined, fallback: number): number {
   const resolved = value ?? fallback;
   if (!Number.isSafeInteger(resolved) || resolved < 1) {
     throw new RunnerConfigError({ field, value, message: 'must be a positive integer' });
+  }
+  return resolved;
+}
+
+function nonNegativeInteger(field: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isSafeInteger(resolved) || resolved < 0) {
+    throw new RunnerConfigError({ field, value, message: 'must be an integer >= 0' });
   }
   return resolved;
 }
@@ -67,11 +97,10 @@ function contentText(content: Content, maxChars: number): string {
 
 function toLoaded(entry: MemoryEntry, maxChars: number): LoadedMemory {
   return {
-    content: contentText(entry.content, maxChars),
+    seq: entry.seq,
     author: entry.author,
     timestamp: eventDate(entry.timestamp),
-    sessionId: entry.sessionId,
-    seq: entry.seq,
+    content: contentText(entry.content, maxChars),
   };
 }
 
@@ -79,17 +108,96 @@ const loadMemoryParameters = z.object({
   query: z.string().describe('The query to load the memory for.'),
 });
 
-/** `load_memory`: the model searches the user's other sessions. */
+/**
+ * The passages of `memories` (best first): per session, `contextEvents` seqs either side of each
+ * memory, merged when they touch (`mergeHitWindows`, as `recall` does), ordered by their best
+ * memory; the turns read with `memory.readMemories`.
+ */
+async function memoryPassages(options: {
+  memory: MemoryService;
+  memories: readonly MemoryEntry[];
+  appName: string;
+  userId: string;
+  contextEvents: number;
+  maxItemChars: number;
+  maxContextItemChars: number;
+  signal?: AbortSignal;
+}): Promise<MemoryPassage[]> {
+  const { memory, memories, contextEvents } = options;
+  const bySession = new Map<string, number[]>();
+  memories.forEach((entry, rank) => {
+    const ranks = bySession.get(entry.sessionId) ?? [];
+    ranks.push(rank);
+    bySession.set(entry.sessionId, ranks);
+  });
+  const windows: Array<{ sessionId: string; rank: number; window: HitWindow }> = [];
+  for (const [sessionId, ranks] of bySession) {
+    const merged = mergeHitWindows({
+      hitSeqs: ranks.map((rank) => memories[rank]!.seq),
+      contextEvents: memory.readMemories ? contextEvents : 0,
+      maxSeq: Number.MAX_SAFE_INTEGER,
+    });
+    for (const window of merged) windows.push({ sessionId, rank: ranks[window.rank]!, window });
+  }
+  windows.sort((left, right) => left.rank - right.rank);
+  const passages: MemoryPassage[] = [];
+  for (const { sessionId, window } of windows) {
+    const hits = new Set(window.hitSeqs);
+    const around =
+      memory.readMemories && contextEvents > 0
+        ? await memory.readMemories({
+            appName: options.appName,
+            userId: options.userId,
+            sessionId,
+            fromSeq: window.fromSeq,
+            toSeq: window.toSeq,
+            signal: options.signal,
+          })
+        : [];
+    // The memories themselves always show, whatever the read returned.
+    const entries = new Map(around.map((entry) => [entry.seq, entry]));
+    for (const entry of memories) {
+      if (entry.sessionId === sessionId && hits.has(entry.seq)) entries.set(entry.seq, entry);
+    }
+    const items = [...entries.values()]
+      .sort((left, right) => left.seq - right.seq)
+      .map((entry) =>
+        hits.has(entry.seq)
+          ? { ...toLoaded(entry, options.maxItemChars), hit: true as const }
+          : toLoaded(entry, options.maxContextItemChars),
+      );
+    passages.push({
+      sessionId,
+      fromSeq: items[0]?.seq ?? window.fromSeq,
+      toSeq: items[items.length - 1]?.seq ?? window.toSeq,
+      items,
+    });
+  }
+  return passages;
+}
+
+/** `load_memory`: the model searches the user's other sessions and reads passages of them. */
 export function createLoadMemoryTool(
   options: LoadMemoryToolOptions,
 ): FunctionTool<typeof loadMemoryParameters> {
   const limit = positiveInteger('loadMemory.limit', options.limit, 5);
   const maxItemChars = positiveInteger('loadMemory.maxItemChars', options.maxItemChars, 2000);
+  const contextEvents = nonNegativeInteger('loadMemory.contextEvents', options.contextEvents, 2);
+  const maxContextItemChars = positiveInteger(
+    'loadMemory.maxContextItemChars',
+    options.maxContextItemChars,
+    600,
+  );
+  const maxAnswerChars = positiveInteger(
+    'loadMemory.maxAnswerChars',
+    options.maxAnswerChars,
+    16_000,
+  );
   return new FunctionTool({
     name: options.name ?? LOAD_MEMORY_TOOL_NAME,
     description: options.description ?? LOAD_MEMORY_DESCRIPTION,
     parameters: loadMemoryParameters,
-    execute: async ({ query }, context): Promise<{ memories: LoadedMemory[] }> => {
+    execute: async ({ query }, context): Promise<{ passages: MemoryPassage[] }> => {
       const { memories } = await options.memory.searchMemory({
         appName: context.appName,
         userId: context.userId,
@@ -98,7 +206,17 @@ export function createLoadMemoryTool(
         excludeSessionId: context.sessionId,
         signal: context.signal,
       });
-      return { memories: memories.map((entry) => toLoaded(entry, maxItemChars)) };
+      const passages = await memoryPassages({
+        memory: options.memory,
+        memories,
+        appName: context.appName,
+        userId: context.userId,
+        contextEvents,
+        maxItemChars,
+        maxContextItemChars,
+        signal: context.signal,
+      });
+      return { passages: fitPassages(passages, maxAnswerChars, (item) => item.content.length) };
     },
   });
 }

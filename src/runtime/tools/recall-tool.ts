@@ -33,7 +33,7 @@ import { capToolOutput } from '../../summarizers/tool-output-cap.js';
 import { RunnerConfigError } from '../errors.js';
 import { FunctionTool } from './function-tool.js';
 import { multiHopHint } from './recall-hint.js';
-import { mergeHitWindows, readHitWindows } from './recall-windows.js';
+import { fitPassages, mergeHitWindows, readHitWindows } from './recall-windows.js';
 import type { ToolContext } from './tool.js';
 
 export const DEFAULT_RECALL_TOOL_NAME = 'recall';
@@ -178,27 +178,6 @@ function toItem(event: Event, maxChars: number, query?: string): RecallItem {
   };
 }
 
-/** Drops context items, lowest-ranked passage first, until the answer fits `maxChars`. */
-function fitPassages(passages: RecallPassage[], maxChars: number): RecallPassage[] {
-  let size = passages.reduce(
-    (sum, passage) => sum + passage.items.reduce((total, item) => total + item.text.length, 0),
-    0,
-  );
-  for (let index = passages.length - 1; index >= 0 && size > maxChars; index--) {
-    const passage = passages[index]!;
-    const kept = passage.items.filter((item) => item.hit);
-    size -= passage.items
-      .filter((item) => !item.hit)
-      .reduce((total, item) => total + item.text.length, 0);
-    passages[index] = {
-      fromSeq: kept[0]?.seq ?? passage.fromSeq,
-      toSeq: kept[kept.length - 1]?.seq ?? passage.toSeq,
-      items: kept,
-    };
-  }
-  return passages;
-}
-
 /** A recall tool reading `sessionService` (the session of the calling invocation). */
 export function createRecallTool(options: {
   sessionService: SessionService;
@@ -299,7 +278,7 @@ export function createRecallTool(options: {
     }));
     const hint = multiHopHint({ query, texts: hits.map((hit) => eventText(hit.event)) });
     return {
-      passages: fitPassages(passages, maxAnswerChars),
+      passages: fitPassages(passages, maxAnswerChars, (item) => item.text.length),
       ...more,
       ...(hint !== undefined ? { hint } : {}),
     };

@@ -76,3 +76,34 @@ export async function readHitWindows(options: {
   }
   return read;
 }
+
+/**
+ * Drops context items, lowest-ranked passage first, until the items' `size` sum fits
+ * `maxChars`; the hits always stay (a passage left with its hits alone is narrowed to them).
+ */
+export function fitPassages<
+  Passage extends { fromSeq: number; toSeq: number; items: Array<{ seq: number; hit?: true }> },
+>(
+  passages: Passage[],
+  maxChars: number,
+  size: (item: Passage['items'][number]) => number,
+): Passage[] {
+  let total = passages.reduce(
+    (sum, passage) => sum + passage.items.reduce((items, item) => items + size(item), 0),
+    0,
+  );
+  for (let index = passages.length - 1; index >= 0 && total > maxChars; index--) {
+    const passage = passages[index]!;
+    const kept = passage.items.filter((item) => item.hit);
+    total -= passage.items
+      .filter((item) => !item.hit)
+      .reduce((items, item) => items + size(item), 0);
+    passages[index] = {
+      ...passage,
+      fromSeq: kept[0]?.seq ?? passage.fromSeq,
+      toSeq: kept[kept.length - 1]?.seq ?? passage.toSeq,
+      items: kept,
+    };
+  }
+  return passages;
+}

@@ -70,6 +70,7 @@ import {
   searchPostgresEvents,
 } from './search.js';
 import { type SynchronousCommit, synchronousCommitOption } from './synchronous-commit.js';
+import { TERM_SHARES_SQL, TermShares, type TermSharesRow } from './term-shares.js';
 
 export type { PostgresSessionLogger, PostgresSessionServiceOptions } from './options.js';
 
@@ -79,6 +80,8 @@ export class PostgresSessionService implements SessionService {
   /** Waiters of this process queue here in order before polling the lease row. */
   private readonly leases = new InMemoryLeases();
   private searchStatements?: SearchStatements;
+  /** Common lexemes' shares of the events (ANALYZE's statistics), read once a minute. */
+  private readonly termShares: TermShares;
   private readonly synchronousCommit?: SynchronousCommit;
   private readonly connection: PostgresConnection;
   private readonly reader: PostgresEventReader;
@@ -107,6 +110,16 @@ export class PostgresSessionService implements SessionService {
     });
     this.reader = new PostgresEventReader(this.connection, this.queries, options);
     this.views = new ViewCache(options.viewCache);
+    this.termShares = new TermShares({
+      read: (signal) =>
+        this.connection.query<TermSharesRow>(
+          { appName: '', userId: '', sessionId: '' },
+          signal,
+          TERM_SHARES_SQL,
+          [this.schema, `${quoteIdentifier(this.schema)}.orrery_events`],
+          { operation: 'searchEvents' },
+        ),
+    });
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
@@ -375,7 +388,7 @@ export class PostgresSessionService implements SessionService {
     );
   }
 
-  /** Full-text search (`tsvector`, GIN, `ts_rank_cd`) over the user's events (`search.ts`). */
+  /** Full-text search (`tsvector`, GIN, BM25) over the user's events (`search.ts`). */
   async searchEvents(options: SearchEventsOptions): Promise<SearchHit[]> {
     const search = resolveSearchOptions(options);
     const key = {
@@ -383,17 +396,29 @@ export class PostgresSessionService implements SessionService {
       userId: search.userId,
       sessionId: search.sessionId ?? '',
     };
-    if (search.sessionId !== undefined) {
-      const exists = await this.connection.query(key, options.signal, this.queries.sessionExists, [
-        ...keyParams(key),
-      ]);
-      if (exists.length === 0) throw new SessionNotFoundError(key);
-    }
     this.searchStatements ??= buildSearchStatements(this.schema);
+    const [scope] = await this.connection.query<{ sessions: number; events: number }>(
+      key,
+      options.signal,
+      this.searchStatements.scope,
+      [search.appName, search.userId, search.sessionId ?? null],
+      { operation: 'searchEvents' },
+    );
+    if (search.sessionId !== undefined && !scope?.sessions) throw new SessionNotFoundError(key);
+    await this.termShares.refresh(options.signal);
+    const shares = this.termShares;
     return searchPostgresEvents({
       search,
       language: this.searchLanguage,
       statements: this.searchStatements,
+      share: (term) =>
+        term.kind === 'word'
+          ? shares.word(term.text)
+          : term.kind === 'prefix'
+            ? shares.prefix(term.text)
+            : undefined,
+      tableRows: shares.rows(),
+      scopeEvents: Number(scope?.events ?? 0),
       query: (text, values) =>
         this.connection.query<SearchRow>(key, options.signal, text, values, {
           operation: 'searchEvents',

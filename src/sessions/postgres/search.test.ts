@@ -1,9 +1,11 @@
 import { expect, it } from 'vitest';
 import type { NewEvent } from '../../events/types.js';
 import { userTextEvent } from '../../testing/event-builders.js';
+import { queryTerms } from '../query-terms.js';
+import { resolveSearchOptions } from '../search-text.js';
 import { migrate, migrations } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
-import { buildSearchStatements, MAX_COUNTED_MATCHES, MAX_RANKED_CANDIDATES } from './search.js';
+import { buildSearchStatements, MAX_RANKED_CANDIDATES, searchParameters } from './search.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
 const key = { appName: 'a', userId: 'u', sessionId: 's' };
@@ -135,33 +137,57 @@ describePostgres('PostgreSQL history search', (url) => {
     expect(before.every((hit) => hit.seq <= 10 && hit.sessionId !== 's3')).toBe(true);
     expect(before).toHaveLength(10);
 
+    // "kestrel" is in every event: ANALYZE lists it as common, so it is walked, not read by GIN.
+    const search = resolveSearchOptions({ ...user, query: 'kestrel', limit: 5 });
+    const terms = queryTerms('kestrel');
     const explained = await fixture.pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-      `EXPLAIN (FORMAT JSON) ${buildSearchStatements(schema).ranked(1)}`,
-      [
-        'a',
-        'u',
-        null,
-        0,
-        Number.MAX_SAFE_INTEGER,
-        5,
-        MAX_RANKED_CANDIDATES,
-        null,
-        null,
-        null,
-        MAX_COUNTED_MATCHES,
-        "'kestrel'",
-      ],
+      `EXPLAIN (FORMAT JSON) ${buildSearchStatements(schema).ranked({ walks: [true], fenced: true })}`,
+      searchParameters({ search, terms, limit: 5, share: () => 1 }),
     );
     const plan = explained.rows[0]?.['QUERY PLAN'][0]?.Plan;
     if (!plan) throw new Error('no plan');
     const scans = nodes(plan).filter((node) => node['Relation Name'] === 'orrery_events');
-    // Two reads of the table: the candidates by an index walk in seq order (stopped at the
-    // cap), and the term's document count (stopped at MAX_COUNTED_MATCHES).
-    expect(scans).toHaveLength(2);
+    // The candidates by an index walk in seq order (stopped at the cap), never a GIN read of
+    // every match; the rest are reads of the ranked rows by primary key and the df count a
+    // common term never reaches (its share gives df).
     expect(scans.map((node) => [node['Node Type'], node['Index Name']])).toContainEqual([
       'Index Scan',
       'orrery_events_user_seq',
     ]);
+  });
+
+  it("estimates a common word's df from ANALYZE and ranks as when counting it", async () => {
+    const schema = fixture.newSchema();
+    const service = new PostgresSessionService({ pool: fixture.pool, schema });
+    // 3000 events say "wren"; one says "wren" and "osprey"; one says "osprey" alone, longer.
+    const events = Array.from({ length: 3000 }, (_, index) =>
+      userTextEvent({
+        id: `e${index}`,
+        invocationId: 'i',
+        timestamp: 1_700_000_000 + index,
+        text:
+          index === 10
+            ? 'the wren and the osprey'
+            : index === 20
+              ? 'an osprey over the lake at dawn, then rain'
+              : `a wren, note ${index}`,
+      }),
+    );
+    await service.importSession({ ...key, events });
+    const counted = await service.searchEvents({ ...key, query: 'wren osprey', limit: 3 });
+    await fixture.pool.query(`ANALYZE "${schema}".orrery_events`);
+    const estimated = new PostgresSessionService({ pool: fixture.pool, schema });
+    const hits = await estimated.searchEvents({ ...key, query: 'wren osprey', limit: 3 });
+    expect(hits.map((hit) => hit.seq)).toEqual(counted.map((hit) => hit.seq));
+    expect(hits.map((hit) => hit.seq).slice(0, 2)).toEqual([11, 21]);
+    // The same with a filter (no df from the candidates: the estimate or the count decides).
+    const filtered = await estimated.searchEvents({
+      ...key,
+      query: 'wren osprey',
+      limit: 2,
+      beforeSeq: 3000,
+    });
+    expect(filtered.map((hit) => hit.seq)).toEqual([11, 21]);
   });
 });
 

@@ -90,77 +90,203 @@ export const MAX_RANKED_CANDIDATES = 1000;
  * is what costs, and past this share of a large history its weight is small anyway.
  */
 export const MAX_COUNTED_MATCHES = 5000;
+/**
+ * A term whose estimated matches in the scope (its share of the table's events in
+ * `pg_stats.most_common_elems`, after ANALYZE, times the scope's event count) reach this many
+ * takes that estimate as its document frequency instead of a count: counting a common word's
+ * matches read up to `MAX_COUNTED_MATCHES` rows (~160 ms at 100k events), and at this many
+ * matches an estimate off by 10% moves its weight by ~0.1 against ~4.6.
+ */
+export const MIN_ESTIMATED_MATCHES = 1000;
 
 /** BM25 parameters, as the in-memory store and SQLite's `bm25()` use them. */
 const K1 = 1.2;
 const B = 0.75;
 
+/** How a statement reads each term's matches (see `buildSearchStatements`). */
+export interface SearchPlan {
+  /** Per term: `true` to walk an index in seq order (a common term), `false` to read by GIN. */
+  walks: readonly boolean[];
+  /**
+   * Whether the scope is a large part of the table (`LARGE_SCOPE_SHARE`): GIN reads then
+   * check the scope on the rows they read, never by a bitmap of the scope's primary key
+   * entries (a read of every entry of a 100k-event session, ~5 ms each, for a few matches).
+   */
+  fenced: boolean;
+}
+
 export interface SearchStatements {
-  /** The ranked statement for `terms` query terms (built once per count). */
-  ranked(terms: number): string;
+  /** The ranked statement for a plan (built once per plan). */
+  ranked(plan: SearchPlan): string;
+  /** The sessions in scope and their events ($1 app, $2 user, $3 session or null). */
+  readonly scope: string;
 }
 
 /**
- * The search statement for one schema and `count` terms ($1 app, $2 user, $3 session or null,
+ * A term held by at least this share of the table's events (term-shares.ts) is read by a walk
+ * of the events in seq order, stopped at its candidate cap; a rarer one by the GIN index,
+ * which then reads at most this share of the table.
+ */
+export const WALK_SHARE = 0.02;
+/** A scope holding at least this share of the table's events is `fenced` (`SearchPlan`). */
+export const LARGE_SCOPE_SHARE = 0.25;
+
+/** Parameters before the terms' (see `buildSearchStatements`). */
+const FIXED_PARAMETERS = 13;
+/** Parameters of each term: its tsquery and its share of the table's events or null. */
+const TERM_PARAMETERS = 2;
+/** Statements kept per store (one per pattern of common and rare terms). */
+const MAX_CACHED_STATEMENTS = 256;
+
+/**
+ * The search statement for one schema and its terms ($1 app, $2 user, $3 session or null,
  * $4 afterSeq, $5 beforeSeq, $6 limit, $7 candidates per term, $8 after, $9 before, $10 authors,
- * $11 the df cap, $12.. one tsquery per term).
+ * $11 the count cap, $12 `MIN_ESTIMATED_MATCHES`, $13 whether no filter is set; then for each
+ * term its tsquery and its share of the table's events when it is a common lexeme
+ * (term-shares.ts) or null: `searchParameters` builds them).
  *
  * BM25 over the tsvector, like the other stores: each term's weight is its IDF, ln(1 + (N - df +
- * 0.5) / (df + 0.5)), with N the events in scope (the sessions' event counts) and df counted by a
- * GIN scan (capped at $11); an event's score is the sum of the weights of the terms it holds,
- * scaled by BM25's length normalization over its distinct lexemes against the candidates' mean
- * (term frequency counted once: the tsvector of a long tool output would cost a detoast per
- * term to count it). So a speaker's name in every line weighs little and a rare word much, as
- * in SQLite and in memory.
+ * 0.5) / (df + 0.5)), with N the events in scope (the sessions' event counts); an event's score
+ * is the sum of the weights of the terms it holds, scaled by BM25's length normalization over
+ * its distinct lexemes against the candidates' mean (term frequency counted once: the tsvector
+ * of a long tool output would cost a detoast per term to count it). So a speaker's name in
+ * every line weighs little and a rare word much, as in SQLite and in memory.
+ *
+ * Candidates and df, per term:
+ * - a rare term (not among ANALYZE's common lexemes): one read of its matches in scope by the
+ *   GIN index, up to $11; df is their count, its candidates the most recent $7 of them that
+ *   pass the filters. Past $11 matches (a huge history), df is $11 and the candidates come by
+ *   the index walk of a common term.
+ * - a common term: its $7 most recent matches by an index walk in seq order, stopped at the
+ *   cap (the primary key for one session, orrery_events_user_seq across sessions): no GIN scan
+ *   of tens of thousands of matches. df: the candidates' count when they are all its matches
+ *   (fewer than $7, no filter set); else its share times N when that reaches
+ *   `MIN_ESTIMATED_MATCHES`; else a count of its matches in scope stopped at $11 (a scalar
+ *   subquery PostgreSQL runs only when reached).
+ * The candidates' tsvectors are read once (setweight copies them), after the caps.
  */
 export function buildSearchStatements(schemaName: string): SearchStatements {
   // Quoted here, not with migrations.ts's helper: that module imports this one.
   const quoted = `"${schemaName.replaceAll('"', '""')}"`;
   const events = `${quoted}.orrery_events`;
   const sessions = `${quoted}.orrery_sessions`;
-  const columns = 'session_id, seq, is_compaction, compaction_start_seq, compaction_end_seq';
   const scope = `app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR session_id = $3)`;
   const filters = `seq > $4 AND seq < $5
       AND ($8::float8 IS NULL OR timestamp > $8) AND ($9::float8 IS NULL OR timestamp < $9)
       AND ($10::text[] IS NULL OR author = ANY($10::text[]))`;
-  const cache = new Map<number, string>();
+  const cache = new Map<string, string>();
   return {
-    ranked(count: number): string {
-      let text = cache.get(count);
+    scope: `SELECT count(*)::int AS sessions, coalesce(sum(event_count), 0)::float8 AS events
+      FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR id = $3)`,
+    ranked(plan: SearchPlan): string {
+      const common = plan.walks;
+      const pattern = `${plan.fenced ? 'f' : 'u'}${common.map((walk) => (walk ? 'w' : 'g')).join('')}`;
+      let text = cache.get(pattern);
       if (text) return text;
-      const terms = Array.from({ length: count }, (_, index) => index);
-      const query = (index: number) => `to_tsquery('simple'::regconfig, $${12 + index})`;
-      // The inner queries order by seq alone, so no row's tsvector is read before the cap: for
-      // a common word the planner walks an index in seq order and stops (the primary key for
-      // one session, orrery_events_user_seq across sessions); for a rare one, GIN then a sort.
-      const ctes = terms.flatMap((index) => [
-        `df${index} AS (SELECT count(*)::float8 AS df FROM (SELECT 1 FROM ${events}
-          WHERE ${scope} AND search @@ ${query(index)} LIMIT $11) matched)`,
-        `c${index} AS (SELECT ${columns}, event, search FROM ${events}
+      const parameter = (index: number, offset: number) =>
+        `$${FIXED_PARAMETERS + 1 + index * TERM_PARAMETERS + offset}`;
+      const query = (index: number) => `to_tsquery('simple'::regconfig, ${parameter(index, 0)})`;
+      const share = (index: number) => `${parameter(index, 1)}::float8`;
+      const walk = (index: number) => `SELECT session_id, seq FROM ${events}
           WHERE ${scope} AND ${filters} AND search @@ ${query(index)}
-          ORDER BY seq DESC LIMIT $7)`,
-      ]);
+          ORDER BY seq DESC LIMIT $7`;
+      const count = (index: number) => `(SELECT count(*)::float8 FROM (SELECT 1 FROM ${events}
+          WHERE ${scope} AND search @@ ${query(index)} LIMIT $11) matched)`;
+      const ctes = common.flatMap((isCommon, index) =>
+        isCommon
+          ? [
+              `c${index} AS MATERIALIZED (${walk(index)})`,
+              `df${index} AS MATERIALIZED (SELECT CASE
+                WHEN $13::boolean AND (SELECT count(*) FROM c${index}) < $7
+                  THEN (SELECT count(*) FROM c${index})::float8
+                WHEN total.n * ${share(index)} >= $12 THEN total.n * ${share(index)}
+                ELSE ${count(index)} END AS df FROM total)`,
+            ]
+          : [
+              plan.fenced
+                ? `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author FROM (
+                    SELECT app_name, user_id, session_id, seq, timestamp, author FROM ${events}
+                    WHERE search @@ ${query(index)} OFFSET 0) matched
+                  WHERE ${scope} LIMIT $11)`
+                : `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author FROM ${events}
+                  WHERE ${scope} AND search @@ ${query(index)} LIMIT $11)`,
+              // The share (null: not common) only typed here: every parameter must be used.
+              `df${index} AS MATERIALIZED (SELECT count(*)::float8 AS df, ${share(index)} AS share
+                FROM m${index})`,
+              `c${index} AS MATERIALIZED (
+                (SELECT session_id, seq FROM m${index}
+                  WHERE (SELECT df FROM df${index}) < $11 AND ${filters}
+                  ORDER BY seq DESC LIMIT $7)
+                UNION ALL (${walk(index).replace('WHERE', `WHERE (SELECT df FROM df${index}) >= $11 AND`)}))`,
+            ],
+      );
+      const terms = common.map((_, index) => index);
       const idf = (index: number) =>
         `ln(1 + (greatest(total.n, df${index}.df) - df${index}.df + 0.5) / (df${index}.df + 0.5))`;
       const weight = terms
         .map((index) => `CASE WHEN e.search @@ ${query(index)} THEN ${idf(index)} ELSE 0 END`)
         .join(' + ');
-      text = `WITH total AS (SELECT greatest(coalesce(sum(event_count), 0), 1)::float8 AS n
+      // $11..$13 are typed here too: a plan without a common or a rare term leaves some unused.
+      text = `WITH total AS MATERIALIZED (SELECT greatest(coalesce(sum(event_count), 0), 1)::float8 AS n,
+            $11::int AS count_cap, $12::float8 AS min_estimated, $13::boolean AS unfiltered
           FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR id = $3)),
         ${ctes.join(',\n        ')},
-        candidates AS (SELECT DISTINCT ON (session_id, seq) * FROM (
+        keys AS MATERIALIZED (SELECT DISTINCT session_id, seq FROM (
           ${terms.map((index) => `SELECT * FROM c${index}`).join(' UNION ALL ')}) matched),
-        scored AS (SELECT ${columns}, event,
-            length(e.search)::float8 AS size, (${weight}) AS weight
-          FROM candidates e CROSS JOIN total ${terms.map((index) => `CROSS JOIN df${index}`).join(' ')})
-      SELECT ${columns}, event,
-        weight * ${K1 + 1} / (1 + ${K1} * (${1 - B} + ${B} * size / greatest(avg(size) OVER (), 1)))
-          AS score
-      FROM scored ORDER BY score DESC, seq DESC LIMIT $6`;
-      cache.set(count, text);
+        candidates AS MATERIALIZED (SELECT k.session_id, k.seq, setweight(e.search, 'A') AS search
+          FROM keys k JOIN ${events} e
+            ON e.app_name = $1 AND e.user_id = $2 AND e.session_id = k.session_id AND e.seq = k.seq),
+        scored AS (SELECT session_id, seq, length(e.search)::float8 AS size, (${weight}) AS weight
+          FROM candidates e CROSS JOIN total ${terms.map((index) => `CROSS JOIN df${index}`).join(' ')}),
+        ranked AS (SELECT session_id, seq,
+            weight * ${K1 + 1} / (1 + ${K1} * (${1 - B} + ${B} * size / greatest(avg(size) OVER (), 1)))
+              AS score
+          FROM scored ORDER BY score DESC, seq DESC LIMIT $6)
+      SELECT e.session_id, e.seq, e.is_compaction, e.compaction_start_seq, e.compaction_end_seq,
+        e.event, r.score
+      FROM ranked r JOIN ${events} e
+        ON e.app_name = $1 AND e.user_id = $2 AND e.session_id = r.session_id AND e.seq = r.seq
+      ORDER BY r.score DESC, r.seq DESC`;
+      if (cache.size >= MAX_CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
+      cache.set(pattern, text);
       return text;
     },
   };
+}
+
+/** A term's share of the table's events (term-shares.ts); undefined when it is not common. */
+export type TermShare = (term: QueryTerm) => number | undefined;
+
+/** The statement's parameters for `search` and its `terms` (see `buildSearchStatements`). */
+export function searchParameters(options: {
+  search: ResolvedSearch;
+  terms: readonly QueryTerm[];
+  limit: number;
+  share?: TermShare;
+}): unknown[] {
+  const { search, terms } = options;
+  const unfiltered =
+    search.afterSeq <= 0 &&
+    search.beforeSeq === Number.MAX_SAFE_INTEGER &&
+    !Number.isFinite(search.after) &&
+    !Number.isFinite(search.before) &&
+    search.authors === undefined;
+  return [
+    search.appName,
+    search.userId,
+    search.sessionId ?? null,
+    search.afterSeq,
+    search.beforeSeq,
+    options.limit,
+    Math.max(search.limit, Math.floor(MAX_RANKED_CANDIDATES / terms.length)),
+    Number.isFinite(search.after) ? search.after : null,
+    Number.isFinite(search.before) ? search.before : null,
+    search.authors ? [...search.authors] : null,
+    MAX_COUNTED_MATCHES,
+    MIN_ESTIMATED_MATCHES,
+    unfiltered,
+    ...terms.flatMap((term) => [toTermTsQuery(term), options.share?.(term) ?? null]),
+  ];
 }
 
 /**
@@ -178,6 +304,12 @@ export interface PostgresSearchOptions {
   search: ResolvedSearch;
   language?: SearchLanguage;
   statements: SearchStatements;
+  /** Common terms' shares of the table's events (term-shares.ts), read before the search. */
+  share?: TermShare;
+  /** The events table's estimated row count (term-shares.ts; 0: unknown). */
+  tableRows: number;
+  /** The events in scope (the sessions' event counts, `SearchStatements.scope`). */
+  scopeEvents: number;
   /** Runs one statement on the store's connection (errors typed by the caller). */
   query: (text: string, values: unknown[]) => Promise<SearchRow[]>;
   readRow: (row: EventRow, sessionId: string) => ReturnType<typeof rowToEvent> | undefined;
@@ -191,20 +323,20 @@ export async function searchPostgresEvents(options: PostgresSearchOptions): Prom
   if (terms.length === 0) return [];
   // A question about changes reads more rows, so an edit ranked lower can rise (query-terms.ts).
   const boost = asksAboutChanges(search.query);
-  const rows = await options.query(options.statements.ranked(terms.length), [
-    search.appName,
-    search.userId,
-    search.sessionId ?? null,
-    search.afterSeq,
-    search.beforeSeq,
-    boost ? search.limit * 3 : search.limit,
-    Math.max(search.limit, Math.floor(MAX_RANKED_CANDIDATES / terms.length)),
-    Number.isFinite(search.after) ? search.after : null,
-    Number.isFinite(search.before) ? search.before : null,
-    search.authors ? [...search.authors] : null,
-    MAX_COUNTED_MATCHES,
-    ...terms.map(toTermTsQuery),
-  ]);
+  const shares = terms.map((term) => options.share?.(term));
+  const plan = {
+    walks: shares.map((share) => share !== undefined && share >= WALK_SHARE),
+    fenced: options.tableRows > 0 && options.scopeEvents >= LARGE_SCOPE_SHARE * options.tableRows,
+  };
+  const rows = await options.query(
+    options.statements.ranked(plan),
+    searchParameters({
+      search,
+      terms,
+      limit: boost ? search.limit * 3 : search.limit,
+      share: options.share,
+    }),
+  );
   const hits = toSearchHits(rows, options.readRow);
   return boost ? boostChanges(hits, search.limit) : hits.slice(0, search.limit);
 }

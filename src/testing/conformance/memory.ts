@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../../events/errors.js';
 import type { Event, Session } from '../../events/types.js';
 import { SessionMemoryService } from '../../sessions/session-memory-service.js';
 import { compactionEvent, modelTextEvent, userTextEvent } from '../event-builders.js';
-import { type ConformanceContext, fields, rejection } from './context.js';
+import { type ConformanceContext, fields, make, rejection } from './context.js';
 
 /**
  * `SessionMemoryService` over the store (needs `searchEvents`): memory across a user's
@@ -76,6 +76,34 @@ export function describeMemory(context: ConformanceContext): void {
         query: 'zeppelin hangar code',
       });
       expect(owner.memories.map((entry) => entry.sessionId)).toEqual(['theirs']);
+    });
+
+    it("reads the turns around a memory (readMemories): in seq order, no summaries, never another user's", async () => {
+      for (const text of ['first turn', 'second turn', 'third turn']) await say('range', text);
+      const key = { appName: context.appName, userId: context.userId, sessionId: 'range' };
+      await context.service.appendCompaction({
+        ...key,
+        event: make.compaction({ startSeq: 1, endSeq: 2 }),
+        expectedCheckpointSeq: null,
+      });
+      const fifth = await say('range', 'fifth turn');
+      await say('range', 'the other user', 'user-2');
+      const read = (userId: string, fromSeq: number, toSeq: number) =>
+        memory().readMemories({ ...key, userId, fromSeq, toSeq });
+      const entries = await read(context.userId, 2, 6);
+      expect(entries.map((entry) => entry.seq)).toEqual([2, 3, 5]);
+      expect(entries[2]).toStrictEqual({
+        content: fifth.content,
+        author: 'user',
+        timestamp: fifth.timestamp,
+        sessionId: 'range',
+        seq: 5,
+      });
+      expect((await read('user-2', 1, 5)).map((entry) => entry.seq)).toEqual([1]);
+      expect(await read('user-3', 1, 5)).toEqual([]);
+      const bad = await rejection(read(context.userId, 4, 2));
+      expect(InvalidArgumentError.isInstance(bad)).toBe(true);
+      expect(bad).toMatchObject({ argument: 'toSeq' });
     });
 
     it('copies nothing for a session the store holds, and a foreign session once', async () => {
