@@ -180,6 +180,26 @@ describe('orrery (spawned)', () => {
     for (const text of shown) expect(printed).toContain(text.trimEnd());
   });
 
+  it("prints the README's quick-start dollars, with and without --cost-aware", async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const quoted = /\$([\d.]+) against \$([\d.]+) here, and \$([\d.]+)\s+with `--cost-aware`/.exec(
+      readme,
+    );
+    expect(quoted, "the README's cost sentence").not.toBeNull();
+    const [withCompaction, withoutCompaction, costAware] = (quoted ?? [])
+      .slice(1)
+      .map((dollars) => dollars.replace('.', '\\.'));
+    const incident = join(root, 'examples', 'incident-session.jsonl');
+    const price = ['--price', 'anthropic:claude-sonnet-4-5'];
+    const plain = await cli(['replay', incident, ...price]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(new RegExp(`with compaction\\s+\\$${withCompaction} `));
+    expect(plain.stdout).toMatch(new RegExp(`without compaction \\$${withoutCompaction} `));
+    const aware = await cli(['replay', incident, ...price, '--cost-aware']);
+    expect(aware.code).toBe(0);
+    expect(aware.stdout).toMatch(new RegExp(`with compaction\\s+\\$${costAware} `));
+  });
+
   it('prints a human report and one JSON object per file', async () => {
     const directory = scratch();
     const file = fixture(directory);
