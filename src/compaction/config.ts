@@ -27,7 +27,10 @@ export const COMPACTION_DEFAULTS = Object.freeze({
   compactionInterval: 100,
   /** One invocation re-read by the next window, so the summary keeps its thread. */
   overlapSize: 1,
-  /** The retained tail's token budget is this share of `tokenThreshold`. */
+  /**
+   * The retained tail's token budget is this share of `tokenThreshold` (or of a context window):
+   * the one retention share (`retentionTokensFor` in triggers.ts applies it).
+   */
   retentionTokenShare: 0.25,
   /** Summarizer for agents that run on Google, unless `ORRERY_COMPACTION_MODEL` says otherwise. */
   googleSummarizerModel: 'google:gemini-flash-latest',

@@ -8,13 +8,12 @@ import { createRequire } from 'node:module';
 import { Hono } from 'hono';
 import { except } from 'hono/combine';
 import pino, { type Logger } from 'pino';
-import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
+import type { EventsSummarizer } from '../compaction/types.js';
 import { errorMessage } from '../events/errors.js';
 import { maskingLogger } from '../observability/masked-logger.js';
 import type { Agent } from '../runtime/agents/agent.js';
-import type { Plugin } from '../runtime/plugins/plugin.js';
+import type { AgentApp } from '../runtime/app.js';
 import { Runner } from '../runtime/runner.js';
-import type { SessionLeaseOptions } from '../runtime/session-lease.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
 import { accessLog } from './access-log.js';
@@ -44,20 +43,13 @@ import type { TokenGrant } from './tokens.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-/** An agent and its settings, as `loadAgentModule` returns them: the server builds the Runner. */
-export interface ServerApp {
-  agent: Agent;
-  appName: string;
-  compaction?: EventsCompactionConfig | null;
-  summarizer?: EventsSummarizer;
-  plugins?: Plugin[];
-  sessionLease?: SessionLeaseOptions | false;
-}
+/** @deprecated One name per concept: use `AgentApp` (from `orrery`). */
+export type ServerApp = AgentApp;
 
 export interface CreateServerOptions {
   /** The Runner to serve; or give `app` and the server builds one (background compaction on). */
   runner?: Runner;
-  app?: ServerApp;
+  app?: AgentApp;
   /** The Runner's store (the server reads sessions from it and checks it for `/readyz`). */
   sessionService: SessionService;
   /** Bearer tokens and their users. Default: none (every request allowed). */
@@ -100,7 +92,7 @@ function runnerOf(options: CreateServerOptions, logger: Logger): Runner {
   const app = options.app;
   if (!app) throw new TypeError('createServer: pass a runner or an app');
   return new Runner({
-    appName: app.appName,
+    appName: app.appName ?? app.agent.name,
     agent: app.agent,
     sessionService: options.sessionService,
     compaction: app.compaction,

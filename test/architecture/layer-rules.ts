@@ -26,6 +26,8 @@ export const LAYER_RANKS: Readonly<Record<string, number>> = {
   gateway: 7,
   cli: 8,
   '(root)': 9,
+  // The subpath entry points (orrery/store-kit, ...): public surface, like src/index.ts.
+  entries: 9,
 };
 
 /** The pure core: no I/O, so none of these may be imported there. */
