@@ -14,7 +14,6 @@ export {
   COMPACTION_ENV,
   type CreateEventsCompactionConfigOptions,
   createEventsCompactionConfig,
-  type Environment,
 } from './compaction/config.js';
 export { InvalidConfigError } from './compaction/errors.js';
 export { estimateTextTokens } from './compaction/token-estimate.js';
@@ -243,3 +242,4 @@ export {
   LlmEventSummarizer,
   type LlmEventSummarizerOptions,
 } from './summarizers/llm-event-summarizer.js';
+export type { Environment } from './util/environment.js';

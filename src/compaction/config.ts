@@ -3,11 +3,11 @@
  * (docs/architecture.md#when-compaction-runs). No I/O: the environment object is handed in, or
  * `process.env` is read at call time.
  */
+
+import type { Environment } from '../util/environment.js';
 import { ELISION_DEFAULTS } from './elision.js';
 import { InvalidConfigError } from './errors.js';
 import type { ElisionConfig, EventsCompactionConfig, EventsCompactionOptions } from './types.js';
-
-export type Environment = Record<string, string | undefined>;
 
 export interface CreateEventsCompactionConfigOptions extends EventsCompactionOptions {
   /** Defaults to `process.env` — read only here, at the caller's request, never at import. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { abortableDelay } from '../util/abort.js';
 import { ModelError } from './errors.js';
-import { abortableSleep, withModelRetry } from './retry.js';
+import { withModelRetry } from './retry.js';
 
 const policy = { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 50 };
 
@@ -60,6 +61,6 @@ describe('withModelRetry', () => {
       }),
     ).rejects.toThrow('stop');
     expect(Date.now() - started).toBeLessThan(4_000);
-    await expect(abortableSleep(10, controller.signal)).rejects.toThrow('stop');
+    await expect(abortableDelay(10, controller.signal)).rejects.toThrow('stop');
   });
 });

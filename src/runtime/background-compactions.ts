@@ -5,21 +5,8 @@
  */
 import type { Logger } from 'pino';
 import type { SessionKey } from '../events/types.js';
+import { raceAbort } from '../util/abort.js';
 import { sessionKeyString } from './runner-telemetry.js';
-
-/** Waits for `promise` (which never rejects) or until `signal` aborts, whichever comes first. */
-function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const onAbort = () => resolve();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
-}
 
 export class BackgroundCompactions {
   private readonly pending = new Map<string, Promise<void>>();
@@ -35,7 +22,8 @@ export class BackgroundCompactions {
    */
   async waitFor(options: { key: SessionKey; signal?: AbortSignal }): Promise<void> {
     const pending = this.pending.get(sessionKeyString(options.key));
-    if (pending) await untilAborted(pending, options.signal);
+    // Giving up the wait is not a failure: the compaction goes on.
+    if (pending) await raceAbort(pending, options.signal).catch(() => undefined);
   }
 
   /** Runs `work` for the session (a failure is logged), then `done`, whatever happened. */

@@ -9,11 +9,11 @@ import {
   validateEventsCompactionConfig,
 } from '../compaction/config.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
-import { errorMessage } from '../events/errors.js';
 import type { CompactionTrigger } from '../events/types.js';
 import type { ResolveModelOptions } from '../models/resolve-model.js';
 import type { Model } from '../models/types.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
+import { errorMessage } from '../util/error-message.js';
 import type { CompactionReport } from './compactor.js';
 import { createDefaultSummarizer } from './default-summarizer.js';
 import { RunnerConfigError } from './errors.js';

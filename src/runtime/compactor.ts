@@ -19,7 +19,6 @@ import type {
   Summary,
   TieredCompactionDecision,
 } from '../compaction/types.js';
-import { errorMessage } from '../events/errors.js';
 import { newId } from '../events/event-helpers.js';
 import type {
   CompactionEvent,
@@ -32,6 +31,7 @@ import type {
 } from '../events/types.js';
 import { CompactionConflictError } from '../sessions/errors.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
+import { errorMessage } from '../util/error-message.js';
 import { loadActiveView } from './active-view.js';
 import { appendBranchCompaction } from './branch-compaction.js';
 import type { ChunkProgress } from './chunked-summary.js';

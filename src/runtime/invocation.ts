@@ -1,7 +1,6 @@
 /** One invocation's context: the bridge between agents and the Runner's store, plugins and guard. */
 import type { ViewScope } from '../compaction/branch-view.js';
 import type { ActiveView } from '../compaction/view.js';
-import { errorMessage } from '../events/errors.js';
 import { createEvent } from '../events/event-helpers.js';
 import type { Event, FunctionCall, NewEvent, Part, SessionKey } from '../events/types.js';
 import { isContextOverflowError } from '../models/errors.js';
@@ -10,6 +9,7 @@ import { withContextWindow } from '../models/with-context-window.js';
 import type { ModelMetrics } from '../observability/model-metrics.js';
 import type { Telemetry, TelemetrySpan } from '../observability/telemetry.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
+import { errorMessage } from '../util/error-message.js';
 import { loadActiveView } from './active-view.js';
 import type { GenerateOptions, InvocationContext, RunToolsOptions } from './agents/agent.js';
 import {

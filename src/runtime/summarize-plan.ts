@@ -4,8 +4,8 @@
  * a failure (docs/resilience.md#summarizer-cool-down).
  */
 import type { CompactionPlan, EventsSummarizer, Summary } from '../compaction/types.js';
-import { errorMessage } from '../events/errors.js';
 import { fallbackReason } from '../summarizers/fallback-reason.js';
+import { errorMessage } from '../util/error-message.js';
 import { type ChunkProgress, summarizeInChunks } from './chunked-summary.js';
 import type {
   SummarizerCoolDown,

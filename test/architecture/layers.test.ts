@@ -22,7 +22,7 @@ describe('the layer rule', () => {
       {
         file: 'compaction/view.ts',
         specifier: '../runtime/runner.js',
-        rule: "'compaction' (rank 1) may not import 'runtime' (rank 4)",
+        rule: "'compaction' (rank 2) may not import 'runtime' (rank 5)",
       },
     ]);
   });
