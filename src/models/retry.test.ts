@@ -51,7 +51,6 @@ describe('withModelRetry', () => {
     const run = failing([
       new ModelError({ kind: 'retryable', message: '429', retryAfterMs: 5_000 }),
     ]);
-    const started = Date.now();
     setTimeout(() => controller.abort(new Error('stop')), 5);
     await expect(
       withModelRetry({
@@ -60,7 +59,7 @@ describe('withModelRetry', () => {
         signal: controller.signal,
       }),
     ).rejects.toThrow('stop');
-    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(run.calls).toBe(1);
     await expect(abortableDelay(10, controller.signal)).rejects.toThrow('stop');
   });
 });

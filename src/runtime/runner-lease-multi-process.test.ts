@@ -118,13 +118,11 @@ function describeLeaseAcrossProcesses(name: string, setup: () => StoreUnderTest)
           (error: unknown) => (error as Error).name,
         );
         expect(refused).toBe('SessionBusyError');
-        const killedAt = Date.now();
         holder.child.kill('SIGKILL');
         expect((await holder.exited).signal).toBe('SIGKILL');
+        // The dead holder renewed at most up to its death: its lease expires, so this wait ends
+        // (a lease that never expired would be a SessionBusyError here).
         const lease = await service.acquireLease!({ ...key, waitMs: 60_000, ttlMs });
-        // The dead holder renewed at most up to its death: expiry came at most ttl after it
-        // (the bound here only catches a lease that never expires, not a slow machine).
-        expect(Date.now() - killedAt).toBeLessThan(60_000);
         await lease.release();
 
         const next = start({

@@ -233,7 +233,9 @@ describe('after the invocation', () => {
     expect(compactions(await fullHistory(sessionService, 'bg'))).toHaveLength(0);
 
     const second = collect(runner.run({ userId, sessionId: 'bg', newMessage: 'and now?' }));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Counted, not timed: the second run gets many turns of the event loop (the in-memory store
+    // needs a handful) and still makes no model call while the compaction is held.
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(model.calls).toHaveLength(2);
     release.resolve();
     const events = await second;
