@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SUMMARY_PREFIX } from '../../src/compaction/view.js';
-import { getText } from '../../src/events/event-helpers.js';
-import type { Content } from '../../src/events/types.js';
-import { ModelError } from '../../src/models/errors.js';
-import { LlmAgent } from '../../src/runtime/agents/llm-agent.js';
-import { ContextOverflowError } from '../../src/runtime/errors.js';
-import { Runner } from '../../src/runtime/runner.js';
-import { FunctionTool } from '../../src/runtime/tools/function-tool.js';
-import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
-import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
-import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/scripted-model.js';
+import type { Content } from '../../src/index.js';
+import {
+  ContextOverflowError,
+  DigestSummarizer,
+  FunctionTool,
+  getText,
+  InMemorySessionService,
+  LlmAgent,
+  ModelError,
+  Runner,
+  SUMMARY_PREFIX,
+} from '../../src/index.js';
+import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/index.js';
 import {
   appName,
   collect,
