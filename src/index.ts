@@ -99,8 +99,6 @@ export type {
   RedactionRule,
   ScanRule,
 } from './redaction/scanner.js';
-// The runtime: Runner, agents, tools, plugins, compaction (replay: orrery/replay).
-export { loadActiveView } from './runtime/active-view.js';
 export {
   type Agent,
   type AgentEvent,
@@ -121,7 +119,6 @@ export { LoopAgent, type LoopAgentOptions } from './runtime/agents/loop-agent.js
 export { ParallelAgent, type ParallelAgentOptions } from './runtime/agents/parallel-agent.js';
 export { SequentialAgent, type SequentialAgentOptions } from './runtime/agents/sequential-agent.js';
 export { findAgent, usesBranches } from './runtime/agents/sub-agents.js';
-export { type AgentApp, defineApp } from './runtime/app.js';
 export {
   type CompactionOutcome,
   type CompactionReport,
@@ -129,7 +126,7 @@ export {
   Compactor,
   type CompactorHooks,
   type CompactorOptions,
-} from './runtime/compactor.js';
+} from './runtime/compaction/compactor.js';
 // History search: optional embeddings (hybrid ranking) over any store's searchEvents.
 export type { EmbeddingIndex } from './runtime/embeddings/embedding-index.js';
 export {
@@ -168,8 +165,6 @@ export {
   ToolOutputCapPlugin,
   type ToolOutputCapPluginOptions,
 } from './runtime/plugins/tool-output-cap.js';
-export { Runner, type RunnerOptions, type RunOptions } from './runtime/runner.js';
-export type { SessionLeaseOptions } from './runtime/session-lease.js';
 export { AgentTool, type AgentToolOptions } from './runtime/tools/agent-tool.js';
 export { type AiSdkToolLike, fromAiSdkTool } from './runtime/tools/from-ai-sdk-tool.js';
 export { FunctionTool, type FunctionToolOptions } from './runtime/tools/function-tool.js';
@@ -192,6 +187,11 @@ export type {
   ToolArguments,
   ToolParameters,
 } from './runtime/tools/tool-parameters.js';
+export { type AgentApp, defineApp } from './runtime/turn/app.js';
+export { Runner, type RunnerOptions, type RunOptions } from './runtime/turn/runner.js';
+export type { SessionLeaseOptions } from './runtime/turn/session-lease.js';
+// The runtime: Runner, agents, tools, plugins, compaction (replay: orrery/replay).
+export { loadActiveView } from './runtime/view/active-view.js';
 // The storage contract and the in-memory stores (helpers for writing your own: orrery/store-kit).
 export {
   CompactionConflictError,

@@ -16,7 +16,7 @@ import {
   DEFAULT_GATEWAY_MAX_BODY_BYTES,
   DEFAULT_OPENAI_BASE_URL,
 } from '../gateway/create-gateway.js';
-import { createDefaultSummarizer } from '../runtime/default-summarizer.js';
+import { createDefaultSummarizer } from '../runtime/compaction/default-summarizer.js';
 import { ServeConfigError } from '../server/errors.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, SERVE_ENV, type ServeFlags } from '../server/serve-config.js';
 import type { CliIo } from './io.js';

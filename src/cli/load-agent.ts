@@ -10,9 +10,9 @@ import { pathToFileURL } from 'node:url';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import type { Model } from '../models/types.js';
 import type { Agent } from '../runtime/agents/agent.js';
-import { AGENT_APP_FIELDS, type AgentApp } from '../runtime/app.js';
 import type { Plugin } from '../runtime/plugins/plugin.js';
-import type { SessionLeaseOptions } from '../runtime/session-lease.js';
+import { AGENT_APP_FIELDS, type AgentApp } from '../runtime/turn/app.js';
+import type { SessionLeaseOptions } from '../runtime/turn/session-lease.js';
 import { errorMessage } from '../util/error-message.js';
 import { AgentModuleError } from './agent-module-error.js';
 

@@ -70,15 +70,18 @@ export {
   isValidCompaction,
   type ViewWarning,
 } from '../compaction/view.js';
-export { type ChunkProgress, SUMMARY_CHUNK_EVENTS } from '../runtime/chunked-summary.js';
-export { estimateRequestOverhead, type RequestOverhead } from '../runtime/context-guard.js';
-export type { CoolDownDetails } from '../runtime/summarize-plan.js';
+export { type ChunkProgress, SUMMARY_CHUNK_EVENTS } from '../runtime/compaction/chunked-summary.js';
+export {
+  estimateRequestOverhead,
+  type RequestOverhead,
+} from '../runtime/compaction/context-guard.js';
+export type { CoolDownDetails } from '../runtime/compaction/summarize-plan.js';
 export {
   SummarizerCoolDown,
   type SummarizerCoolDownOptions,
   type SummarizerCoolDownReport,
   type SummarizerPermit,
-} from '../runtime/summarizer-cool-down.js';
+} from '../runtime/compaction/summarizer-cool-down.js';
 export {
   CONVERSATION_HISTORY_PLACEHOLDER,
   DEFAULT_SUMMARY_PROMPT,

@@ -11,11 +11,11 @@ export {
   type ReplayRequest,
   type ReplayTranscriptOptions,
   replayTranscript,
-} from '../runtime/replay.js';
+} from '../runtime/replay/replay.js';
 export {
   type PricedModel,
   type ReplayCost,
   type ReplayCostFigures,
   type ReplayCostOptions,
   replayCost,
-} from '../runtime/replay-cost.js';
+} from '../runtime/replay/replay-cost.js';

@@ -12,7 +12,7 @@ import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/typ
 import { newId } from '../events/event-helpers.js';
 import { maskingLogger } from '../observability/masked-logger.js';
 import { createCompactionMetrics } from '../observability/metrics.js';
-import type { SessionLeaseOptions } from '../runtime/session-lease.js';
+import type { SessionLeaseOptions } from '../runtime/turn/session-lease.js';
 import { accessLog } from '../server/access-log.js';
 import { TokenAuth } from '../server/auth.js';
 import { createHttpMetrics } from '../server/http-metrics.js';

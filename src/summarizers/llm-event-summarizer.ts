@@ -14,6 +14,7 @@ import { withModelRetry } from '../models/retry.js';
 import type { Model, ModelResponse } from '../models/types.js';
 import { raceAbort } from '../util/abort.js';
 import { errorMessage } from '../util/error-message.js';
+import { splitTextAt } from './cap-text.js';
 import {
   CONVERSATION_HISTORY_PLACEHOLDER,
   DEFAULT_SUMMARY_PROMPT,
@@ -21,7 +22,7 @@ import {
   NO_PREVIOUS_SUMMARY,
 } from './default-prompt.js';
 import { SummarizerError } from './errors.js';
-import { DEFAULT_MAX_ITEM_CHARS, renderEventBlocks, splitTextAt } from './render.js';
+import { DEFAULT_MAX_ITEM_CHARS, renderEventBlocks } from './render.js';
 import { labelSummaryLines } from './seq-labels.js';
 
 export interface LlmEventSummarizerOptions {

@@ -19,8 +19,9 @@ export const LAYER_RANKS: Readonly<Record<string, number>> = {
   models: 3,
   observability: 3,
   summarizers: 4,
+  // Transcripts in: only events and sessions, so the runtime (replay) and the server may use them.
+  importers: 4,
   runtime: 5,
-  importers: 6,
   testing: 6,
   server: 6,
   adapters: 7,

@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { createTriageSweep, SWEEP_MAX_REQUEST_BYTES } from '../../examples/triage-sweep/sweep.js';
 import type { Content, Event, ModelRequest } from '../../src/index.js';
 import { InMemorySessionService, Runner } from '../../src/index.js';
-import { estimateRequestOverhead, measureView } from '../../src/runtime/context-guard.js';
+import {
+  estimateRequestOverhead,
+  measureView,
+} from '../../src/runtime/compaction/context-guard.js';
 
 const key = { appName: 'triage', userId: 'oncall', sessionId: 'incident-4711' };
 

@@ -24,8 +24,8 @@ import { validateEventsCompactionConfig } from '../../compaction/config.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
 import type { CompactionTrigger, SessionKey } from '../../events/types.js';
 import { createRuntimeLogger } from '../../observability/compaction-log.js';
-import { loadActiveView } from '../../runtime/active-view.js';
-import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
+import type { CompactionReport, Compactor } from '../../runtime/compaction/compactor.js';
+import { loadActiveView } from '../../runtime/view/active-view.js';
 import { SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import {

@@ -20,17 +20,21 @@ import { isContextOverflowError } from '../../models/errors.js';
 import { toUsageMetadata } from '../../models/from-ai-sdk-result.js';
 import type { Model } from '../../models/types.js';
 import { createRuntimeLogger } from '../../observability/compaction-log.js';
-import { type CompactionReport, type Compactor, coolDownFor } from '../../runtime/compactor.js';
+import {
+  type CompactionReport,
+  type Compactor,
+  coolDownFor,
+} from '../../runtime/compaction/compactor.js';
 import {
   ContextGuard,
   estimateRequestOverhead,
   type GuardCompactOptions,
   measureView,
   type RequestOverhead,
-} from '../../runtime/context-guard.js';
+} from '../../runtime/compaction/context-guard.js';
+import type { SummarizerCoolDown } from '../../runtime/compaction/summarizer-cool-down.js';
 import { ContextOverflowError } from '../../runtime/errors.js';
-import type { SessionLeaseOptions } from '../../runtime/session-lease.js';
-import type { SummarizerCoolDown } from '../../runtime/summarizer-cool-down.js';
+import type { SessionLeaseOptions } from '../../runtime/turn/session-lease.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import {
   type AdapterSummarizers,

@@ -18,13 +18,13 @@ import { validateEventsCompactionConfig } from '../../compaction/config.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
 import type { SessionKey } from '../../events/types.js';
 import { createRuntimeLogger } from '../../observability/compaction-log.js';
-import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
+import type { CompactionReport, Compactor } from '../../runtime/compaction/compactor.js';
 import {
   ContextGuard,
   estimateRequestOverhead,
   type GuardCompactOptions,
-} from '../../runtime/context-guard.js';
-import type { SessionLeaseOptions } from '../../runtime/session-lease.js';
+} from '../../runtime/compaction/context-guard.js';
+import type { SessionLeaseOptions } from '../../runtime/turn/session-lease.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import {
   adapterSummarizers,

@@ -4,7 +4,7 @@ import { MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { CompactionReport } from '../../runtime/compactor.js';
+import type { CompactionReport } from '../../runtime/compaction/compactor.js';
 import { hungSummarizer, timed } from '../../runtime/test-helpers/hung-summarizer.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { orreryCompactionMiddleware } from './compaction-middleware.js';

@@ -1,6 +1,6 @@
 import type { AgentInputItem } from '@openai/agents';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CompactionReport } from '../../runtime/compactor.js';
+import type { CompactionReport } from '../../runtime/compaction/compactor.js';
 import { hungSummarizer, timed } from '../../runtime/test-helpers/hung-summarizer.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { OrreryAgentsSession } from './orrery-agents-session.js';

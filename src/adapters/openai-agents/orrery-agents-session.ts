@@ -19,8 +19,8 @@ import { newId } from '../../events/event-helpers.js';
 import { assertJsonValue } from '../../events/json-value.js';
 import type { CompactionTrigger, NewEvent, SessionKey } from '../../events/types.js';
 import { createRuntimeLogger } from '../../observability/compaction-log.js';
-import { loadActiveView } from '../../runtime/active-view.js';
-import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
+import type { CompactionReport, Compactor } from '../../runtime/compaction/compactor.js';
+import { loadActiveView } from '../../runtime/view/active-view.js';
 import { SessionAlreadyExistsError, SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import {

@@ -5,7 +5,7 @@
  */
 import { isCompactionEvent } from '../../events/event-helpers.js';
 import type { Event, SessionKey } from '../../events/types.js';
-import { sessionKeyString } from '../../runtime/runner-telemetry.js';
+import { sessionKeyString } from '../../runtime/turn/runner-telemetry.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import type { CompactionSpan } from './api-types.js';
 import { rememberRecent } from './remember-recent.js';
