@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LlmAgent } from '../src/runtime/agents/llm-agent.js';
-import { Runner } from '../src/runtime/runner.js';
+import { Runner } from '../src/runtime/turn/runner.js';
 import { SqliteSessionService } from '../src/sessions/sqlite/index.js';
 import { DigestSummarizer } from '../src/summarizers/index.js';
 import { textResponse } from '../src/testing/scripted-model.js';

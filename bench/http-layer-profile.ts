@@ -8,7 +8,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { LlmAgent } from '../src/runtime/agents/llm-agent.js';
-import { Runner } from '../src/runtime/runner.js';
+import { Runner } from '../src/runtime/turn/runner.js';
 import { createServer } from '../src/server/create-server.js';
 import { InMemorySessionService } from '../src/sessions/in-memory-session-service.js';
 import { textResponse } from '../src/testing/scripted-model.js';

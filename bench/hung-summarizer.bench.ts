@@ -11,7 +11,7 @@
  */
 import { mock } from 'node:test';
 import { LlmAgent } from '../src/runtime/agents/llm-agent.js';
-import { Runner } from '../src/runtime/runner.js';
+import { Runner } from '../src/runtime/turn/runner.js';
 import { InMemorySessionService } from '../src/sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../src/summarizers/index.js';
 import { textResponse } from '../src/testing/scripted-model.js';

@@ -14,7 +14,7 @@ import pino from 'pino';
 import { inspectorReplay } from '../src/cli/inspector-replay.js';
 import { createWorkerReplay } from '../src/cli/worker-replay.js';
 import { LlmAgent } from '../src/runtime/agents/llm-agent.js';
-import { Runner } from '../src/runtime/runner.js';
+import { Runner } from '../src/runtime/turn/runner.js';
 import { createServer } from '../src/server/create-server.js';
 import type { InspectorBodyReplay, InspectorReplay } from '../src/server/index.js';
 import { MAX_REPLAY_OVERLAP_PER_INTERVAL } from '../src/server/inspector/replay-request.js';

@@ -6,7 +6,7 @@
  * the 1k figure is not the JIT's warm-up.
  */
 import { createEventsCompactionConfig } from '../src/compaction/config.js';
-import { replayTranscript } from '../src/runtime/replay.js';
+import { replayTranscript } from '../src/runtime/replay/replay.js';
 import { DigestSummarizer } from '../src/summarizers/index.js';
 import { longTranscript } from '../src/testing/long-transcript.js';
 import { median } from './workload.js';

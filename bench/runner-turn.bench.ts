@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LlmAgent } from '../src/runtime/agents/llm-agent.js';
-import { Runner } from '../src/runtime/runner.js';
+import { Runner } from '../src/runtime/turn/runner.js';
 import { InMemorySessionService } from '../src/sessions/in-memory-session-service.js';
 import { quoteIdentifier } from '../src/sessions/postgres/migrations.js';
 import { PostgresSessionService } from '../src/sessions/postgres/postgres-session-service.js';

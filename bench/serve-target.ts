@@ -40,7 +40,7 @@ async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds:
     await Promise.all([
       import('pino'),
       import('../src/runtime/agents/llm-agent.js'),
-      import('../src/runtime/runner.js'),
+      import('../src/runtime/turn/runner.js'),
       import('../src/server/create-server.js'),
       import('../src/summarizers/index.js'),
       import('../src/testing/scripted-model.js'),

@@ -11,12 +11,11 @@
  */
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { estimateContentTokens, estimateEventTokens } from '../src/entries/compaction.js';
 import {
   createEventsCompactionConfig,
   DigestSummarizer,
   type Event,
-  estimateContentTokens,
-  estimateEventTokens,
   FunctionTool,
   getText,
   InMemorySessionService,

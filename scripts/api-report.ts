@@ -20,6 +20,13 @@ export const ENTRY_POINTS: Readonly<Record<string, string>> = {
   'orrery/adk': 'src/adapters/adk/index.ts',
   'orrery/openai-agents': 'src/adapters/openai-agents/index.ts',
   'orrery/langchain': 'src/adapters/langchain/index.ts',
+  'orrery/compaction': 'src/entries/compaction.ts',
+  'orrery/store-kit': 'src/entries/store-kit.ts',
+  'orrery/model-kit': 'src/entries/model-kit.ts',
+  'orrery/importers': 'src/entries/importers.ts',
+  'orrery/adk-json': 'src/entries/adk-json.ts',
+  'orrery/replay': 'src/entries/replay.ts',
+  'orrery/costs': 'src/entries/costs.ts',
 };
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -16,8 +16,8 @@ import {
   combineMemoryEvaluations,
   evaluateMemory,
   type MemoryEvaluation,
-} from '../src/runtime/memory-eval.js';
-import type { RecallConversation } from '../src/runtime/recall-eval.js';
+} from '../src/runtime/eval/memory-eval.js';
+import type { RecallConversation } from '../src/runtime/eval/recall-eval.js';
 import { InMemorySessionService } from '../src/sessions/in-memory-session-service.js';
 import { PostgresSessionService } from '../src/sessions/postgres/postgres-session-service.js';
 import type { SessionService } from '../src/sessions/session-service.js';

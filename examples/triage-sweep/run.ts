@@ -10,13 +10,13 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { toAdkSessionJson } from '../../src/entries/adk-json.js';
+import { estimateRequestOverhead } from '../../src/entries/compaction.js';
 import {
-  estimateRequestOverhead,
   InMemorySessionService,
   type ModelRequest,
   Runner,
   type SessionService,
-  toAdkSessionJson,
 } from '../../src/index.js';
 import { createTriageSweep } from './sweep.js';
 

@@ -1,9 +1,9 @@
 /** `orrery chat`: an interactive session with a real model; Ctrl-C leaves the session intact. */
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { errorMessage } from '../events/errors.js';
 import { getText } from '../events/event-helpers.js';
 import { type AgentEvent, isPartialEvent } from '../runtime/agents/agent.js';
+import { errorMessage } from '../util/error-message.js';
 import {
   addAgentOptions,
   agentOptionsOf,

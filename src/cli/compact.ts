@@ -1,7 +1,7 @@
 /** `orrery compact ID`: compact a session now (trigger `manual`). */
 import type { Command } from 'commander';
 import { createEventsCompactionConfig } from '../compaction/config.js';
-import { type CompactionReport, Compactor } from '../runtime/compactor.js';
+import { type CompactionReport, Compactor } from '../runtime/compaction/compactor.js';
 import {
   addStoreOptions,
   integerOption,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CompactionReport } from '../runtime/compactor.js';
+import type { CompactionReport } from '../runtime/compaction/compactor.js';
 import { compactionNote, littleReclaimedNote } from './compaction-note.js';
 
 const base: CompactionReport = {

@@ -3,7 +3,7 @@
  * attempt that changed the view or failed (docs/architecture.md#elision-the-cheap-tier for the
  * elided line). Skips and conflicts print nothing.
  */
-import type { CompactionReport } from '../runtime/compactor.js';
+import type { CompactionReport } from '../runtime/compaction/compactor.js';
 import { groupDigits } from './group-digits.js';
 import { plural } from './plural.js';
 import { creditOfReport, describeCredit } from './summarizer-label.js';

@@ -8,11 +8,11 @@ import {
   COMPACTION_DEFAULTS,
   COMPACTION_ENV,
   createEventsCompactionConfig,
-  type Environment,
   resolveSummarizerModel,
 } from '../compaction/config.js';
 import type { EventsCompactionConfig } from '../compaction/types.js';
 import { maskCredentials } from '../redaction/mask-credentials.js';
+import type { Environment } from '../util/environment.js';
 import { DEFAULT_DB_PATH } from './store.js';
 
 export type SettingSource = 'default' | 'env' | 'agent' | 'flag';

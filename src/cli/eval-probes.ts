@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { importTranscripts } from '../importers/import-transcript.js';
 import type { ImportResult } from '../importers/types.js';
-import type { RecallConversation, RecallQuestion } from '../runtime/recall-eval.js';
+import type { RecallConversation, RecallQuestion } from '../runtime/eval/recall-eval.js';
 import { CliUsageError } from './errors.js';
 
 interface Probe {

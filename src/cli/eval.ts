@@ -20,14 +20,14 @@ import {
   combineMemoryEvaluations,
   evaluateMemory,
   type MemoryEvaluation,
-} from '../runtime/memory-eval.js';
+} from '../runtime/eval/memory-eval.js';
 import {
   combineEvaluations,
   type EvaluateRecallOptions,
   evaluateRecall,
   type RecallConversation,
   type RecallEvaluation,
-} from '../runtime/recall-eval.js';
+} from '../runtime/eval/recall-eval.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { generateRecallConversations } from '../testing/recall-conversations.js';
 import { integerOption, writeJson } from './common.js';

@@ -17,7 +17,7 @@ import {
   DEFAULT_GEMINI_BASE_URL,
   DEFAULT_OPENAI_BASE_URL,
 } from '../gateway/create-gateway.js';
-import { createDefaultSummarizer } from '../runtime/default-summarizer.js';
+import { createDefaultSummarizer } from '../runtime/compaction/default-summarizer.js';
 import { PiiRedactionPlugin } from '../runtime/plugins/pii-redaction.js';
 import { ServeConfigError } from '../server/errors.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, SERVE_ENV, type ServeFlags } from '../server/serve-config.js';

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import type { Model } from '../models/types.js';
 import { LlmAgent } from '../runtime/agents/llm-agent.js';
-import { Runner } from '../runtime/runner.js';
+import { Runner } from '../runtime/turn/runner.js';
 import { createServer } from '../server/create-server.js';
 import { resolveServeConfig } from '../server/serve-config.js';
 import { CliUsageError } from './errors.js';

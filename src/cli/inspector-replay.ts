@@ -8,7 +8,7 @@ import type { EventsSummarizer } from '../compaction/types.js';
 import { ImportError } from '../importers/errors.js';
 import { importTranscripts } from '../importers/import-transcript.js';
 import { ModelConfigError } from '../models/errors.js';
-import { type PricedModel, replayCost } from '../runtime/replay-cost.js';
+import { type PricedModel, replayCost } from '../runtime/replay/replay-cost.js';
 import type { ReplayRequest, ReplayResponse } from '../server/inspector/api-types.js';
 import type { InspectorReplay } from '../server/inspector/inspector-deps.js';
 import { badRequest } from '../server/problem.js';

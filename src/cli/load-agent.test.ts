@@ -6,7 +6,7 @@ import { getFunctionResponses, getText } from '../events/event-helpers.js';
 import type { Event } from '../events/types.js';
 import { LlmAgent } from '../runtime/agents/llm-agent.js';
 import { SequentialAgent } from '../runtime/agents/sequential-agent.js';
-import { Runner } from '../runtime/runner.js';
+import { Runner } from '../runtime/turn/runner.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { ScriptedModel, textResponse, toolCallResponse } from '../testing/scripted-model.js';
 import { AgentModuleError, loadAgentModule, loadTsImport } from './load-agent.js';

@@ -8,12 +8,12 @@ import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
-import { errorMessage } from '../events/errors.js';
 import type { Model } from '../models/types.js';
 import type { Agent } from '../runtime/agents/agent.js';
-import { AGENT_APP_FIELDS } from '../runtime/app.js';
 import type { Plugin } from '../runtime/plugins/plugin.js';
-import type { SessionLeaseOptions } from '../runtime/session-lease.js';
+import { AGENT_APP_FIELDS, type AgentApp } from '../runtime/turn/app.js';
+import type { SessionLeaseOptions } from '../runtime/turn/session-lease.js';
+import { errorMessage } from '../util/error-message.js';
 import { AgentModuleError } from './agent-module-error.js';
 
 export { AgentModuleError };
@@ -32,14 +32,10 @@ export interface LoadAgentModuleOptions {
   modelOverride?: Model;
 }
 
-export interface LoadedApp {
-  agent: Agent;
+/** An `AgentApp` as loaded: the app name resolved, and the file it came from. */
+export interface LoadedApp extends AgentApp {
   /** The app's `appName`, default the agent's name. */
   appName: string;
-  compaction?: EventsCompactionConfig | null;
-  summarizer?: EventsSummarizer;
-  plugins?: Plugin[];
-  sessionLease?: SessionLeaseOptions | false;
   /** The resolved file path. */
   source: string;
 }

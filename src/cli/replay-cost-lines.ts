@@ -1,5 +1,5 @@
 /** The dollars of `orrery replay --price` as report lines (docs/cost.md#replay-cost). */
-import type { ReplayCost, ReplayCostFigures } from '../runtime/replay-cost.js';
+import type { ReplayCost, ReplayCostFigures } from '../runtime/replay/replay-cost.js';
 import { writeJson } from './common.js';
 import { groupDigits } from './group-digits.js';
 import type { CliIo } from './io.js';

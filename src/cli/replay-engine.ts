@@ -5,7 +5,11 @@
 import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
 import type { SessionKey } from '../events/types.js';
 import type { ImportResult } from '../importers/types.js';
-import { type ReplayProgress, type ReplayReport, replayTranscript } from '../runtime/replay.js';
+import {
+  type ReplayProgress,
+  type ReplayReport,
+  replayTranscript,
+} from '../runtime/replay/replay.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { importedState } from './import-session.js';
 

@@ -4,8 +4,8 @@
  */
 import type { EventsCompactionConfig } from '../compaction/types.js';
 import type { ImportResult } from '../importers/types.js';
-import type { ReplayReport } from '../runtime/replay.js';
-import type { ReplayCost } from '../runtime/replay-cost.js';
+import type { ReplayReport } from '../runtime/replay/replay.js';
+import type { ReplayCost } from '../runtime/replay/replay-cost.js';
 import { writeJson } from './common.js';
 import { groupDigits } from './group-digits.js';
 import { summarizeRepairs } from './import-session.js';

@@ -7,7 +7,7 @@ import { COMPACTION_DEFAULTS } from '../compaction/config.js';
 import { defaultCachePolicy } from '../costs/default-policy.js';
 import { ModelConfigError } from '../models/errors.js';
 import { lookupModelPrice } from '../models/price-catalog.js';
-import type { PricedModel } from '../runtime/replay-cost.js';
+import type { PricedModel } from '../runtime/replay/replay-cost.js';
 
 export async function pricedModel(id: string, flag = '--price'): Promise<PricedModel> {
   const colon = id.indexOf(':');

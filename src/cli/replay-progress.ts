@@ -4,7 +4,7 @@
  * plain line at each tenth of a transcript's events (by count, not by clock, so the same run
  * prints the same lines).
  */
-import type { ReplayProgress } from '../runtime/replay.js';
+import type { ReplayProgress } from '../runtime/replay/replay.js';
 import { groupDigits } from './group-digits.js';
 import type { CliIo } from './io.js';
 import { plural } from './plural.js';

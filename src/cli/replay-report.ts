@@ -1,6 +1,6 @@
 /** Human output of `orrery replay`: a report a person can read in ten seconds. */
-import type { ReplayCompaction, ReplayReport } from '../runtime/replay.js';
-import type { ReplayCost } from '../runtime/replay-cost.js';
+import type { ReplayCompaction, ReplayReport } from '../runtime/replay/replay.js';
+import type { ReplayCost } from '../runtime/replay/replay-cost.js';
 import { groupDigits } from './group-digits.js';
 import { plural } from './plural.js';
 import { costLines } from './replay-cost-lines.js';

@@ -3,16 +3,13 @@
  * that one set of settings replays the same way from both (docs/architecture.md#when-compaction-runs:
  * a 0 threshold without an interval is compaction off).
  */
-import {
-  COMPACTION_ENV,
-  createEventsCompactionConfig,
-  type Environment,
-} from '../compaction/config.js';
+import { COMPACTION_ENV, createEventsCompactionConfig } from '../compaction/config.js';
 import type {
   CostAwareConfig,
   EventsCompactionConfig,
   EventsSummarizer,
 } from '../compaction/types.js';
+import type { Environment } from '../util/environment.js';
 import { CliUsageError } from './errors.js';
 
 /** Replay's own default: small enough that real transcripts show compaction at work. */

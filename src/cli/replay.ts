@@ -5,7 +5,7 @@ import { COMPACTION_ENV } from '../compaction/config.js';
 import type { CostAwareConfig } from '../compaction/types.js';
 import { importTranscriptsAsync } from '../importers/import-transcripts-async.js';
 import type { ImportFormat } from '../importers/types.js';
-import { type PricedModel, replayCost } from '../runtime/replay-cost.js';
+import { type PricedModel, replayCost } from '../runtime/replay/replay-cost.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import {

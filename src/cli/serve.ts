@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import pino from 'pino';
-import { Runner } from '../runtime/runner.js';
+import { Runner } from '../runtime/turn/runner.js';
 import { createServer } from '../server/create-server.js';
 import { findDevUiRoot } from '../server/routes/dev-ui.js';
 import {

@@ -4,9 +4,9 @@
  * opened (and reached) before anything is written, so an unreachable database writes nothing.
  */
 import { existsSync } from 'node:fs';
-import { errorMessage } from '../events/errors.js';
 import { SessionStoreError } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { errorMessage } from '../util/error-message.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 

@@ -1,6 +1,6 @@
 /** Which summarizer wrote a compaction, said truthfully: a fallback is named as one. */
 import type { EventCompaction } from '../events/types.js';
-import type { CompactionReport } from '../runtime/compactor.js';
+import type { CompactionReport } from '../runtime/compaction/compactor.js';
 
 export interface SummarizerCredit {
   /** The summarizer that wrote the summary. */

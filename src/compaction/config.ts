@@ -3,12 +3,11 @@
  * (docs/architecture.md#when-compaction-runs). No I/O: the environment object is handed in, or
  * `process.env` is read at call time.
  */
+import type { Environment } from '../util/environment.js';
 import { checkCostAwareConfig } from './cost-aware-config.js';
 import { ELISION_DEFAULTS } from './elision.js';
 import { InvalidConfigError } from './errors.js';
 import type { ElisionConfig, EventsCompactionConfig, EventsCompactionOptions } from './types.js';
-
-export type Environment = Record<string, string | undefined>;
 
 export interface CreateEventsCompactionConfigOptions extends EventsCompactionOptions {
   /** Defaults to `process.env` — read only here, at the caller's request, never at import. */
@@ -28,7 +27,10 @@ export const COMPACTION_DEFAULTS = Object.freeze({
   compactionInterval: 100,
   /** One invocation re-read by the next window, so the summary keeps its thread. */
   overlapSize: 1,
-  /** The retained tail's token budget is this share of `tokenThreshold`. */
+  /**
+   * The retained tail's token budget is this share of `tokenThreshold` (or of a context window):
+   * the one retention share (`retentionTokensFor` in triggers.ts applies it).
+   */
   retentionTokenShare: 0.25,
   /** Summarizer for agents that run on Google, unless `ORRERY_COMPACTION_MODEL` says otherwise. */
   googleSummarizerModel: 'google:gemini-flash-latest',

@@ -3,6 +3,7 @@
  * estimate, the sliding window's invocation count and the pure plan the Compactor executes. No I/O.
  */
 import type { CompactionEvent, Event, EventElision } from '../events/types.js';
+import { COMPACTION_DEFAULTS } from './config.js';
 import {
   type ElisionEvent,
   elideEvent,
@@ -148,14 +149,11 @@ export function retainedCount(options: { tail: Event[]; events: number; tokens: 
 }
 
 /**
- * The retained tail's default token budget is this share of the budget it serves (the
- * threshold, or a context window): room for the summary and new turns above it.
+ * The default token budget of the retained tail for a threshold or window of `tokens`:
+ * `COMPACTION_DEFAULTS.retentionTokenShare` of it, room for the summary and new turns above it.
  */
-export const RETENTION_SHARE = 1 / 4;
-
-/** The default token budget of the retained tail for a threshold or window of `tokens`. */
 export function retentionTokensFor(tokens: number): number {
-  return Math.floor(tokens * RETENTION_SHARE);
+  return Math.floor(tokens * COMPACTION_DEFAULTS.retentionTokenShare);
 }
 
 /** The retention a plan uses: explicit override, else the config (overflow halves it). */

@@ -116,18 +116,11 @@ export interface CostChoiceNote {
   thresholdOnlyUsd: number;
 }
 
-/** A validated configuration (`createEventsCompactionConfig` returns it, or `null` when disabled). */
-export interface EventsCompactionConfig {
-  tokenThreshold?: number;
-  eventRetentionSize?: number;
-  compactionInterval?: number;
-  overlapSize?: number;
-  summarizer?: EventsSummarizer;
-  maxRequestBytes?: number;
-  retentionTokenBudget?: number;
-  summarizerTimeoutMs?: number;
-  summarizerCoolDownMs?: number;
-  summarizerMaxCoolDownMs?: number;
+/**
+ * A validated configuration (`createEventsCompactionConfig` returns it, or `null` when disabled):
+ * the options' fields, with elision resolved to its settings.
+ */
+export interface EventsCompactionConfig extends Omit<EventsCompactionOptions, 'elision'> {
   /** Set: the elision tier runs before a summary is paid for (token trigger only). */
   elision?: ElisionConfig;
   /** Set: cost-aware compaction (token trigger only). */

@@ -78,8 +78,3 @@ export class InvalidArgumentError extends OrreryError {
     return OrreryError.hasMarker(error, invalidArgumentMarker);
   }
 }
-
-/** The message of anything thrown: an `Error`'s message, or the value as text. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

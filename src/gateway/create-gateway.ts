@@ -14,7 +14,7 @@ import type { Content } from '../events/types.js';
 import { maskingLogger } from '../observability/masked-logger.js';
 import { createCompactionMetrics } from '../observability/metrics.js';
 import { type PiiRedactionPlugin, redactContent } from '../runtime/plugins/pii-redaction.js';
-import type { SessionLeaseOptions } from '../runtime/session-lease.js';
+import type { SessionLeaseOptions } from '../runtime/turn/session-lease.js';
 import { accessLog } from '../server/access-log.js';
 import { TokenAuth } from '../server/auth.js';
 import { createHttpMetrics } from '../server/http-metrics.js';

@@ -26,13 +26,13 @@ import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/typ
 import type { ActiveView } from '../compaction/view.js';
 import type { Content, SessionKey, UsageMetadata } from '../events/types.js';
 import type { CompactionMetrics } from '../observability/metrics.js';
-import type { CompactionReport, Compactor } from '../runtime/compactor.js';
+import type { CompactionReport, Compactor } from '../runtime/compaction/compactor.js';
 import {
   ContextGuard,
   estimateRequestOverhead,
   type GuardCompactOptions,
-} from '../runtime/context-guard.js';
-import type { SessionLeaseOptions } from '../runtime/session-lease.js';
+} from '../runtime/compaction/context-guard.js';
+import type { SessionLeaseOptions } from '../runtime/turn/session-lease.js';
 import type { SessionService } from '../sessions/session-service.js';
 
 /** Author of the upstream's stored answers (the usage anchor reads it). */

@@ -5,7 +5,7 @@
  * because OpenAI-compatible servers (vLLM, llama.cpp) do not all use OpenAI's error shape.
  */
 import { APICallError, EmptyResponseBodyError } from '@ai-sdk/provider';
-import { errorMessage } from '../events/errors.js';
+import { errorMessage } from '../util/error-message.js';
 import { ModelError } from './errors.js';
 
 // Wording of context-overflow errors as the providers send them:

@@ -10,6 +10,7 @@ import type {
   LanguageModelV3Usage,
   SharedV3ProviderMetadata,
 } from '@ai-sdk/provider';
+import { raceAbort } from '../util/abort.js';
 import { ModelError } from './errors.js';
 import { fromAiSdkContent, fromAiSdkResult } from './from-ai-sdk-result.js';
 import type { ModelStreamPart } from './types.js';
@@ -55,29 +56,6 @@ function mergeMetadata(
   return merged;
 }
 
-/** Reads one chunk, or rejects with the signal's reason as soon as it aborts. */
-function readOrAbort<T>(
-  reader: ReadableStreamDefaultReader<T>,
-  signal: AbortSignal | undefined,
-): ReturnType<ReadableStreamDefaultReader<T>['read']> {
-  if (!signal) return reader.read();
-  signal.throwIfAborted();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    reader.read().then(
-      (result) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(result);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 export async function* fromAiSdkStream(
   stream: ReadableStream<LanguageModelV3StreamPart>,
   options: { modelId?: string; signal?: AbortSignal } = {},
@@ -92,7 +70,7 @@ export async function* fromAiSdkStream(
   let done = false;
   try {
     while (true) {
-      const next = await readOrAbort(reader, signal);
+      const next = await raceAbort(reader.read(), signal);
       if (next.done) {
         done = true;
         break;

@@ -4,13 +4,12 @@
  * orrery (or checking a model id) loads none of them.
  */
 import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
-import { errorMessage } from '../events/errors.js';
-import { importOptional } from '../events/import-optional.js';
+import type { Environment } from '../util/environment.js';
+import { errorMessage } from '../util/error-message.js';
+import { importOptional } from '../util/import-optional.js';
 import { knownContextWindowTokens } from './context-windows.js';
 import { ModelConfigError } from './errors.js';
 import type { Model } from './types.js';
-
-type Environment = Record<string, string | undefined>;
 
 export interface ResolveModelOptions {
   /** `google:<model>`, `openai:<model>`, `anthropic:<model>` or `openai-compatible:<model>`. */

@@ -3,6 +3,8 @@
  * `ModelError` (429, 5xx, network) is retried, honouring the provider's `retryAfterMs`; any
  * other error, an abort, or a provider asking to wait longer than `maxDelayMs` ends it.
  */
+
+import { abortableDelay } from '../util/abort.js';
 import { ModelError } from './errors.js';
 
 export interface RetryPolicy {
@@ -12,25 +14,6 @@ export interface RetryPolicy {
   baseDelayMs: number;
   /** Longest wait: a provider asking for more fails the call at once instead of holding it. */
   maxDelayMs: number;
-}
-
-/** Resolves after `milliseconds`, or rejects with the signal's reason as soon as it aborts. */
-export function abortableSleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Runs `attempt` until it succeeds or the error is not worth another try. */
@@ -54,7 +37,7 @@ export async function withModelRetry<T>(options: {
         throw error;
       }
       const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-      await abortableSleep(error.retryAfterMs ?? backoff, signal);
+      await abortableDelay(error.retryAfterMs ?? backoff, signal);
     }
   }
 }

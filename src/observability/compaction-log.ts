@@ -1,5 +1,5 @@
 import { destination, type Logger, pino } from 'pino';
-import { errorMessage } from '../events/errors.js';
+import { errorMessage } from '../util/error-message.js';
 import type { CompactionRecord } from './compaction-record.js';
 import { maskingLogger } from './masked-logger.js';
 

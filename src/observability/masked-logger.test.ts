@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { LlmAgent } from '../runtime/agents/llm-agent.js';
-import { Runner } from '../runtime/runner.js';
+import { Runner } from '../runtime/turn/runner.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { ScriptedModel, textResponse } from '../testing/scripted-model.js';
 import { maskingLogger } from './masked-logger.js';

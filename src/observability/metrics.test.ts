@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { CompactionReport } from '../runtime/compactor.js';
+import type { CompactionReport } from '../runtime/compaction/compactor.js';
 import { createCompactionMetrics } from './metrics.js';
 
 function report(overrides: Partial<CompactionReport>): CompactionReport {

@@ -4,7 +4,7 @@
  * the `gen_ai.*` semantic conventions; compactions carry `orrery.compaction.*`.
  */
 import type * as OtelApi from '@opentelemetry/api';
-import { errorMessage } from '../events/errors.js';
+import { errorMessage } from '../util/error-message.js';
 
 type Api = typeof OtelApi;
 export type SpanAttributes = Record<string, string | number | boolean | string[] | undefined>;

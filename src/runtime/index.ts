@@ -1,4 +1,3 @@
-export * from './active-view.js';
 export * from './agents/agent.js';
 export {
   type ControlTool,
@@ -12,14 +11,11 @@ export * from './agents/loop-agent.js';
 export * from './agents/parallel-agent.js';
 export * from './agents/sequential-agent.js';
 export { findAgent, usesBranches } from './agents/sub-agents.js';
-export * from './app.js';
-export * from './compactor.js';
-export * from './context-guard.js';
+export * from './compaction/compactor.js';
+export * from './compaction/context-guard.js';
 export * from './errors.js';
 export * from './plugins/index.js';
-export * from './replay.js';
-export * from './runner.js';
-export type { SessionLeaseOptions } from './session-lease.js';
+export * from './replay/replay.js';
 export * from './tools/agent-tool.js';
 export * from './tools/from-ai-sdk-tool.js';
 export * from './tools/function-tool.js';
@@ -32,3 +28,7 @@ export type {
   ToolArguments,
   ToolParameters,
 } from './tools/tool-parameters.js';
+export * from './turn/app.js';
+export * from './turn/runner.js';
+export type { SessionLeaseOptions } from './turn/session-lease.js';
+export * from './view/active-view.js';

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTriageSweep } from '../../examples/triage-sweep/sweep.js';
 import type { Event } from '../events/types.js';
-import { Runner } from '../runtime/runner.js';
+import { Runner } from '../runtime/turn/runner.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { startTestServer, type TestServer } from './test-helpers/test-server.js';
 

@@ -7,15 +7,13 @@
 import { createRequire } from 'node:module';
 import { Hono } from 'hono';
 import pino, { type Logger } from 'pino';
-import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
-import { errorMessage } from '../events/errors.js';
+import type { EventsSummarizer } from '../compaction/types.js';
 import { maskingLogger } from '../observability/masked-logger.js';
-import type { Agent } from '../runtime/agents/agent.js';
-import type { Plugin } from '../runtime/plugins/plugin.js';
-import { Runner } from '../runtime/runner.js';
-import type { SessionLeaseOptions } from '../runtime/session-lease.js';
+import type { AgentApp } from '../runtime/turn/app.js';
+import { Runner } from '../runtime/turn/runner.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
+import { errorMessage } from '../util/error-message.js';
 import { accessLog } from './access-log.js';
 import { TokenAuth } from './auth.js';
 import { CLIENT_CLOSED_STATUS, errorLogFields, isClientClosed } from './client-closed.js';
@@ -43,20 +41,13 @@ import type { TokenGrant } from './tokens.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-/** An agent and its settings, as `loadAgentModule` returns them: the server builds the Runner. */
-export interface ServerApp {
-  agent: Agent;
-  appName: string;
-  compaction?: EventsCompactionConfig | null;
-  summarizer?: EventsSummarizer;
-  plugins?: Plugin[];
-  sessionLease?: SessionLeaseOptions | false;
-}
+/** @deprecated One name per concept: use `AgentApp` (from `orrery`). */
+export type ServerApp = AgentApp;
 
 export interface CreateServerOptions {
   /** The Runner to serve; or give `app` and the server builds one (background compaction on). */
   runner?: Runner;
-  app?: ServerApp;
+  app?: AgentApp;
   /** The Runner's store (the server reads sessions from it and checks it for `/readyz`). */
   sessionService: SessionService;
   /** Bearer tokens and their users. Default: none (every request allowed). */
@@ -99,7 +90,7 @@ function runnerOf(options: CreateServerOptions, logger: Logger): Runner {
   const app = options.app;
   if (!app) throw new TypeError('createServer: pass a runner or an app');
   return new Runner({
-    appName: app.appName,
+    appName: app.appName ?? app.agent.name,
     agent: app.agent,
     sessionService: options.sessionService,
     compaction: app.compaction,

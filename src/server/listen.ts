@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
-import type { Runner } from '../runtime/runner.js';
+import type { Runner } from '../runtime/turn/runner.js';
 import { ServeConfigError, ServerDrainingError } from './errors.js';
 import type { InFlightRuns } from './in-flight.js';
 import type { ServerEnv } from './server-env.js';

@@ -10,12 +10,12 @@ import { estimateContentListTokens } from '../compaction/token-estimate.js';
 import { estimateNextRequest } from '../compaction/triggers.js';
 import type { SessionKey } from '../events/types.js';
 import type { FunctionDeclaration } from '../models/types.js';
-import { loadActiveView } from '../runtime/active-view.js';
 import type { Agent } from '../runtime/agents/agent.js';
 import { LlmAgent } from '../runtime/agents/llm-agent.js';
 import { findAgent } from '../runtime/agents/sub-agents.js';
-import { estimateRequestOverhead } from '../runtime/context-guard.js';
-import { OrphanCallRestorer } from '../runtime/restore-calls.js';
+import { estimateRequestOverhead } from '../runtime/compaction/context-guard.js';
+import { loadActiveView } from '../runtime/view/active-view.js';
+import { OrphanCallRestorer } from '../runtime/view/restore-calls.js';
 import type { SessionService } from '../sessions/session-service.js';
 
 /**

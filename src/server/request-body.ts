@@ -5,11 +5,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
-import { errorMessage } from '../events/errors.js';
 import { MAX_JSON_DEPTH } from '../events/json-value.js';
 import { joinPath, PartSchema } from '../events/schema.js';
 import type { Content } from '../events/types.js';
 import { preview } from '../events/validate-event.js';
+import { errorMessage } from '../util/error-message.js';
 import { HttpProblem } from './errors.js';
 import { badRequest, problemResponse } from './problem.js';
 import type { ServerEnv } from './server-env.js';

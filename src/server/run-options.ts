@@ -3,7 +3,7 @@
  * adds partial events (the model's text as it comes, never stored) before each stored answer.
  */
 import type { Content } from '../events/types.js';
-import type { RunOptions } from '../runtime/runner.js';
+import type { RunOptions } from '../runtime/turn/runner.js';
 import type { RunRequest } from './request-body.js';
 
 export function runOptionsFor(options: {

@@ -1,7 +1,7 @@
 /** What every handler may read from the request context, and what the routes share. */
 import type { Logger } from 'pino';
 import type { EventsSummarizer } from '../compaction/types.js';
-import type { Runner } from '../runtime/runner.js';
+import type { Runner } from '../runtime/turn/runner.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { Principal } from './auth.js';
 import type { InFlightRuns } from './in-flight.js';

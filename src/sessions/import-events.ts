@@ -6,6 +6,7 @@
  * the caller's signal is checked between them. Pure apart from yielding to the event loop.
  */
 import type { Event, NewEvent, SessionKey } from '../events/types.js';
+import { raceAbort } from '../util/abort.js';
 import type { ImportSessionOptions } from './session-service.js';
 import {
   assertCompactionFits,
@@ -74,7 +75,7 @@ export async function* storedEventBatches(
   try {
     signal?.throwIfAborted();
     for (;;) {
-      const next = await untilAborted(iterator.next(), signal);
+      const next = await raceAbort(iterator.next(), signal);
       if (next.done) break;
       const input: unknown = next.value;
       const path = `events[${seq}]`;
@@ -103,24 +104,4 @@ export async function* storedEventBatches(
     // A source left part-way is told to stop (not awaited: it may be the wait that was aborted).
     if (!done) Promise.resolve(iterator.return?.()).catch(() => undefined);
   }
-}
-
-/** `promise`, or the signal's reason as soon as it aborts (a source that stalls ends too). */
-function untilAborted<T>(promise: T | Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return Promise.resolve(promise);
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve(promise).then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

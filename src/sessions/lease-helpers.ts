@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError } from '../events/errors.js';
 import type { SessionKey } from '../events/types.js';
+import { abortableDelay } from '../util/abort.js';
 import { SessionLeaseLostError, SessionStoreError } from './errors.js';
 import type { AcquireLeaseOptions, SessionLease } from './session-service.js';
 import { assertValidSessionKey } from './store-helpers.js';
@@ -51,25 +52,6 @@ export function resolveLeaseOptions(options: AcquireLeaseOptions): ResolvedLease
   }
   options.signal?.throwIfAborted();
   return { key, waitMs, ttlMs, renew: options.renew ?? true, signal: options.signal };
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** What a store does to its lease record; `leaseId` is the holder. */

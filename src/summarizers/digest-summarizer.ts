@@ -11,6 +11,7 @@ import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/
 import { getText, isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, FunctionResponse } from '../events/types.js';
 import { redactJson, redactText } from '../redaction/index.js';
+import { capText } from './cap-text.js';
 import {
   type DigestSectionKey,
   type DigestSections,
@@ -23,7 +24,6 @@ import {
 } from './digest-format.js';
 import { findIdentifiers } from './digest-identifiers.js';
 import { NewestItems, RecentItems } from './recent-items.js';
-import { capText } from './render.js';
 
 export interface DigestSummarizerOptions {
   /** Ceiling of the digest, in characters (the oldest items go first). */

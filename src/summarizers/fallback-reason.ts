@@ -3,8 +3,9 @@
  * error message with credentials masked (a provider's message may quote the key it was sent, and
  * the reason stays in the session for good), bounded in length.
  */
-import { errorMessage } from '../events/errors.js';
+
 import { maskCredentials } from '../redaction/mask-credentials.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Longest `fallback.reason` kept: the start of an error message says what went wrong. */
 export const MAX_FALLBACK_REASON_CHARS = 1000;

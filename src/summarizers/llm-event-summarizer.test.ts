@@ -311,22 +311,21 @@ describe('LlmEventSummarizer.summarize', () => {
         },
       ],
     });
-    const started = Date.now();
     const backoff = await failureOf(
       new LlmEventSummarizer({ model: limited }).summarize({
         events: [userText(1, 'hi')],
         signal: duringBackoff.signal,
       }),
     );
+    // A 20 s backoff that ignored the abort would outlast the test's timeout.
     expect(backoff.reason).toBe('aborted');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(limited.calls).toHaveLength(1);
   });
 
   it('fails at once when the provider asks to wait longer than maxRetryDelayMs', async () => {
     const model = new ScriptedModel({
       script: [new ModelError({ kind: 'retryable', message: '429', retryAfterMs: 120_000 })],
     });
-    const started = Date.now();
     const error = await failureOf(
       new LlmEventSummarizer({ model, maxRetryDelayMs: 30_000 }).summarize({
         events: [userText(1, 'hi')],
@@ -334,7 +333,6 @@ describe('LlmEventSummarizer.summarize', () => {
     );
     expect(error.reason).toBe('model_error');
     expect(model.calls).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('keeps the previous summary without a call when the events hold nothing to read', async () => {

@@ -7,12 +7,14 @@
 import { InvalidConfigError } from '../compaction/errors.js';
 import { estimateTextTokens } from '../compaction/token-estimate.js';
 import type { EventsSummarizer, SummarizeOptions, Summary } from '../compaction/types.js';
-import { errorMessage } from '../events/errors.js';
 import { getText, isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, UsageMetadata } from '../events/types.js';
 import { isContextOverflowError } from '../models/errors.js';
 import { withModelRetry } from '../models/retry.js';
 import type { Model, ModelResponse } from '../models/types.js';
+import { raceAbort } from '../util/abort.js';
+import { errorMessage } from '../util/error-message.js';
+import { splitTextAt } from './cap-text.js';
 import {
   CONVERSATION_HISTORY_PLACEHOLDER,
   DEFAULT_SUMMARY_PROMPT,
@@ -20,7 +22,7 @@ import {
   NO_PREVIOUS_SUMMARY,
 } from './default-prompt.js';
 import { SummarizerError } from './errors.js';
-import { DEFAULT_MAX_ITEM_CHARS, renderEventBlocks, splitTextAt } from './render.js';
+import { DEFAULT_MAX_ITEM_CHARS, renderEventBlocks } from './render.js';
 import { labelSummaryLines } from './seq-labels.js';
 
 export interface LlmEventSummarizerOptions {
@@ -91,25 +93,6 @@ function addUsage(total: UsageMetadata | undefined, usage: UsageMetadata | undef
     if (value !== undefined) sum[key] = (sum[key] ?? 0) + value;
   }
   return sum;
-}
-
-/** Settles with `promise`, or rejects as soon as `signal` aborts (models that ignore signals). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** Halves `text` until every piece fits `budget`; later pieces say they continue a block. */

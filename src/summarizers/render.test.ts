@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Event } from '../events/types.js';
-import { capText, renderEvent, renderEvents } from './render.js';
+import { capText } from './cap-text.js';
+import { capToolOutput } from './cap-tool-output.js';
+import { renderEvent, renderEvents } from './render.js';
 import { agentText, makeEvent, userText } from './test-helpers/test-events.js';
-import { capToolOutput } from './tool-output-cap.js';
 
 describe('capText', () => {
   it('returns text within the cap unchanged', () => {

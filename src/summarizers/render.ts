@@ -4,11 +4,12 @@
  * covers and the agent can recall it. Thoughts are left out (the model's scratch work, not
  * facts). A tool result's text is shown as text (its lines, not JSON escapes), and a long tool
  * item keeps the lines that matter (errors, failures, stack frames, diff file names) before
- * filling the rest of its cap with head and tail (tool-output-cap.ts).
+ * filling the rest of its cap with head and tail (cap-tool-output.ts).
  */
 import { isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, Part } from '../events/types.js';
-import { capToolOutput } from './tool-output-cap.js';
+import { capText } from './cap-text.js';
+import { capToolOutput } from './cap-tool-output.js';
 
 export const DEFAULT_MAX_ITEM_CHARS = 2000;
 
@@ -16,32 +17,6 @@ export interface RenderOptions {
   events: Event[];
   /** Cap of one call's arguments or one response, in characters (head and tail kept). */
   maxItemChars?: number;
-}
-
-/** Index adjusted so a slice never cuts a surrogate pair in half. */
-function safeIndex(text: string, index: number): number {
-  if (index <= 0 || index >= text.length) return index;
-  const code = text.charCodeAt(index);
-  return code >= 0xdc00 && code <= 0xdfff ? index - 1 : index;
-}
-
-/** Slices `text` at about `index` without splitting a surrogate pair. */
-export function splitTextAt(options: { text: string; index: number }): [string, string] {
-  const index = safeIndex(options.text, options.index);
-  return [options.text.slice(0, index), options.text.slice(index)];
-}
-
-/**
- * `text` shortened to about `maxChars`, keeping its head and tail around a marker that says how
- * much was left out. Text within the cap is returned unchanged.
- */
-export function capText(options: { text: string; maxChars: number }): string {
-  const { text, maxChars } = options;
-  if (text.length <= maxChars) return text;
-  const headEnd = safeIndex(text, Math.ceil(maxChars / 2));
-  const tailStart = safeIndex(text, text.length - Math.floor(maxChars / 2));
-  const omitted = tailStart - headEnd;
-  return `${text.slice(0, headEnd)}… [${omitted} chars omitted] …${text.slice(tailStart)}`;
 }
 
 function toJson(value: unknown): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getText } from '../events/event-helpers.js';
-import { combineEvaluations, evaluateRecall } from '../runtime/recall-eval.js';
+import { combineEvaluations, evaluateRecall } from '../runtime/eval/recall-eval.js';
 import { generateRecallConversations } from './recall-conversations.js';
 
 describe('generated recall conversations', () => {

@@ -7,7 +7,7 @@
  * gives the same conversations.
  */
 import type { NewEvent } from '../events/types.js';
-import type { RecallConversation, RecallQuestion } from '../runtime/recall-eval.js';
+import type { RecallConversation, RecallQuestion } from '../runtime/eval/recall-eval.js';
 import {
   functionCallEvent,
   functionResponseEvent,

@@ -9,27 +9,32 @@ import { join, normalize, relative, sep } from 'node:path';
 
 /** Lower ranks are further in. Folders of one rank may not import each other. */
 export const LAYER_RANKS: Readonly<Record<string, number>> = {
-  events: 0,
-  compaction: 1,
-  costs: 1,
-  redaction: 1,
-  sessions: 2,
-  models: 2,
-  observability: 2,
-  summarizers: 3,
-  runtime: 4,
-  importers: 5,
-  testing: 5,
-  server: 5,
-  adapters: 6,
+  // Plumbing every layer uses (abort helpers, optional imports, error messages): no orrery imports.
+  util: 0,
+  events: 1,
+  compaction: 2,
+  costs: 2,
+  redaction: 2,
+  sessions: 3,
+  models: 3,
+  observability: 3,
+  summarizers: 4,
+  // Transcripts in: only events and sessions, so the runtime (replay) and the server may use them.
+  importers: 4,
+  runtime: 5,
+  testing: 6,
+  server: 6,
+  adapters: 7,
   // The gateway logs conversations as the adapters do and serves them as the server does.
-  gateway: 7,
-  cli: 8,
-  '(root)': 9,
+  gateway: 8,
+  cli: 9,
+  '(root)': 10,
+  // The subpath entry points (orrery/store-kit, ...): public surface, like src/index.ts.
+  entries: 10,
 };
 
 /** The pure core: no I/O, so none of these may be imported there. */
-export const PURE_FOLDERS = ['events', 'compaction', 'costs', 'redaction'];
+export const PURE_FOLDERS = ['util', 'events', 'compaction', 'costs', 'redaction'];
 const IO_MODULES = /^(node:|fs$|net$|http|pg$|better-sqlite3$|pino$|prom-client$|ai$|@ai-sdk\/)/;
 
 export interface SourceFile {

@@ -22,7 +22,7 @@ describe('the layer rule', () => {
       {
         file: 'compaction/view.ts',
         specifier: '../runtime/runner.js',
-        rule: "'compaction' (rank 1) may not import 'runtime' (rank 4)",
+        rule: "'compaction' (rank 2) may not import 'runtime' (rank 5)",
       },
     ]);
   });
@@ -32,13 +32,13 @@ describe('the layer rule', () => {
       { path: 'sessions/a.ts', text: "import { b } from '../models/b.js';" },
       { path: 'events/c.ts', text: "import { readFileSync } from 'node:fs';" },
       { path: 'runtime/d.ts', text: "export * from '../cli/main.js';" },
-      { path: 'runtime/e.ts', text: "const m = await import('../importers/x.js');" },
+      { path: 'runtime/e.ts', text: "const m = await import('../server/x.js');" },
     ]);
     expect(violations.map((violation) => violation.specifier)).toEqual([
       '../models/b.js',
       'node:fs',
       '../cli/main.js',
-      '../importers/x.js',
+      '../server/x.js',
     ]);
   });
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeTranscriptFile } from '../../bench/transcript-file.js';
-import { importTranscript } from '../../src/importers/index.js';
+import { importTranscript } from '../../src/entries/importers.js';
 
 describe('bench/transcript-file', () => {
   let folder: string;

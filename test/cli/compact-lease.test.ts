@@ -1,8 +1,8 @@
 /** `orrery compact` takes the session's lease: it never compacts under a running invocation. */
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { SqliteSessionService } from '../../src/sessions/sqlite/sqlite-session-service.js';
-import { userTextEvent } from '../../src/testing/event-builders.js';
+import { SqliteSessionService } from '../../src/sessions/sqlite/index.js';
+import { userTextEvent } from '../../src/testing/index.js';
 import { cli, tempDir } from './in-process.js';
 
 const key = { appName: 'orrery', userId: 'local', sessionId: 'busy' };

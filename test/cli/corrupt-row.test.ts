@@ -2,8 +2,8 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { SqliteSessionService } from '../../src/sessions/sqlite/sqlite-session-service.js';
-import { modelTextEvent, userTextEvent } from '../../src/testing/event-builders.js';
+import { SqliteSessionService } from '../../src/sessions/sqlite/index.js';
+import { modelTextEvent, userTextEvent } from '../../src/testing/index.js';
 import { cli, tempDir } from './in-process.js';
 
 const key = { appName: 'orrery', userId: 'local', sessionId: 's1' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatError } from '../../src/cli/errors.js';
-import { SessionStoreError } from '../../src/sessions/errors.js';
+import { SessionStoreError } from '../../src/index.js';
 import { cli, tempDir } from './in-process.js';
 
 const env = {

@@ -8,10 +8,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replayImportedTranscript } from '../../src/cli/replay-engine.js';
-import { createEventsCompactionConfig } from '../../src/compaction/config.js';
-import { importTranscripts } from '../../src/importers/import-transcript.js';
-import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
-import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
+import { importTranscripts } from '../../src/entries/importers.js';
+import {
+  createEventsCompactionConfig,
+  DigestSummarizer,
+  InMemorySessionService,
+} from '../../src/index.js';
 
 const datasets = process.env.ORRERY_DATASETS;
 

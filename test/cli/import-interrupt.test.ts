@@ -10,13 +10,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresSessionService } from '../../src/sessions/postgres/postgres-session-service.js';
+import type { SessionService } from '../../src/index.js';
+import { PostgresSessionService } from '../../src/sessions/postgres/index.js';
 import {
   describePostgres,
   useSchemaFixture,
 } from '../../src/sessions/postgres/test-helpers/pg-test-env.js';
-import type { SessionService } from '../../src/sessions/session-service.js';
-import { SqliteSessionService } from '../../src/sessions/sqlite/sqlite-session-service.js';
+import { SqliteSessionService } from '../../src/sessions/sqlite/index.js';
 import { cli, tempDir } from './in-process.js';
 import { root } from './run-cli.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTriageSweep } from '../../examples/triage-sweep/sweep.js';
 import type { Event } from '../../src/events/types.js';
-import { Runner } from '../../src/runtime/runner.js';
+import { Runner } from '../../src/runtime/turn/runner.js';
 import { SqliteSessionService } from '../../src/sessions/sqlite/index.js';
 import { cli, tempDir } from './in-process.js';
 

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Content } from '../../src/events/types.js';
+import type { Content } from '../../src/index.js';
 import { SqliteSessionService } from '../../src/sessions/sqlite/index.js';
-import { HistoryBuilder } from '../../src/testing/event-builders.js';
+import { HistoryBuilder } from '../../src/testing/index.js';
 import { cli, tempDir } from './in-process.js';
 
 describe('orrery view', () => {

@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SUMMARY_PREFIX } from '../../src/compaction/view.js';
-import { getText } from '../../src/events/event-helpers.js';
-import type { Content } from '../../src/events/types.js';
-import { ModelError } from '../../src/models/errors.js';
-import { LlmAgent } from '../../src/runtime/agents/llm-agent.js';
-import { ContextOverflowError } from '../../src/runtime/errors.js';
-import { Runner } from '../../src/runtime/runner.js';
-import { FunctionTool } from '../../src/runtime/tools/function-tool.js';
-import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
-import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
-import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/scripted-model.js';
+import type { Content } from '../../src/index.js';
+import {
+  ContextOverflowError,
+  DigestSummarizer,
+  FunctionTool,
+  getText,
+  InMemorySessionService,
+  LlmAgent,
+  ModelError,
+  Runner,
+  SUMMARY_PREFIX,
+} from '../../src/index.js';
+import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/index.js';
 import {
   appName,
   collect,
@@ -233,7 +235,9 @@ describe('after the invocation', () => {
     expect(compactions(await fullHistory(sessionService, 'bg'))).toHaveLength(0);
 
     const second = collect(runner.run({ userId, sessionId: 'bg', newMessage: 'and now?' }));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Counted, not timed: the second run gets many turns of the event loop (the in-memory store
+    // needs a handful) and still makes no model call while the compaction is held.
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(model.calls).toHaveLength(2);
     release.resolve();
     const events = await second;

@@ -1,8 +1,12 @@
 import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
-import type { EventsSummarizer, SummarizeOptions, Summary } from '../../src/compaction/types.js';
-import type { Event } from '../../src/events/types.js';
-import type { SessionService } from '../../src/sessions/session-service.js';
+import type {
+  Event,
+  EventsSummarizer,
+  SessionService,
+  SummarizeOptions,
+  Summary,
+} from '../../src/index.js';
 
 export const appName = 'e2e';
 export const userId = 'user-1';

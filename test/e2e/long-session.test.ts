@@ -11,12 +11,9 @@ import { join } from 'node:path';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Event } from '../../src/events/types.js';
-import { fromAiSdk } from '../../src/models/index.js';
-import { LlmAgent } from '../../src/runtime/agents/llm-agent.js';
-import { Runner } from '../../src/runtime/runner.js';
-import { FunctionTool } from '../../src/runtime/tools/function-tool.js';
-import { SqliteSessionService } from '../../src/sessions/sqlite/sqlite-session-service.js';
+import type { Event } from '../../src/index.js';
+import { FunctionTool, fromAiSdk, LlmAgent, Runner } from '../../src/index.js';
+import { SqliteSessionService } from '../../src/sessions/sqlite/index.js';
 import { appName, collect, compactions, deferred, fullHistory, userId } from './helpers.js';
 import {
   type GeminiPart,

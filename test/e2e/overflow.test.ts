@@ -6,18 +6,21 @@
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createEventsCompactionConfig } from '../../src/compaction/config.js';
-import type { EventsCompactionConfig } from '../../src/compaction/types.js';
-import { getFunctionResponses, getText } from '../../src/events/event-helpers.js';
-import { ModelError } from '../../src/models/errors.js';
-import { fromAiSdk } from '../../src/models/index.js';
-import { LlmAgent } from '../../src/runtime/agents/llm-agent.js';
-import { ContextOverflowError } from '../../src/runtime/errors.js';
+import type { EventsCompactionConfig } from '../../src/index.js';
+import {
+  ContextOverflowError,
+  createEventsCompactionConfig,
+  DigestSummarizer,
+  FunctionTool,
+  fromAiSdk,
+  getFunctionResponses,
+  getText,
+  InMemorySessionService,
+  LlmAgent,
+  ModelError,
+  Runner,
+} from '../../src/index.js';
 import { capToolResult, ToolOutputCapPlugin } from '../../src/runtime/plugins/tool-output-cap.js';
-import { Runner } from '../../src/runtime/runner.js';
-import { FunctionTool } from '../../src/runtime/tools/function-tool.js';
-import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
-import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
 import { type FakeGemini, startFakeGemini } from './fake-gemini.js';
 import { appName, collect, compactions, fullHistory, userId } from './helpers.js';
 

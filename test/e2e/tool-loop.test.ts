@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { getFunctionResponses } from '../../src/events/event-helpers.js';
-import { LlmAgent } from '../../src/runtime/agents/llm-agent.js';
-import { MaxStepsExceededError } from '../../src/runtime/errors.js';
-import { Runner } from '../../src/runtime/runner.js';
-import { FunctionTool } from '../../src/runtime/tools/function-tool.js';
-import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
-import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/scripted-model.js';
+import {
+  FunctionTool,
+  getFunctionResponses,
+  InMemorySessionService,
+  LlmAgent,
+  MaxStepsExceededError,
+  Runner,
+} from '../../src/index.js';
+import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/index.js';
 import { appName, collect, deferred, fullHistory, userId } from './helpers.js';
 
 describe('LlmAgent tool loop through the Runner', () => {

@@ -1,17 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { getText } from '../../src/events/event-helpers.js';
-import { LlmAgent } from '../../src/runtime/agents/llm-agent.js';
-import { SequentialAgent } from '../../src/runtime/agents/sequential-agent.js';
-import { RunnerConfigError } from '../../src/runtime/errors.js';
-import { PiiRedactionPlugin } from '../../src/runtime/plugins/pii-redaction.js';
-import { ToolOutputCapPlugin } from '../../src/runtime/plugins/tool-output-cap.js';
-import { Runner } from '../../src/runtime/runner.js';
-import { FunctionTool } from '../../src/runtime/tools/function-tool.js';
-import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
-import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
-import { compactionEvent } from '../../src/testing/event-builders.js';
-import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/scripted-model.js';
+import {
+  DigestSummarizer,
+  FunctionTool,
+  getText,
+  InMemorySessionService,
+  LlmAgent,
+  PiiRedactionPlugin,
+  Runner,
+  RunnerConfigError,
+  SequentialAgent,
+  ToolOutputCapPlugin,
+} from '../../src/index.js';
+import {
+  compactionEvent,
+  ScriptedModel,
+  textResponse,
+  toolCallResponse,
+} from '../../src/testing/index.js';
 import {
   appName,
   capturingLogger,

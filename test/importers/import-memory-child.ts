@@ -5,8 +5,7 @@
  * MODE `stream` (importTranscriptFile) or `whole` (the file read whole, as before, a control).
  */
 import { readFileSync } from 'node:fs';
-import { importTranscriptFile } from '../../src/importers/import-file.js';
-import { importTranscripts } from '../../src/importers/import-transcript.js';
+import { importTranscriptFile, importTranscripts } from '../../src/entries/importers.js';
 
 const [mode, path] = process.argv.slice(2);
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTranscriptFile } from '../../bench/transcript-file.js';
-import { importTranscriptFile } from '../../src/importers/import-file.js';
+import { importTranscriptFile } from '../../src/entries/importers.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const child = join(root, 'test', 'importers', 'import-memory-child.ts');

@@ -10,11 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { writeTauBenchFile } from '../../bench/tau-bench-file.js';
-import type { NewEvent } from '../../src/events/types.js';
-import { ImportError } from '../../src/importers/errors.js';
-import { importTranscriptFile } from '../../src/importers/import-file.js';
-import { importTranscripts } from '../../src/importers/import-transcript.js';
-import type { StreamedImport } from '../../src/importers/streamed-import.js';
+import type { StreamedImport } from '../../src/entries/importers.js';
+import {
+  ImportError,
+  importTranscriptFile,
+  importTranscripts,
+} from '../../src/entries/importers.js';
+import type { NewEvent } from '../../src/index.js';
 
 const reads = vi.hoisted(() => ({ bytes: 0, streams: 0 }));
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTriageSweep } from '../../examples/triage-sweep/sweep.js';
 import { eventsOnBranch } from '../../src/compaction/branch-view.js';
 import type { Event } from '../../src/events/types.js';
-import { Runner } from '../../src/runtime/runner.js';
+import { Runner } from '../../src/runtime/turn/runner.js';
 import { startTestServer, type TestServer } from '../../src/server/test-helpers/test-server.js';
 import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
 import { modelTextEvent } from '../../src/testing/event-builders.js';

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Model } from '../../src/models/types.js';
 import { LlmAgent } from '../../src/runtime/agents/llm-agent.js';
-import { Runner } from '../../src/runtime/runner.js';
 import { FunctionTool } from '../../src/runtime/tools/function-tool.js';
+import { Runner } from '../../src/runtime/turn/runner.js';
 import {
   ScriptedModel,
   streamedTextResponse,

@@ -9,23 +9,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspectorReplay } from '../../src/cli/inspector-replay.js';
-import type { CompactionEvent, NewEvent, SessionKey } from '../../src/events/types.js';
-import { Compactor } from '../../src/runtime/compactor.js';
-import type { Runner } from '../../src/runtime/runner.js';
-import type { InspectorOptions } from '../../src/server/inspector/inspector-deps.js';
+import type { CompactionEvent, NewEvent, Runner, SessionKey } from '../../src/index.js';
+import { Compactor, DigestSummarizer } from '../../src/index.js';
+import type { InspectorOptions } from '../../src/server/index.js';
 import {
   APP,
   startTestServer,
   type TestServer,
 } from '../../src/server/test-helpers/test-server.js';
-import { SqliteSessionService } from '../../src/sessions/sqlite/sqlite-session-service.js';
-import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
+import { SqliteSessionService } from '../../src/sessions/sqlite/index.js';
 import {
   functionCallEvent,
   functionResponseEvent,
   modelTextEvent,
   userTextEvent,
-} from '../../src/testing/event-builders.js';
+} from '../../src/testing/index.js';
 
 export { APP, TOKEN_ALICE, TOKEN_BOB } from '../../src/server/test-helpers/test-server.js';
 

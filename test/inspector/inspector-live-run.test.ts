@@ -7,12 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { getText } from '../../src/events/event-helpers.js';
-import { LlmAgent } from '../../src/runtime/agents/llm-agent.js';
-import { Runner } from '../../src/runtime/runner.js';
-import { FunctionTool } from '../../src/runtime/tools/function-tool.js';
-import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
-import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/scripted-model.js';
+import { DigestSummarizer, FunctionTool, getText, LlmAgent, Runner } from '../../src/index.js';
+import { ScriptedModel, textResponse, toolCallResponse } from '../../src/testing/index.js';
 import { openBrowser, skipBrowser } from './chromium.js';
 import {
   APP,

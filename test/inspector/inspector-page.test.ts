@@ -7,8 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getText } from '../../src/events/event-helpers.js';
-import { modelTextEvent, userTextEvent } from '../../src/testing/event-builders.js';
+import { getText } from '../../src/index.js';
+import { modelTextEvent, userTextEvent } from '../../src/testing/index.js';
 import { type Browser, openBrowser, ROOT, skipBrowser } from './chromium.js';
 import {
   BOB_SECRET,

@@ -6,9 +6,9 @@
  * chromium.ts`): the test fails under CI=true when it is missing and is skipped otherwise.
  */
 import { describe, expect, it } from 'vitest';
-import { findDevUiRoot } from '../../src/server/routes/dev-ui.js';
+import { findDevUiRoot } from '../../src/server/index.js';
 import { APP, startTestServer } from '../../src/server/test-helpers/test-server.js';
-import { textResponse } from '../../src/testing/scripted-model.js';
+import { textResponse } from '../../src/testing/index.js';
 import { openBrowser, skipBrowser } from '../inspector/chromium.js';
 
 const ANSWER = 'The answer is forty-two.';

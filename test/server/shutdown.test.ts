@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteSessionService } from '../../src/sessions/sqlite/sqlite-session-service.js';
+import { SqliteSessionService } from '../../src/sessions/sqlite/index.js';
 import { type FakeOpenAi, startFakeOpenAi } from './fake-openai.js';
 import { type ServeProcess, startServe } from './serve-process.js';
 

@@ -6,16 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createTriageSweep, incidentPage } from '../../examples/triage-sweep/sweep.js';
-import { scopeView } from '../../src/compaction/branch-view.js';
-import { createEventsCompactionConfig } from '../../src/compaction/config.js';
-import { fromAdkSessionJson } from '../../src/events/adk-json.js';
-import { toAdkSessionJson } from '../../src/events/adk-json-export.js';
-import { getText } from '../../src/events/event-helpers.js';
-import type { Event } from '../../src/events/types.js';
-import { replayTranscript } from '../../src/runtime/replay.js';
-import { Runner } from '../../src/runtime/runner.js';
-import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
-import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
+import { fromAdkSessionJson, toAdkSessionJson } from '../../src/entries/adk-json.js';
+import { scopeView } from '../../src/entries/compaction.js';
+import { replayTranscript } from '../../src/entries/replay.js';
+import type { Event } from '../../src/index.js';
+import {
+  createEventsCompactionConfig,
+  DigestSummarizer,
+  getText,
+  InMemorySessionService,
+  Runner,
+} from '../../src/index.js';
 
 /** A session as ADK Python writes it: `SequentialAgent(triage)[ParallelAgent(sweep)[a, b], lead]`. */
 function adkPythonSession(options: { specialists: string[]; pages: number }) {

@@ -26,7 +26,7 @@ import { createEventsCompactionConfig } from '../../src/compaction/config.js';
 import { assembleView, selectCheckpoint } from '../../src/compaction/view.js';
 import type { Event } from '../../src/events/types.js';
 import { importAdk } from '../../src/importers/adk.js';
-import { replayTranscript } from '../../src/runtime/replay.js';
+import { replayTranscript } from '../../src/runtime/replay/replay.js';
 import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../../src/summarizers/digest-summarizer.js';
 

@@ -6,11 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createTriageSweep, SWEEP_MAX_REQUEST_BYTES } from '../../examples/triage-sweep/sweep.js';
-import type { Content, Event } from '../../src/events/types.js';
-import type { ModelRequest } from '../../src/models/types.js';
-import { estimateRequestOverhead, measureView } from '../../src/runtime/context-guard.js';
-import { Runner } from '../../src/runtime/runner.js';
-import { InMemorySessionService } from '../../src/sessions/in-memory-session-service.js';
+import type { Content, Event, ModelRequest } from '../../src/index.js';
+import { InMemorySessionService, Runner } from '../../src/index.js';
+import {
+  estimateRequestOverhead,
+  measureView,
+} from '../../src/runtime/compaction/context-guard.js';
 
 const key = { appName: 'triage', userId: 'oncall', sessionId: 'incident-4711' };
 

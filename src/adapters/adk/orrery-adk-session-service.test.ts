@@ -5,7 +5,7 @@ import { FunctionTool, LlmAgent, Runner } from '@google/adk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { Event } from '../../events/types.js';
-import type { CompactionReport } from '../../runtime/compactor.js';
+import type { CompactionReport } from '../../runtime/compaction/compactor.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { PostgresSessionService } from '../../sessions/postgres/postgres-session-service.js';
 import {

@@ -21,8 +21,8 @@ import type {
 import { BaseSessionService } from '@google/adk';
 import type { EventsCompactionConfig } from '../../compaction/types.js';
 import type { SessionKey } from '../../events/types.js';
-import { loadActiveView } from '../../runtime/active-view.js';
-import type { Compactor } from '../../runtime/compactor.js';
+import type { Compactor } from '../../runtime/compaction/compactor.js';
+import { loadActiveView } from '../../runtime/view/active-view.js';
 import { SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { type AdapterCompactionOptions, AdapterCore } from '../shared/adapter-core.js';

@@ -1,7 +1,7 @@
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { CompactionReport } from '../../runtime/compactor.js';
+import type { CompactionReport } from '../../runtime/compaction/compactor.js';
 import { hungSummarizer, timed } from '../../runtime/test-helpers/hung-summarizer.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { compactionMiddleware } from './middleware.js';

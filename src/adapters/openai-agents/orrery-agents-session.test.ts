@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { SUMMARY_PREFIX } from '../../compaction/view.js';
 import { InvalidEventError } from '../../events/errors.js';
 import type { Event } from '../../events/types.js';
-import type { CompactionReport } from '../../runtime/compactor.js';
+import type { CompactionReport } from '../../runtime/compaction/compactor.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';

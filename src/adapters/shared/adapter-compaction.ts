@@ -10,9 +10,12 @@ import type { CompactionTrigger, SessionKey } from '../../events/types.js';
 import { knownContextWindowTokens } from '../../models/context-windows.js';
 import type { Model } from '../../models/types.js';
 import { logCompaction } from '../../observability/compaction-log.js';
-import { failedCompactionReport, fallbackSummarizerFor } from '../../runtime/compaction-setup.js';
-import { type CompactionReport, Compactor } from '../../runtime/compactor.js';
-import type { SummarizerCoolDown } from '../../runtime/summarizer-cool-down.js';
+import {
+  failedCompactionReport,
+  fallbackSummarizerFor,
+} from '../../runtime/compaction/compaction-setup.js';
+import { type CompactionReport, Compactor } from '../../runtime/compaction/compactor.js';
+import type { SummarizerCoolDown } from '../../runtime/compaction/summarizer-cool-down.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import type { AdapterTelemetry } from './adapter-telemetry.js';

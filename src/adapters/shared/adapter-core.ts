@@ -15,8 +15,8 @@ import {
   type Compactor,
   changedView,
   coolDownFor,
-} from '../../runtime/compactor.js';
-import type { SummarizerCoolDown } from '../../runtime/summarizer-cool-down.js';
+} from '../../runtime/compaction/compactor.js';
+import type { SummarizerCoolDown } from '../../runtime/compaction/summarizer-cool-down.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import {
   type AdapterSummarizers,

@@ -5,8 +5,8 @@
  * `@opentelemetry/api` is loaded on the first compaction; without it, or without a tracer
  * provider, nothing is recorded.
  */
-import type { CompactionReport } from '../../runtime/compactor.js';
-import { RunnerTelemetry } from '../../runtime/runner-telemetry.js';
+import type { CompactionReport } from '../../runtime/compaction/compactor.js';
+import { RunnerTelemetry } from '../../runtime/turn/runner-telemetry.js';
 
 export class AdapterTelemetry {
   private readonly spans = new RunnerTelemetry();

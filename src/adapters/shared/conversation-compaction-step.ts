@@ -4,8 +4,8 @@
  * log's cursor, then the report (log line, span, `onCompaction`).
  */
 import type { Logger } from 'pino';
-import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
-import type { GuardCompactOptions } from '../../runtime/context-guard.js';
+import type { CompactionReport, Compactor } from '../../runtime/compaction/compactor.js';
+import type { GuardCompactOptions } from '../../runtime/compaction/context-guard.js';
 import { attemptCompaction, reportCompaction } from './adapter-compaction.js';
 import type { AdapterTelemetry } from './adapter-telemetry.js';
 import type { ConversationLog } from './conversation-log.js';

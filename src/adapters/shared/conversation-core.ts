@@ -12,22 +12,22 @@
  */
 import type { EventsCompactionConfig } from '../../compaction/types.js';
 import type { ActiveView } from '../../compaction/view.js';
-import { errorMessage } from '../../events/errors.js';
 import type { Content, SessionKey, UsageMetadata } from '../../events/types.js';
 import { classifyModelError, looksLikeContextOverflow } from '../../models/classify-error.js';
 import { isContextOverflowError } from '../../models/errors.js';
 import type { Model } from '../../models/types.js';
-import type { CompactionReport, Compactor } from '../../runtime/compactor.js';
+import type { CompactionReport, Compactor } from '../../runtime/compaction/compactor.js';
 import {
   ContextGuard,
   estimateRequestOverhead,
   type GuardCompactOptions,
   measureView,
   type RequestOverhead,
-} from '../../runtime/context-guard.js';
+} from '../../runtime/compaction/context-guard.js';
 import { ContextOverflowError } from '../../runtime/errors.js';
-import type { SessionLeaseOptions } from '../../runtime/session-lease.js';
+import type { SessionLeaseOptions } from '../../runtime/turn/session-lease.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
+import { errorMessage } from '../../util/error-message.js';
 import { logViewWarnings, sizingModel } from './adapter-compaction.js';
 import { type AdapterCompactionOptions, AdapterCore } from './adapter-core.js';
 import { checkName } from './adapter-options.js';

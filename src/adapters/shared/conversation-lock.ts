@@ -4,7 +4,7 @@
  * streamed call holds it until its stream ends, so the next step sees the answer stored.
  */
 import type { SessionKey } from '../../events/types.js';
-import { acquireRunLease, type SessionLeaseOptions } from '../../runtime/session-lease.js';
+import { acquireRunLease, type SessionLeaseOptions } from '../../runtime/turn/session-lease.js';
 import type { SessionService } from '../../sessions/session-service.js';
 
 export type Release = () => Promise<void>;

@@ -14,7 +14,7 @@
 import { rewindTarget } from '../../compaction/expanded-view.js';
 import { newId } from '../../events/event-helpers.js';
 import type { Content, Event, NewEvent, SessionKey, UsageMetadata } from '../../events/types.js';
-import { loadActiveView } from '../../runtime/active-view.js';
+import { loadActiveView } from '../../runtime/view/active-view.js';
 import { SessionAlreadyExistsError, SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 

@@ -6,11 +6,11 @@
 import { ELIDED_RESPONSE_KEY, ELISION_PLACEHOLDER_PREFIX } from '../../compaction/elision.js';
 import type { ActiveView } from '../../compaction/view.js';
 import type { Event } from '../../events/types.js';
-import type { CompactionReport } from '../../runtime/compactor.js';
+import type { CompactionReport } from '../../runtime/compaction/compactor.js';
 import { AI_SDK_METADATA_KEY } from './conversation-log.js';
 
 /** The attempt changed the view: a summary (`compacted`) or an elision rule (`elided`). */
-export { changedView } from '../../runtime/compactor.js';
+export { changedView } from '../../runtime/compaction/compactor.js';
 
 /** The event the attempt appended when it changed the view (the summary or the rule). */
 export function appendedRecord(report: CompactionReport): Event | undefined {

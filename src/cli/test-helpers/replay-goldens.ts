@@ -12,7 +12,7 @@ import type { EventsSummarizer, SummarizeOptions, Summary } from '../../compacti
 import { getText } from '../../events/event-helpers.js';
 import { importTranscripts } from '../../importers/import-transcript.js';
 import type { ImportResult } from '../../importers/types.js';
-import type { ReplayReport } from '../../runtime/replay.js';
+import type { ReplayReport } from '../../runtime/replay/replay.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { longTranscript } from '../../testing/long-transcript.js';
 import { replayImportedTranscript } from '../replay-engine.js';

@@ -5,8 +5,8 @@ import type {
   ModelResponse,
   ModelStreamPart,
 } from '../../models/types.js';
-import type { ModelRetryOptions } from '../model-retry.js';
 import type { Tool, ToolState } from '../tools/tool.js';
+import type { ModelRetryOptions } from '../turn/model-retry.js';
 
 export interface GenerateOptions {
   agentName: string;

@@ -2,8 +2,8 @@ import { createEvent, getFunctionCalls, newId } from '../../events/event-helpers
 import type { Content, EventActions, FunctionCall, Part } from '../../events/types.js';
 import type { Model, ModelResponse, ModelStreamPart } from '../../models/types.js';
 import { MaxStepsExceededError, RunnerConfigError } from '../errors.js';
-import { type ModelRetryOptions, resolveModelRetry } from '../model-retry.js';
 import type { Tool } from '../tools/tool.js';
+import { type ModelRetryOptions, resolveModelRetry } from '../turn/model-retry.js';
 import type {
   Agent,
   AgentEvent,

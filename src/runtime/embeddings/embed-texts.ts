@@ -5,9 +5,9 @@
  * Every failure is an `EmbeddingError` with credentials masked.
  */
 import type { EmbeddingModelV3 } from '@ai-sdk/provider';
-import { errorMessage } from '../../events/errors.js';
 import { maskLogValue } from '../../observability/masked-logger.js';
 import { maskCredentials } from '../../redaction/index.js';
+import { errorMessage } from '../../util/error-message.js';
 import { EmbeddingError, type EmbeddingFailureReason } from './errors.js';
 
 export interface EmbedTextsOptions {

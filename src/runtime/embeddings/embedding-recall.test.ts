@@ -5,8 +5,8 @@ import type { SessionService } from '../../sessions/session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import { ScriptedModel, textResponse, toolCallResponse } from '../../testing/scripted-model.js';
 import { LlmAgent } from '../agents/llm-agent.js';
-import { Runner } from '../runner.js';
 import type { RecallResult } from '../tools/recall-tool.js';
+import { Runner } from '../turn/runner.js';
 import { withEmbeddingSearch } from './embedding-search.js';
 import { synonymEmbeddingModel } from './test-helpers/synonym-embedding-model.js';
 

@@ -25,7 +25,7 @@ import type {
   SearchHit,
   SessionService,
 } from '../../sessions/session-service.js';
-import { capText } from '../../summarizers/render.js';
+import { capText } from '../../summarizers/cap-text.js';
 import { embedTexts } from './embed-texts.js';
 import type { EmbeddingIndex } from './embedding-index.js';
 import { EmbeddingError, positiveInteger } from './errors.js';

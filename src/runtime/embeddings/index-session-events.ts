@@ -8,7 +8,7 @@ import type { EmbeddingModelV3 } from '@ai-sdk/provider';
 import type { SessionKey } from '../../events/types.js';
 import { eventSearchText } from '../../sessions/search-text.js';
 import type { SessionService } from '../../sessions/session-service.js';
-import { capText } from '../../summarizers/render.js';
+import { capText } from '../../summarizers/cap-text.js';
 import { embedTexts } from './embed-texts.js';
 import type { EmbeddingIndex, IndexedVector } from './embedding-index.js';
 

@@ -14,7 +14,7 @@
 import type { CompactionPlan } from '../../compaction/types.js';
 import type { Content, NewEvent } from '../../events/types.js';
 import type { ModelRequest, ModelResponse } from '../../models/types.js';
-import type { CompactionReport } from '../compactor.js';
+import type { CompactionReport } from '../compaction/compactor.js';
 
 export interface PluginRunContext {
   appName: string;

@@ -14,8 +14,8 @@ import type { SessionService } from '../../sessions/session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import { textResponse, toolCallResponse } from '../../testing/scripted-model.js';
 import { LlmAgent } from '../agents/llm-agent.js';
-import { Runner } from '../runner.js';
 import { FunctionTool } from '../tools/function-tool.js';
+import { Runner } from '../turn/runner.js';
 
 export type LeaseWorkerStore =
   | { kind: 'sqlite'; path: string }

@@ -9,7 +9,7 @@ import type { Event } from '../../events/types.js';
 import type { FunctionDeclaration } from '../../models/types.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import type { Agent } from '../agents/agent.js';
-import { Runner, type RunnerOptions } from '../runner.js';
+import { Runner, type RunnerOptions } from '../turn/runner.js';
 import type { Tool, ToolRunOptions } from './tool.js';
 
 export interface AgentToolOptions {

@@ -2,7 +2,7 @@ import { jsonSchema, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RunnerConfigError } from '../errors.js';
-import { InvocationState } from '../state.js';
+import { InvocationState } from '../turn/state.js';
 import { fromAiSdkTool } from './from-ai-sdk-tool.js';
 import type { ToolContext } from './tool.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RunnerConfigError } from '../errors.js';
-import { InvocationState } from '../state.js';
+import { InvocationState } from '../turn/state.js';
 import { FunctionTool } from './function-tool.js';
 import type { ToolContext } from './tool.js';
 

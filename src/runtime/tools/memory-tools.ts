@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { getText } from '../../events/event-helpers.js';
 import type { Content } from '../../events/types.js';
 import type { MemoryEntry, MemoryService } from '../../sessions/memory-service.js';
-import { capText } from '../../summarizers/render.js';
+import { capText } from '../../summarizers/cap-text.js';
 import { RunnerConfigError } from '../errors.js';
 import type { Plugin } from '../plugins/plugin.js';
 import { FunctionTool } from './function-tool.js';

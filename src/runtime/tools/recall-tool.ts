@@ -28,8 +28,9 @@ import {
 } from '../../sessions/hit-filters.js';
 import { MAX_SEARCH_LIMIT, searchTerms, tokenizeSearchText } from '../../sessions/search-text.js';
 import type { SearchHit, SessionService } from '../../sessions/session-service.js';
-import { capText, renderEvent } from '../../summarizers/render.js';
-import { capToolOutput } from '../../summarizers/tool-output-cap.js';
+import { capText } from '../../summarizers/cap-text.js';
+import { capToolOutput } from '../../summarizers/cap-tool-output.js';
+import { renderEvent } from '../../summarizers/render.js';
 import { RunnerConfigError } from '../errors.js';
 import { FunctionTool } from './function-tool.js';
 import { multiHopHint } from './recall-hint.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod/v3';
 import { RunnerConfigError } from '../errors.js';
-import { InvocationState } from '../state.js';
+import { InvocationState } from '../turn/state.js';
 import { FunctionTool } from './function-tool.js';
 import type { ToolContext } from './tool.js';
 import type { StandardSchemaV1 } from './tool-parameters.js';

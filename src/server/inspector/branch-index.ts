@@ -13,7 +13,7 @@ import {
   type ViewScope,
 } from '../../compaction/branch-view.js';
 import type { Event, SessionKey } from '../../events/types.js';
-import { sessionKeyString } from '../../runtime/runner-telemetry.js';
+import { sessionKeyString } from '../../runtime/turn/runner-telemetry.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import type { BranchRow, CompactionSpan } from './api-types.js';
 import { rememberRecent } from './remember-recent.js';

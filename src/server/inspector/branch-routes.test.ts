@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createTriageSweep } from '../../../examples/triage-sweep/sweep.js';
 import { eventsOnBranch } from '../../compaction/branch-view.js';
 import type { Event } from '../../events/types.js';
-import { Runner } from '../../runtime/runner.js';
+import { Runner } from '../../runtime/turn/runner.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import type {
   BranchesResponse,

@@ -7,10 +7,10 @@
 import type { ViewScope } from '../../compaction/branch-view.js';
 import { estimateContentTokens } from '../../compaction/token-estimate.js';
 import type { Event, Part, SessionKey } from '../../events/types.js';
-import { loadActiveView } from '../../runtime/active-view.js';
 import type { Agent } from '../../runtime/agents/agent.js';
-import { estimateRequestOverhead } from '../../runtime/context-guard.js';
-import { OrphanCallRestorer } from '../../runtime/restore-calls.js';
+import { estimateRequestOverhead } from '../../runtime/compaction/context-guard.js';
+import { loadActiveView } from '../../runtime/view/active-view.js';
+import { OrphanCallRestorer } from '../../runtime/view/restore-calls.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import { agentOnBranch, requestOverheadOf } from '../next-request.js';
 

@@ -10,11 +10,11 @@
  */
 import { needsExpandedView } from '../../compaction/expanded-view.js';
 import type { Event, SessionKey } from '../../events/types.js';
-import { loadActiveView } from '../../runtime/active-view.js';
 import type { Agent } from '../../runtime/agents/agent.js';
-import { PartTokens } from '../../runtime/part-tokens.js';
-import { OrphanCallRestorer } from '../../runtime/restore-calls.js';
-import { sessionKeyString } from '../../runtime/runner-telemetry.js';
+import { PartTokens } from '../../runtime/compaction/part-tokens.js';
+import { sessionKeyString } from '../../runtime/turn/runner-telemetry.js';
+import { loadActiveView } from '../../runtime/view/active-view.js';
+import { OrphanCallRestorer } from '../../runtime/view/restore-calls.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import { assembleNextRequestView, type NextRequestView } from './next-request-view.js';
 import { rememberRecent } from './remember-recent.js';

@@ -9,7 +9,7 @@ import { inspectorReplay } from '../../cli/inspector-replay.js';
 import { createEventsCompactionConfig } from '../../compaction/config.js';
 import type { EventsSummarizer } from '../../compaction/types.js';
 import { importTranscripts } from '../../importers/import-transcript.js';
-import { replayTranscript } from '../../runtime/replay.js';
+import { replayTranscript } from '../../runtime/replay/replay.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import { MAX_REPLAY_OVERLAP_PER_INTERVAL } from './replay-request.js';
 import { chatTranscript } from './test-helpers/chat-transcript.js';

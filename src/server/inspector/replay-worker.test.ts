@@ -95,14 +95,11 @@ describe('the replay worker', () => {
       () => undefined,
     );
     await tracker.reached(64);
-    const asked = performance.now();
     const health = await fetch(`${url}/healthz`);
-    const waitedMs = performance.now() - asked;
     expect(health.status).toBe(200);
-    // Answered while the replay is still running (a generous bound for a busy machine).
+    // Answered while the replay is still running: no clock, the replay simply has not ended.
     expect(answered).toBe(false);
     expect(tracker.exits).toEqual([]);
-    expect(waitedMs).toBeLessThan(5_000);
 
     client.abort();
     await running;
@@ -111,7 +108,7 @@ describe('the replay worker', () => {
     // The work stopped: far fewer events than the transcript holds, and none after the exit.
     expect(exit.events).toBeLessThan(LARGE_EVENTS / 2);
     const atExit = tracker.events();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(tracker.events()).toBe(atExit);
     // Logged and counted as the client's leaving, not as a server error.
     await expect

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { estimateContentTokens } from '../../compaction/token-estimate.js';
 import { activeView, assembleView } from '../../compaction/view.js';
 import type { Content, Event } from '../../events/types.js';
-import { isRecordedModelCall } from '../../runtime/replay.js';
+import { isRecordedModelCall } from '../../runtime/replay/replay.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { agentOverheadTokens } from './next-request-view.js';
 import { RequestChart } from './request-chart.js';

@@ -12,9 +12,9 @@
  */
 import { isBetterCheckpoint, isValidCompaction, summaryContent } from '../../compaction/view.js';
 import type { CompactionEvent, Event } from '../../events/types.js';
-import { PartTokens } from '../../runtime/part-tokens.js';
-import { isRecordedModelCall } from '../../runtime/replay.js';
-import { UncompactedViewTokens } from '../../runtime/uncompacted-view-tokens.js';
+import { PartTokens } from '../../runtime/compaction/part-tokens.js';
+import { UncompactedViewTokens } from '../../runtime/compaction/uncompacted-view-tokens.js';
+import { isRecordedModelCall } from '../../runtime/replay/replay.js';
 import type { ChartPoint, ChartResponse } from './api-types.js';
 
 export class RequestChart {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error: the inspector's browser modules are plain JavaScript without types.
 import { sessionCountsText } from '../../../assets/inspector/format.js';
 import { createTriageSweep } from '../../../examples/triage-sweep/sweep.js';
-import { Runner } from '../../runtime/runner.js';
+import { Runner } from '../../runtime/turn/runner.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import type { SessionsResponse, TimelineResponse } from './api-types.js';
 import { APP, inspectorFixture } from './test-helpers/inspector-fixture.js';

@@ -4,7 +4,7 @@
  * only what was appended since (stored events never change; see `docs/architecture.md#storage`).
  */
 import type { Event, SessionKey } from '../../events/types.js';
-import { sessionKeyString } from '../../runtime/runner-telemetry.js';
+import { sessionKeyString } from '../../runtime/turn/runner-telemetry.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import type { CompactionSpan } from './api-types.js';
 import { rememberRecent } from './remember-recent.js';

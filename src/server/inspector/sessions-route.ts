@@ -4,7 +4,7 @@
  * is listed user by user in one app (`partial: true`).
  */
 import type { Hono } from 'hono';
-import { sessionKeyString } from '../../runtime/runner-telemetry.js';
+import { sessionKeyString } from '../../runtime/turn/runner-telemetry.js';
 import { SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionSummary } from '../../sessions/session-service.js';
 import { mayActAs, type Principal } from '../auth.js';

@@ -9,7 +9,7 @@
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { SessionKey } from '../../events/types.js';
-import { abortableSleep } from '../../models/retry.js';
+import { abortableDelay } from '../../util/abort.js';
 import { integerQuery } from '../integer-query.js';
 import type { ServerEnv } from '../server-env.js';
 import { closeStream, sseResponse } from '../sse.js';
@@ -74,7 +74,7 @@ async function pump(options: {
       lastWrite = Date.now();
     }
     // An abort ends the wait early; the loop's check then ends the stream.
-    await abortableSleep(pollMs, signal).catch(() => undefined);
+    await abortableDelay(pollMs, signal).catch(() => undefined);
   }
 }
 

@@ -1,6 +1,6 @@
 /** `/metrics` (Prometheus text, operator tokens only), `/healthz` (the process answers), `/readyz` (the store answers). */
 import type { Hono } from 'hono';
-import { errorMessage } from '../../events/errors.js';
+import { errorMessage } from '../../util/error-message.js';
 import { HttpProblem, ServerDrainingError } from '../errors.js';
 import type { RouteDeps, ServerEnv } from '../server-env.js';
 

@@ -6,7 +6,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { createEventsCompactionConfig } from '../../compaction/config.js';
-import { Compactor } from '../../runtime/compactor.js';
+import { Compactor } from '../../runtime/compaction/compactor.js';
 import { integerQuery } from '../integer-query.js';
 import { describeNextRequest } from '../next-request.js';
 import { notFound } from '../problem.js';

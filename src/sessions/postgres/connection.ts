@@ -4,13 +4,14 @@
  * turned into `SessionStoreError`s naming the operation (docs/architecture.md, Storage).
  */
 import type { Pool, PoolClient } from 'pg';
-import { errorMessage } from '../../events/errors.js';
-import { importOptional } from '../../events/import-optional.js';
 import type { SessionKey } from '../../events/types.js';
+import { raceAbort } from '../../util/abort.js';
+import { errorMessage } from '../../util/error-message.js';
+import { importOptional } from '../../util/import-optional.js';
 import { SessionStoreError } from '../errors.js';
 import { migrate } from './migrations.js';
 import type { PostgresSessionServiceOptions } from './options.js';
-import { type CheckoutOptions, raceSignal, withClient, withTransaction } from './pg-checkout.js';
+import { type CheckoutOptions, withClient, withTransaction } from './pg-checkout.js';
 import { passwordsOf, poolSecrets, redactSecrets, toStoreError } from './pg-errors.js';
 import type { SynchronousCommit } from './synchronous-commit.js';
 
@@ -52,7 +53,7 @@ export class PostgresConnection {
       this.ready = undefined; // let the next call retry (the database may come back)
       throw error;
     });
-    return raceSignal(this.ready, signal);
+    return raceAbort(this.ready, signal);
   }
 
   /**

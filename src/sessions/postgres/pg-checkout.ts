@@ -6,6 +6,7 @@
  * discards it instead of lending it again.
  */
 import type { Pool, PoolClient } from 'pg';
+import { raceAbort } from '../../util/abort.js';
 import { isConnectionError } from './pg-errors.js';
 
 /** Default deadline of one statement (`queryTimeoutMs`). */
@@ -92,26 +93,6 @@ export function withTransaction<T>(
   });
 }
 
-/** Waits for `promise` unless `signal` aborts first (the work itself goes on). */
-export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 /** `pool.connect()` bounded by the signal and the connection deadline. */
 async function acquire(options: CheckoutOptions): Promise<PoolClient> {
   options.signal?.throwIfAborted();
@@ -127,7 +108,7 @@ async function acquire(options: CheckoutOptions): Promise<PoolClient> {
     }
   });
   try {
-    return await raceSignal(Promise.race([connecting, deadline]), options.signal);
+    return await raceAbort(Promise.race([connecting, deadline]), options.signal);
   } catch (error) {
     // A client that arrives after the caller gave up goes straight back to the pool.
     connecting.then(

@@ -2,8 +2,10 @@
  * Driver and socket errors as orrery's typed errors: which ones a caller may retry, and
  * messages that name the operation and session but never a password.
  */
-import { errorMessage, InvalidEventError, OrreryError } from '../../events/errors.js';
+
+import { InvalidEventError, OrreryError } from '../../events/errors.js';
 import type { SessionKey } from '../../events/types.js';
+import { errorMessage } from '../../util/error-message.js';
 import { SessionStoreError } from '../errors.js';
 
 /** Node socket error codes of a connection that broke or never opened. */

@@ -7,6 +7,7 @@
  * (then a retryable `SessionStoreError`) or the caller's `AbortSignal` (at once).
  */
 import type { SessionKey } from '../../events/types.js';
+import { abortableDelay } from '../../util/abort.js';
 import { SessionStoreError } from '../errors.js';
 import { isBusyError, toSqliteStoreError } from './sqlite-errors.js';
 
@@ -22,25 +23,6 @@ export interface RunWhileBusyOptions {
   signal?: AbortSignal;
   /** `createSession`: a duplicate key is a `SessionAlreadyExistsError`. */
   creating?: boolean;
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Runs `work` (a synchronous transaction), retrying it while the database is busy. */
@@ -65,7 +47,7 @@ export async function runWhileBusy<T>(work: () => T, options: RunWhileBusyOption
         });
       }
       const jittered = delay / 2 + Math.random() * (delay / 2);
-      await sleep(Math.min(jittered, options.waitMs - waited), options.signal);
+      await abortableDelay(Math.min(jittered, options.waitMs - waited), options.signal);
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     }
   }

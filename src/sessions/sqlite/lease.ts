@@ -8,9 +8,10 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SessionKey } from '../../events/types.js';
+import { abortableDelay } from '../../util/abort.js';
 import { SessionStoreError } from '../errors.js';
 import type { InMemoryLeases } from '../in-memory-lease.js';
-import { abortableDelay, type LeaseRecordOperations } from '../lease-helpers.js';
+import type { LeaseRecordOperations } from '../lease-helpers.js';
 import { acquireRecordLease } from '../record-lease.js';
 import type { AcquireLeaseOptions, SessionLease } from '../session-service.js';
 

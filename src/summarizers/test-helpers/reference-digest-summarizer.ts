@@ -15,6 +15,7 @@ import type { EventsSummarizer, SummarizeOptions, Summary } from '../../compacti
 import { getText, isCompactionEvent } from '../../events/event-helpers.js';
 import type { Event, FunctionResponse } from '../../events/types.js';
 import { redactJson, redactText } from '../../redaction/index.js';
+import { capText } from '../cap-text.js';
 import {
   type DigestSectionKey,
   type DigestSections,
@@ -26,7 +27,6 @@ import {
   type SectionLength,
 } from '../digest-format.js';
 import { findIdentifiers } from '../digest-identifiers.js';
-import { capText } from '../render.js';
 
 interface DigestSummarizerOptions {
   /** Ceiling of the digest, in characters (the oldest items go first). */

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Event, NewEvent } from '../../../events/types.js';
-import type { CompactionReport } from '../../../runtime/compactor.js';
+import type { CompactionReport } from '../../../runtime/compaction/compactor.js';
 import { hungSummarizer, timed } from '../../../runtime/test-helpers/hung-summarizer.js';
 import { InMemorySessionService } from '../../../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../../../summarizers/digest-summarizer.js';

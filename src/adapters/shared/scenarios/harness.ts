@@ -5,7 +5,7 @@
  */
 import type { EventsCompactionConfig, EventsSummarizer } from '../../../compaction/types.js';
 import type { SessionKey } from '../../../events/types.js';
-import type { CompactionReport } from '../../../runtime/compactor.js';
+import type { CompactionReport } from '../../../runtime/compaction/compactor.js';
 import type { SessionService } from '../../../sessions/session-service.js';
 
 export interface HarnessOptions {

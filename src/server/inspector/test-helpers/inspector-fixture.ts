@@ -6,7 +6,7 @@ import type { EventsCompactionConfig } from '../../../compaction/types.js';
 import { createEvent } from '../../../events/event-helpers.js';
 import type { Content, Event, NewEvent, SessionKey } from '../../../events/types.js';
 import { LlmAgent } from '../../../runtime/agents/llm-agent.js';
-import { Runner } from '../../../runtime/runner.js';
+import { Runner } from '../../../runtime/turn/runner.js';
 import { InMemorySessionService } from '../../../sessions/in-memory-session-service.js';
 import type { SessionService } from '../../../sessions/session-service.js';
 import { DigestSummarizer } from '../../../summarizers/digest-summarizer.js';

@@ -1,0 +1,400 @@
+/** One invocation's context: the bridge between agents and the Runner's store, plugins and guard. */
+import type { ViewScope } from '../../compaction/branch-view.js';
+import type { ActiveView } from '../../compaction/view.js';
+import type { Event, NewEvent, SessionKey } from '../../events/types.js';
+import { isContextOverflowError } from '../../models/errors.js';
+import type { ModelRequest, ModelResponse, ModelStreamPart } from '../../models/types.js';
+import { withContextWindow } from '../../models/with-context-window.js';
+import type { ModelMetrics } from '../../observability/model-metrics.js';
+import type { Telemetry, TelemetrySpan } from '../../observability/telemetry.js';
+import type { SessionService, StoredView } from '../../sessions/session-service.js';
+import type { GenerateOptions, InvocationContext, RunToolsOptions } from '../agents/agent.js';
+import {
+  type ContextGuard,
+  estimateRequestOverhead,
+  measureView,
+  type RequestOverhead,
+} from '../compaction/context-guard.js';
+import { ContextOverflowError } from '../errors.js';
+import type { PluginRunContext } from '../plugins/plugin.js';
+import type { PluginManager } from '../plugins/plugin-manager.js';
+import { toJsonRecord } from '../tools/to-json-value.js';
+import type { Tool } from '../tools/tool.js';
+import { loadActiveView } from '../view/active-view.js';
+import { OrphanCallRestorer } from '../view/restore-calls.js';
+import type { SpendPrices } from './live-spend.js';
+import { measureModelCall } from './measured-model-call.js';
+import { generateWithRetry } from './model-retry.js';
+import { canStream, streamWithRetry } from './model-stream.js';
+import { runTools } from './run-tools.js';
+import type { InvocationState } from './state.js';
+
+export interface InvocationOptions {
+  key: SessionKey;
+  invocationId: string;
+  rootAgentName: string;
+  branch?: string;
+  /**
+   * Set under a workflow with branches (`usesBranches`): every view is `scope.branch`'s
+   * (docs/workflows.md#branch-views). Absent: the whole session, as without workflows.
+   */
+  scope?: ViewScope;
+  signal?: AbortSignal;
+  state: InvocationState;
+  sessionService: SessionService;
+  plugins: PluginManager;
+  /** Absent when compaction is disabled. */
+  guard?: ContextGuard;
+  /**
+   * Keep the stored view read for a model call current with this invocation's own appends, so
+   * the next model call and the after-invocation checks need no read while nothing else wrote
+   * (see `knownView`). Off when plugins run: their hooks may write or mutate between reads.
+   */
+  trackView?: boolean;
+  /**
+   * Tools every `LlmAgent` of the run gets once the view holds a summary
+   * (`InvocationContext.builtinTools`): before that there is nothing to recall.
+   */
+  builtinTools?: readonly Tool[];
+  /** The view read at the start of the run holds a summary. */
+  hasSummary?: boolean;
+  /** The caller asked for partial events (`RunOptions.streaming`). */
+  streaming?: boolean;
+  /** Every model's input window for this run (`RunnerOptions.contextWindowTokens`). */
+  contextWindowTokens?: number;
+  /** Spans for model and tool calls, children of `agentSpan`. */
+  telemetry?: Telemetry;
+  agentSpan?: TelemetrySpan;
+  modelMetrics?: ModelMetrics;
+  /** Catalog prices per model: each call's estimated USD (docs/cost.md#live-spend). */
+  spendPrices?: SpendPrices;
+}
+
+/** The last agent that called a model: the post-invocation token estimate is anchored on it. */
+export interface ModelCaller {
+  agentName: string;
+  branch?: string;
+  overheadTokens: number;
+}
+
+/** The event with its state writes as JSON (`toJsonValue`): a `Date` in state is no failed turn. */
+function withJsonStateDelta(event: NewEvent): NewEvent {
+  const delta = event.actions?.stateDelta;
+  if (!delta || Object.keys(delta).length === 0) return event;
+  return { ...event, actions: { ...event.actions, stateDelta: toJsonRecord(delta) } };
+}
+
+export class Invocation implements InvocationContext {
+  readonly appName: string;
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly invocationId: string;
+  readonly branch?: string;
+  readonly signal?: AbortSignal;
+  readonly state: InvocationState;
+  /** Whether a view this invocation read held a summary (then `builtinTools` are offered). */
+  private summarized: boolean;
+  readonly streaming: boolean;
+  lastModelCaller?: ModelCaller;
+  private readonly options: InvocationOptions;
+  /** The stored view as of the last read, plus this invocation's appends since (see `knownView`). */
+  private known?: StoredView;
+
+  constructor(options: InvocationOptions) {
+    this.options = options;
+    this.appName = options.key.appName;
+    this.userId = options.key.userId;
+    this.sessionId = options.key.sessionId;
+    this.invocationId = options.invocationId;
+    this.branch = options.branch;
+    this.signal = options.signal;
+    this.state = options.state;
+    this.summarized = options.hasSummary ?? false;
+    this.streaming = options.streaming ?? false;
+  }
+
+  get builtinTools(): readonly Tool[] | undefined {
+    return this.summarized ? this.options.builtinTools : undefined;
+  }
+
+  get key(): SessionKey {
+    return this.options.key;
+  }
+
+  pluginContext(agentName = this.options.rootAgentName): PluginRunContext {
+    return {
+      ...this.options.key,
+      invocationId: this.invocationId,
+      agentName,
+      signal: this.signal,
+    };
+  }
+
+  async appendEvent(event: NewEvent): Promise<Event> {
+    this.signal?.throwIfAborted();
+    const final = withJsonStateDelta(
+      await this.options.plugins.onEvent({
+        ...this.pluginContext(event.author === 'user' ? this.options.rootAgentName : event.author),
+        event,
+      }),
+    );
+    const stored = await this.options.sessionService.appendEvent({
+      ...this.options.key,
+      event: final,
+      signal: this.signal,
+    });
+    this.state.applyDelta(stored.actions.stateDelta);
+    this.extendKnownView(stored);
+    return stored;
+  }
+
+  /**
+   * Remembers `stored` as what `loadView` returns now (when tracking is on). Each later append
+   * extends it only if its seq directly follows the view's `lastSeq`: seqs are assigned in order
+   * without gaps, so any other write in between (another process, a compaction) breaks the chain
+   * and the next model call reads the store again.
+   */
+  rememberView(stored: StoredView | undefined): void {
+    // A scoped view is not what `loadView` returns, and other branches append concurrently.
+    this.known = this.options.trackView && !this.options.scope ? stored : undefined;
+  }
+
+  /**
+   * The same invocation on `branch` (a `ParallelAgent`'s sub-agent): its own views, its own
+   * appends on the branch, the same session, state, plugins and signal.
+   */
+  withBranch(branch: string): Invocation {
+    return new Invocation({
+      ...this.options,
+      branch,
+      scope: { branch },
+      trackView: false,
+      hasSummary: this.summarized,
+    });
+  }
+
+  /** The branch's view rule (`scope`), when the run has branches. */
+  get scope(): ViewScope | undefined {
+    return this.options.scope;
+  }
+
+  /** The stored view a `loadView` would return now, when nothing but this invocation wrote since the last read. */
+  knownView(): StoredView | undefined {
+    return this.known;
+  }
+
+  private extendKnownView(event: Event): void {
+    const known = this.known;
+    if (!known) return;
+    if (event.seq !== known.lastSeq + 1 || event.actions.compaction) {
+      this.known = undefined;
+      return;
+    }
+    // A copy: the stored event is also yielded to the caller, who may change it.
+    this.known = {
+      ...known,
+      tail: [...known.tail, structuredClone(event)],
+      lastSeq: event.seq,
+    };
+  }
+
+  async generate(options: GenerateOptions): Promise<ModelResponse> {
+    // Not streaming: the call yields no parts, only its response.
+    const call = this.modelCall(options, false);
+    let next = await call.next();
+    while (!next.done) next = await call.next();
+    return next.value;
+  }
+
+  generateStream(
+    options: GenerateOptions,
+  ): AsyncGenerator<ModelStreamPart, ModelResponse, undefined> {
+    return this.modelCall(options, true);
+  }
+
+  /**
+   * One model call (streamed when asked and the model can): compaction before it, and on an
+   * overflow rejection before any part was handed on, compaction and one retry.
+   */
+  private async *modelCall(
+    given: GenerateOptions,
+    streaming: boolean,
+  ): AsyncGenerator<ModelStreamPart, ModelResponse, undefined> {
+    const window = this.options.contextWindowTokens;
+    const options =
+      window === undefined
+        ? given
+        : {
+            ...given,
+            model: withContextWindow({ model: given.model, contextWindowTokens: window }),
+          };
+    const progress = { started: false };
+    const overhead = estimateRequestOverhead(options);
+    this.lastModelCaller = {
+      agentName: options.agentName,
+      branch: this.branch,
+      overheadTokens: overhead.tokens,
+    };
+    const firstRequest = await this.buildRequest(options, overhead);
+    try {
+      return yield* this.callModel(options, firstRequest, streaming, progress);
+    } catch (error) {
+      // Parts already shown cannot be taken back: the error ends the call.
+      if (!isContextOverflowError(error) || progress.started) throw error;
+      const guard = this.options.guard;
+      if (!guard) {
+        throw new ContextOverflowError({
+          sessionId: this.sessionId,
+          agentName: options.agentName,
+          compacted: false,
+          message: `Model '${options.model.modelId}' rejected the request for size and compaction is disabled: ${error.message}`,
+          cause: error,
+        });
+      }
+      // The compaction writes outside this invocation's appends: read the store again.
+      this.known = undefined;
+      const compacted = await guard.compactForOverflow({
+        key: this.key,
+        agentName: options.agentName,
+        branch: this.branch,
+        scope: this.options.scope,
+        model: options.model,
+        overhead,
+        invocationId: this.invocationId,
+        signal: this.signal,
+      });
+      // Nothing could be summarized: retry on a view truncated to half the rejected size.
+      const rejected = measureView(
+        { events: [], contents: firstRequest.contents, warnings: [] },
+        overhead,
+      );
+      const retryRequest = await this.buildRequest(
+        options,
+        overhead,
+        compacted
+          ? undefined
+          : { tokens: Math.floor(rejected.tokens / 2), bytes: Math.floor(rejected.bytes / 2) },
+      );
+      try {
+        return yield* this.callModel(options, retryRequest, streaming, progress, true);
+      } catch (retryError) {
+        if (!isContextOverflowError(retryError) || progress.started) throw retryError;
+        throw new ContextOverflowError({
+          sessionId: this.sessionId,
+          agentName: options.agentName,
+          compacted,
+          message: `Model '${options.model.modelId}' rejected the request for size again after ${compacted ? 'compacting with a smaller tail' : 'truncating the view'}: ${retryError.message}`,
+          cause: retryError,
+        });
+      }
+    }
+  }
+
+  private async buildRequest(
+    options: GenerateOptions,
+    overhead: RequestOverhead,
+    shrinkTo?: { tokens?: number; bytes?: number },
+  ): Promise<ModelRequest> {
+    const guard = this.options.guard;
+    let view: ActiveView;
+    if (guard) {
+      const prepared = await guard.prepare({
+        key: this.key,
+        agentName: options.agentName,
+        branch: this.branch,
+        scope: this.options.scope,
+        model: options.model,
+        overhead,
+        invocationId: this.invocationId,
+        shrinkTo,
+        stored: this.known,
+        signal: this.signal,
+      });
+      view = prepared.view;
+      this.rememberView(prepared.stored);
+      // A summary or an elision rule leaves something to recall.
+      if (view.checkpoint || view.elision) this.summarized = true;
+    } else {
+      const stored =
+        this.known ??
+        (await loadActiveView({
+          sessionService: this.options.sessionService,
+          ...this.key,
+          scope: this.options.scope,
+          signal: this.signal,
+        }));
+      view = await new OrphanCallRestorer({ sessionService: this.options.sessionService }).assemble(
+        { key: this.key, stored, signal: this.signal },
+      );
+      this.rememberView(stored);
+    }
+    const request: ModelRequest = {
+      contents: view.contents,
+      cacheKey: this.sessionId,
+      signal: this.signal,
+    };
+    if (options.systemInstruction) request.systemInstruction = options.systemInstruction;
+    if (options.tools && options.tools.length > 0) request.tools = options.tools;
+    if (options.temperature !== undefined) request.temperature = options.temperature;
+    if (options.maxOutputTokens !== undefined) request.maxOutputTokens = options.maxOutputTokens;
+    return request;
+  }
+
+  private async *callModel(
+    options: GenerateOptions,
+    request: ModelRequest,
+    streaming: boolean,
+    progress: { started: boolean },
+    overflowRetry = false,
+  ): AsyncGenerator<ModelStreamPart, ModelResponse, undefined> {
+    this.signal?.throwIfAborted();
+    const context = {
+      ...this.pluginContext(options.agentName),
+      request,
+      modelId: options.model.modelId,
+    };
+    const shortCircuit = await this.options.plugins.beforeModel(context);
+    const { retry } = options;
+    let response: ModelResponse;
+    if (shortCircuit) response = shortCircuit;
+    else {
+      const prices = await this.options.spendPrices?.pricesFor(options.model.modelId);
+      const call = measureModelCall({
+        model: options.model,
+        agentName: options.agentName,
+        sessionId: this.sessionId,
+        overflowRetry,
+        telemetry: this.options.telemetry,
+        parentSpan: this.options.agentSpan,
+        modelMetrics: this.options.modelMetrics,
+        ...(prices && { prices }),
+      });
+      const model = call.model;
+      try {
+        if (streaming && canStream(model)) {
+          const onPart = () => {
+            progress.started = true;
+          };
+          response = yield* streamWithRetry({ model, request, retry, onPart });
+        } else response = await generateWithRetry({ model, request, retry });
+        call.finish(response);
+      } catch (error) {
+        call.finish(undefined, error);
+        throw error;
+      }
+    }
+    // Plugins see (and may replace) the whole response; the parts went out as they came.
+    return this.options.plugins.afterModel({ ...context, response });
+  }
+
+  async runTools(options: RunToolsOptions): Promise<NewEvent> {
+    return runTools({
+      ...options,
+      invocation: this,
+      plugins: this.options.plugins,
+      telemetry: this.options.telemetry,
+      agentSpan: this.options.agentSpan,
+      scope: this.options.scope,
+    });
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * The Runner's compaction (docs/architecture.md#when-compaction-runs): one attempt through the
+ * Compactor, its report counted, traced, logged and shown to the plugins; the guard that
+ * compacts before every model call; and the after-invocation triggers (sliding window, then
+ * token threshold).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from 'pino';
+import type { ViewScope } from '../../compaction/branch-view.js';
+import { estimateEventTokens } from '../../compaction/token-estimate.js';
+import { countCompletedInvocations, estimateNextRequest } from '../../compaction/triggers.js';
+import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
+import type { ViewWarning } from '../../compaction/view.js';
+import type { SessionKey } from '../../events/types.js';
+import { logCompaction } from '../../observability/compaction-log.js';
+import type { CompactionMetrics } from '../../observability/metrics.js';
+import type { SessionService, StoredView } from '../../sessions/session-service.js';
+import { fallbackReason } from '../../summarizers/fallback-reason.js';
+import { failedCompactionReport } from '../compaction/compaction-setup.js';
+import { type CompactionReport, Compactor } from '../compaction/compactor.js';
+import { ContextGuard, type GuardCompactOptions } from '../compaction/context-guard.js';
+import {
+  type CostAwareModel,
+  costAwareDepth,
+  lazyCostAwareModel,
+} from '../compaction/cost-aware.js';
+import type { PluginManager } from '../plugins/plugin-manager.js';
+import { loadActiveView } from '../view/active-view.js';
+import type { RunnerTelemetry } from './runner-telemetry.js';
+
+export interface RunnerCompactionOptions {
+  appName: string;
+  sessionService: SessionService;
+  config: EventsCompactionConfig;
+  summarizer: EventsSummarizer;
+  fallbackSummarizer?: EventsSummarizer;
+  plugins: PluginManager;
+  metrics: CompactionMetrics;
+  logger: Logger;
+  telemetry: RunnerTelemetry;
+  onViewWarnings: (key: SessionKey, warnings: ViewWarning[]) => void;
+}
+
+/** What the after-invocation triggers need of the invocation that just ended. */
+export interface AfterInvocationOptions {
+  key: SessionKey;
+  agentName: string;
+  branch?: string;
+  /** Under a workflow with branches: the trunk's scoped view (docs/workflows.md). */
+  scope?: ViewScope;
+  overheadTokens: number;
+  /** The stored view as `loadView` would return it now, when the invocation knows it. */
+  stored?: StoredView;
+  /** The invocation that just ended: a summarizer that failed in it is not called again. */
+  turnId?: string;
+  signal?: AbortSignal;
+}
+
+export class RunnerCompaction {
+  readonly guard: ContextGuard;
+  private readonly options: RunnerCompactionOptions;
+  private readonly compactor: Compactor;
+  /** The session a compaction hook runs for (hooks only receive the plan or the report). */
+  private readonly scope = new AsyncLocalStorage<SessionKey>();
+  /** Cost-aware compaction's prices, looked up at first use (docs/cost.md#cost-aware-compaction). */
+  private readonly costModel: (() => Promise<CostAwareModel | undefined>) | undefined;
+
+  constructor(options: RunnerCompactionOptions) {
+    this.options = options;
+    const { sessionService, config, plugins, metrics, logger } = options;
+    this.costModel = lazyCostAwareModel(config, () => options.summarizer.name);
+    this.compactor = new Compactor({
+      sessionService,
+      config: { ...config, summarizer: options.summarizer },
+      fallbackSummarizer: options.fallbackSummarizer,
+      hooks: {
+        summarizerFailed: ({ summarizer: name, error }) => {
+          metrics.recordSummarizerFailure(name);
+          logger.warn(
+            { msgType: 'summarizer_failure', summarizer: name, error: fallbackReason(error) },
+            `summarizer '${name}' failed`,
+          );
+        },
+        summaryProgress: (progress) => {
+          logger.info(
+            { msgType: 'compaction_progress', ...progress },
+            `compaction progress: ${progress.eventsDone}/${progress.events} events (chunk ${progress.chunk}/${progress.chunks})`,
+          );
+        },
+        beforeCompaction: (plan) =>
+          plugins.beforeCompaction({
+            appName: options.appName,
+            ...this.scope.getStore(),
+            plan,
+          }),
+        afterCompaction: (report) => this.afterCompaction(report),
+      },
+    });
+    this.guard = new ContextGuard({
+      sessionService,
+      config,
+      compact: (compactOptions) => this.compact(compactOptions),
+      costModel: this.costModel,
+      onViewWarnings: ({ key, warnings }) => options.onViewWarnings(key, warnings),
+    });
+  }
+
+  private async afterCompaction(report: CompactionReport): Promise<void> {
+    const { appName, metrics, logger, plugins, telemetry } = this.options;
+    const key = this.scope.getStore();
+    metrics.recordCompaction(report);
+    telemetry.traceCompaction(report, key);
+    logCompaction({ logger, report, appName, userId: key?.userId });
+    try {
+      await plugins.afterCompaction({ appName, ...key, report });
+    } catch (error) {
+      logger.warn({ error: String(error) }, 'afterCompaction plugin failed');
+    }
+  }
+
+  /** One compaction attempt; failures are logged and counted, never thrown (except aborts). */
+  async compact(options: GuardCompactOptions): Promise<CompactionReport> {
+    const { key, ...rest } = options;
+    // A beforeCompaction plugin sees the plan's events: let it have its own copies, as before.
+    if (this.options.plugins.plugins.length > 0) rest.stored = undefined;
+    const started = performance.now();
+    try {
+      return await this.scope.run(key, () => this.compactor.compact({ ...key, ...rest }));
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const report = failedCompactionReport({
+        sessionId: key.sessionId,
+        trigger: options.trigger,
+        error,
+        durationMs: performance.now() - started,
+      });
+      await this.scope.run(key, () => this.afterCompaction(report));
+      return report;
+    }
+  }
+
+  /** Sliding window first (if configured and due), then the token trigger. */
+  async afterInvocation(options: AfterInvocationOptions): Promise<void> {
+    const { config, sessionService } = this.options;
+    const { key, signal } = options;
+    const common = {
+      key,
+      agentName: options.agentName,
+      branch: options.branch,
+      scope: options.scope,
+      overheadTokens: options.overheadTokens,
+      turnId: options.turnId,
+      signal,
+    };
+    // One view read serves both checks unless the window compacted in between.
+    const load = () => loadActiveView({ sessionService, ...key, scope: options.scope, signal });
+    let stored = options.stored ?? (await load());
+    // Whether `stored` is still what the store holds, so the compactor need not read it again.
+    let current = true;
+    if (
+      config.compactionInterval &&
+      countCompletedInvocations({ tail: stored.tail }) >= config.compactionInterval
+    ) {
+      const report = await this.compact({ ...common, stored, trigger: 'sliding_window' });
+      if (report.outcome === 'compacted') {
+        stored = await load();
+      } else if (report.outcome !== 'skipped') {
+        // The attempt may have written (a lost race): the compactor reads the store itself.
+        current = false;
+      }
+    }
+    if (config.tokenThreshold) {
+      const estimate = estimateNextRequest({
+        checkpoint: stored.checkpoint,
+        tail: stored.tail,
+        agentName: options.agentName,
+        branch: options.branch,
+        overheadTokens: options.overheadTokens,
+      });
+      if (estimate.tokens >= config.tokenThreshold) {
+        const depth = await costAwareDepth({
+          costModel: this.costModel,
+          config,
+          checkpoint: stored.checkpoint,
+          tail: stored.tail,
+          requestTokens: estimate.tokens,
+          overheadTokens: options.overheadTokens,
+          nowSeconds: Date.now() / 1000,
+          estimateEvent: estimateEventTokens,
+        });
+        await this.compact({
+          ...common,
+          stored: current ? stored : undefined,
+          trigger: 'token_threshold',
+          ...depth,
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,292 @@
+/**
+ * The Runner: appends the user's message, runs the agent, yields each event once stored, and
+ * keeps the session's context bounded — before every model call (token trigger, ceilings), on a
+ * provider's overflow rejection (compact with a smaller tail, retry once) and after each
+ * invocation (sliding window, then token trigger). Its parts: options (`runner-options.ts`), the
+ * compaction setup (`compaction-setup.ts`), compaction and its hooks (`runner-compaction.ts`),
+ * background compactions (`background-compactions.ts`), spans (`runner-telemetry.ts`) and the
+ * session lease (`session-lease.ts`); docs/architecture.md#the-runtime.
+ */
+
+import type { Logger } from 'pino';
+import { hasElisionRule } from '../../compaction/elision.js';
+import type { EventsCompactionConfig } from '../../compaction/types.js';
+import { createEvent, newId } from '../../events/event-helpers.js';
+import type { Event, SessionKey } from '../../events/types.js';
+import { createRuntimeLogger } from '../../observability/compaction-log.js';
+import { type CompactionMetrics, createCompactionMetrics } from '../../observability/metrics.js';
+import { createModelMetrics, type ModelMetrics } from '../../observability/model-metrics.js';
+import type { TelemetrySpan } from '../../observability/telemetry.js';
+import { SessionNotFoundError } from '../../sessions/errors.js';
+import type { SessionLease, SessionService } from '../../sessions/session-service.js';
+import type { Agent, AgentEvent } from '../agents/agent.js';
+import { usesBranches } from '../agents/sub-agents.js';
+import {
+  createRunnerSummarizer,
+  fallbackSummarizerFor,
+  resolveCompactionConfig,
+} from '../compaction/compaction-setup.js';
+import { PluginManager } from '../plugins/plugin-manager.js';
+import { createRecallTool } from '../tools/recall-tool.js';
+import type { Tool } from '../tools/tool.js';
+import { storedViewOf } from '../view/stored-view-of.js';
+import { ViewWarningLog } from '../view/view-warning-log.js';
+import { BackgroundCompactions } from './background-compactions.js';
+import { Invocation } from './invocation.js';
+import { SpendPrices } from './live-spend.js';
+import { RunnerCompaction } from './runner-compaction.js';
+import {
+  type RunnerOptions,
+  type RunOptions,
+  resolveRunnerSettings,
+  toUserContent,
+} from './runner-options.js';
+import { RunnerTelemetry } from './runner-telemetry.js';
+import { acquireRunLease, eitherSignal, type SessionLeaseOptions } from './session-lease.js';
+import { InvocationState } from './state.js';
+
+export type { RunnerOptions, RunOptions } from './runner-options.js';
+
+export class Runner {
+  readonly appName: string;
+  readonly agent: Agent;
+  readonly sessionService: SessionService;
+  /** `null` when compaction is off. */
+  readonly compactionConfig: EventsCompactionConfig | null;
+  readonly metrics: CompactionMetrics;
+  /** Per model call, in the same registry as `metrics`. */
+  readonly modelMetrics: ModelMetrics;
+  readonly logger: Logger;
+  readonly background: boolean;
+  private readonly sessionLease: SessionLeaseOptions | false;
+  private readonly plugins: PluginManager;
+  private readonly contextWindowTokens?: number;
+  private readonly telemetry = new RunnerTelemetry();
+  private readonly backgroundCompactions: BackgroundCompactions;
+  /** `undefined` when compaction is off. */
+  private readonly compaction?: RunnerCompaction;
+  /** The `recall` tool, when compaction is on and it was not turned off. */
+  private readonly recallTool?: Tool;
+  /** The agent tree has a `ParallelAgent`: views are scoped by branch. */
+  private readonly branched: boolean;
+  /** Set with `estimateSpend`: catalog prices of each model called (docs/cost.md#live-spend). */
+  private readonly spendPrices?: SpendPrices;
+
+  constructor(options: RunnerOptions) {
+    const settings = resolveRunnerSettings(options);
+    this.appName = settings.appName;
+    this.contextWindowTokens = settings.contextWindowTokens;
+    this.background = settings.background;
+    this.sessionLease = settings.sessionLease;
+    this.agent = options.agent;
+    this.branched = usesBranches(options.agent);
+    this.sessionService = options.sessionService;
+    this.plugins = new PluginManager({ plugins: options.plugins });
+    this.metrics = createCompactionMetrics({ registry: options.metrics?.registry });
+    this.modelMetrics = createModelMetrics({ registry: this.metrics.registry });
+    this.logger = createRuntimeLogger({ logger: options.logger });
+    this.backgroundCompactions = new BackgroundCompactions({ logger: this.logger });
+    const config = resolveCompactionConfig({ compaction: options.compaction, env: settings.env });
+    this.compactionConfig = config;
+    if (options.estimateSpend ?? config?.costAware !== undefined) {
+      this.spendPrices = new SpendPrices();
+    }
+    if (config) {
+      this.compaction = this.createCompaction(options, config, settings.env);
+      if (options.recall !== false) {
+        this.recallTool = createRecallTool({
+          sessionService: options.sessionService,
+          recall: options.recall,
+        });
+      }
+    }
+  }
+
+  private createCompaction(
+    options: RunnerOptions,
+    config: EventsCompactionConfig,
+    env: Record<string, string | undefined>,
+  ): RunnerCompaction {
+    const summarizer = createRunnerSummarizer({ ...options, config, env, logger: this.logger });
+    const viewWarnings = new ViewWarningLog({ logger: this.logger, appName: this.appName });
+    return new RunnerCompaction({
+      appName: this.appName,
+      sessionService: options.sessionService,
+      config,
+      summarizer,
+      fallbackSummarizer: fallbackSummarizerFor({
+        summarizer,
+        fallbackSummarizer: options.fallbackSummarizer,
+      }),
+      plugins: this.plugins,
+      metrics: this.metrics,
+      logger: this.logger,
+      telemetry: this.telemetry,
+      onViewWarnings: (key, warnings) => viewWarnings.log(key, warnings),
+    });
+  }
+
+  /** Waits for every background compaction (e.g. before shutting down). */
+  async flush(): Promise<void> {
+    await this.backgroundCompactions.flush();
+  }
+
+  /** Stored events in order; with `streaming: true`, partial events (not stored) as well. */
+  run(options: RunOptions & { streaming: true }): AsyncGenerator<AgentEvent, void, undefined>;
+  run(options: RunOptions & { streaming?: false }): AsyncGenerator<Event, void, undefined>;
+  run(options: RunOptions): AsyncGenerator<AgentEvent, void, undefined>;
+  async *run(options: RunOptions): AsyncGenerator<AgentEvent, void, undefined> {
+    const key: SessionKey = {
+      appName: this.appName,
+      userId: options.userId,
+      sessionId: options.sessionId,
+    };
+    // Taken before the view is read, held until the invocation and its compaction are done.
+    const lease = await acquireRunLease({
+      sessionService: this.sessionService,
+      key,
+      lease: this.sessionLease,
+      signal: options.signal,
+    });
+    // Without a lease, a background compaction of the previous turn lands before this turn
+    // reads the view; the caller may give up waiting (the compaction goes on without this turn).
+    if (!lease) await this.backgroundCompactions.waitFor({ key, signal: options.signal });
+    const linked = lease ? eitherSignal(options.signal, lease.signal) : undefined;
+    let handedToBackground = false;
+    const telemetry = await this.telemetry.ready();
+    const agentSpan = this.telemetry.startAgentSpan({
+      key,
+      agentName: this.agent.name,
+      modelId: this.agent.model?.modelId,
+      telemetry,
+    });
+    try {
+      handedToBackground = yield* this.runInvocation({
+        ...options,
+        key,
+        signal: linked?.signal ?? options.signal,
+        lease,
+        agentSpan,
+      });
+    } catch (error) {
+      agentSpan.fail(error);
+      // Whatever the lost lease's abort surfaced as (a tool's or the model's abort error).
+      if (lease?.signal.aborted && !options.signal?.aborted) throw lease.signal.reason;
+      throw error;
+    } finally {
+      agentSpan.end();
+      if (!handedToBackground) this.telemetry.forgetAgentSpan(key, agentSpan);
+      linked?.dispose();
+      if (!handedToBackground) await lease?.release();
+    }
+  }
+
+  /**
+   * One invocation under the session's lease (when there is one). Returns whether a background
+   * compaction took the lease over (it releases it when done).
+   */
+  private async *runInvocation(
+    options: RunOptions & { key: SessionKey; lease?: SessionLease; agentSpan: TelemetrySpan },
+  ): AsyncGenerator<AgentEvent, boolean, undefined> {
+    const { signal, key } = options;
+    signal?.throwIfAborted();
+    const session = await this.sessionService.getSession({ ...key, signal });
+    if (!session) throw new SessionNotFoundError(key);
+
+    const invocation = new Invocation({
+      key,
+      invocationId: newId(),
+      rootAgentName: this.agent.name,
+      // A workflow with branches: every view is a branch's (docs/workflows.md#branch-views).
+      scope: this.branched ? {} : undefined,
+      signal,
+      state: new InvocationState(session.state),
+      sessionService: this.sessionService,
+      plugins: this.plugins,
+      guard: this.compaction?.guard,
+      builtinTools: this.recallTool ? [this.recallTool] : undefined,
+      hasSummary:
+        session.events[0]?.actions?.compaction !== undefined || hasElisionRule(session.events),
+      trackView: this.plugins.plugins.length === 0,
+      streaming: options.streaming === true,
+      contextWindowTokens: this.contextWindowTokens,
+      telemetry: this.telemetry.telemetry,
+      agentSpan: options.agentSpan,
+      modelMetrics: this.modelMetrics,
+      spendPrices: this.spendPrices,
+    });
+    // The session was read with its view: with the user's message appended below, it is what
+    // the first model call would read, unless something else writes in between.
+    invocation.rememberView(storedViewOf(session.events));
+    const newMessage = toUserContent(options.newMessage);
+    yield await invocation.appendEvent(
+      createEvent({ author: 'user', invocationId: invocation.invocationId, content: newMessage }),
+    );
+
+    const runContext = invocation.pluginContext();
+    const answer = await this.plugins.beforeRun({ ...runContext, newMessage });
+    if (answer) {
+      yield await invocation.appendEvent(
+        createEvent({
+          author: this.agent.name,
+          invocationId: invocation.invocationId,
+          content: { role: 'model', parts: answer.parts },
+        }),
+      );
+    } else {
+      for await (const event of this.agent.runAsync(invocation)) yield event;
+    }
+    await this.plugins.afterRun(runContext);
+    return this.compactAfterInvocation({ ...options, invocation });
+  }
+
+  /**
+   * The after-invocation compaction, now or (`background`) after the run returns. Returns
+   * whether a background compaction took the lease over.
+   */
+  private async compactAfterInvocation(options: {
+    key: SessionKey;
+    invocation: Invocation;
+    lease?: SessionLease;
+    agentSpan: TelemetrySpan;
+    signal?: AbortSignal;
+  }): Promise<boolean> {
+    const { key, invocation, lease } = options;
+    const compaction = this.compaction;
+    if (!compaction) return false;
+    const caller = invocation.lastModelCaller ?? { agentName: this.agent.name, overheadTokens: 0 };
+    const stored = invocation.knownView();
+    const scope = invocation.scope;
+    const turnId = invocation.invocationId;
+    if (!this.background) {
+      await compaction.afterInvocation({
+        key,
+        ...caller,
+        scope,
+        stored,
+        turnId,
+        signal: options.signal,
+      });
+      return false;
+    }
+    // Not tied to the caller's signal: the caller has moved on by the time it runs. It holds
+    // the session's lease (the next run waits for it) and stops if the lease is lost.
+    this.backgroundCompactions.start({
+      key,
+      work: () =>
+        compaction.afterInvocation({
+          key,
+          ...caller,
+          scope,
+          stored,
+          turnId,
+          signal: lease?.signal,
+        }),
+      done: () => {
+        this.telemetry.forgetAgentSpan(key, options.agentSpan);
+        return lease?.release();
+      },
+    });
+    return true;
+  }
+}
