@@ -211,7 +211,6 @@ export type {
   AddSessionToMemoryOptions,
   MemoryEntry,
   MemoryService,
-  ReadMemoriesOptions,
   SearchMemoryOptions,
   SearchMemoryResponse,
 } from './sessions/memory-service.js';

@@ -43,3 +43,4 @@ export {
   splitState,
   toStoredEvent,
 } from '../sessions/store-helpers.js';
+export type { ReadMemoriesOptions } from '../sessions/memory-service.js';
