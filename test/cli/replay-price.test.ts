@@ -38,7 +38,14 @@ describe('orrery replay --price', () => {
         paybackCalls: expect.any(Number),
         callsAfter: report.modelCalls - compaction.beforeCall,
       })),
+      perCallUsd: {
+        withCompaction: expect.any(Array),
+        withoutCompaction: expect.any(Array),
+      },
     });
+    // One price per model call on each side.
+    expect(report.cost.perCallUsd.withCompaction).toHaveLength(report.modelCalls);
+    expect(report.cost.perCallUsd.withoutCompaction).toHaveLength(report.modelCalls);
     // The report's own token sums are the prompt tokens priced.
     expect(report.cost.withCompaction.inputTokens).toBe(report.tokens.withCompaction);
     expect(report.cost.withoutCompaction.inputTokens).toBe(report.tokens.withoutCompaction);
