@@ -34,7 +34,8 @@ function scales(points, threshold) {
   const calls = Math.max(1, points.length === 0 ? 1 : points[points.length - 1].call);
   let top = threshold ?? 0;
   for (const point of points) top = Math.max(top, point.tokens, point.uncompactedTokens ?? 0);
-  top = Math.max(1, top * 1.05);
+  // Scaled to the data (dollars per call are often under a cent); 1 when everything is 0.
+  top = top > 0 ? top * 1.05 : 1;
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   return {

@@ -130,7 +130,16 @@ describe.skipIf(skipBrowser)('the inspector replay with a price', () => {
         'without compaction',
         'compaction',
       ]);
-      expect(await report.locator('.tick').first().textContent()).toBe('$0');
+      // The y axis fits the dollars: from $0 to just above the most expensive call.
+      const yTicks = (await report.locator('.tick').allTextContents()).slice(0, 5);
+      expect(yTicks[0]).toBe('$0');
+      const peak = Math.max(
+        ...body.cost.perCallUsd.withoutCompaction,
+        ...body.cost.perCallUsd.withCompaction,
+      );
+      const top = Number(yTicks[4]?.replace('$', ''));
+      expect(top).toBeGreaterThan(peak * 0.95);
+      expect(top).toBeLessThan(peak * 1.2);
       expect(await page.locator('main').textContent()).not.toMatch(/\b(null|undefined|NaN)\b/);
       await screenshot('replay-cost');
 
