@@ -9,14 +9,33 @@ import { formatCompact, formatNumber } from './format.js';
 
 const WIDTH = 1000;
 const HEIGHT = 250;
-const MARGIN = { top: 16, right: 16, bottom: 34, left: 56 };
+const MARGIN = { top: 16, right: 16, bottom: 34, left: 72 };
 const Y_TICKS = 4;
+
+/**
+ * What the chart's y axis measures: its axis label, legend text, number formats (ticks and
+ * exact) and the data attribute names each circle carries. Cost: assets/inspector/cost-view.js.
+ * @typedef {{ axis: string, legend: string, unit: string, peak: string,
+ *   tick: (value: number) => string, exact: (value: number) => string,
+ *   dataNames: [string, string] }} Measure
+ */
+/** @type {Measure} */
+export const TOKENS_MEASURE = {
+  axis: 'tokens',
+  legend: 'with compaction (estimated request tokens)',
+  unit: 'tokens',
+  peak: 'largest request',
+  tick: formatCompact,
+  exact: (value) => `${formatNumber(value)} tokens`,
+  dataNames: ['tokens', 'uncompactedTokens'],
+};
 
 function scales(points, threshold) {
   const calls = Math.max(1, points.length === 0 ? 1 : points[points.length - 1].call);
   let top = threshold ?? 0;
   for (const point of points) top = Math.max(top, point.tokens, point.uncompactedTokens ?? 0);
-  top = Math.max(1, top * 1.05);
+  // Scaled to the data (dollars per call are often under a cent); 1 when everything is 0.
+  top = top > 0 ? top * 1.05 : 1;
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   return {
@@ -36,7 +55,7 @@ function polyline(points, scale, field, className) {
   return s('polyline', { className, points: coordinates, fill: 'none' });
 }
 
-function axes(scale) {
+function axes(scale, measure) {
   const items = [];
   for (let tick = 0; tick <= Y_TICKS; tick++) {
     const value = (scale.top / Y_TICKS) * tick;
@@ -46,7 +65,7 @@ function axes(scale) {
       s(
         'text',
         { className: 'tick', x: MARGIN.left - 6, y: y + 4, 'text-anchor': 'end' },
-        formatCompact(value),
+        measure.tick(value),
       ),
     );
   }
@@ -66,6 +85,17 @@ function axes(scale) {
         'text-anchor': 'middle',
       },
       'model call',
+    ),
+    s(
+      'text',
+      {
+        className: 'axis-label y-axis-label',
+        x: 14,
+        y: MARGIN.top + (HEIGHT - MARGIN.top - MARGIN.bottom) / 2,
+        'text-anchor': 'middle',
+        transform: `rotate(-90 14 ${MARGIN.top + (HEIGHT - MARGIN.top - MARGIN.bottom) / 2})`,
+      },
+      measure.axis,
     ),
   );
   return items;
@@ -112,7 +142,7 @@ function compactionMarkers(scale, compactions) {
     });
 }
 
-function pointCircles(scale, points) {
+function pointCircles(scale, points, measure) {
   // One circle per call: its figures ride in data attributes (what the tests read back).
   const radius = points.length > 400 ? 1.5 : 3;
   return points.map((point) =>
@@ -126,14 +156,14 @@ function pointCircles(scale, points) {
         dataset: {
           call: point.call,
           seq: point.seq,
-          tokens: point.tokens,
-          uncompactedTokens: point.uncompactedTokens,
+          [measure.dataNames[0]]: point.tokens,
+          [measure.dataNames[1]]: point.uncompactedTokens,
         },
       },
       s(
         'title',
         {},
-        `call ${point.call}: ${formatNumber(point.tokens)} tokens (without compaction ${formatNumber(point.uncompactedTokens)})`,
+        `call ${point.call}: ${measure.exact(point.tokens)}${typeof point.uncompactedTokens === 'number' ? ` (without compaction ${measure.exact(point.uncompactedTokens)})` : ''}`,
       ),
     ),
   );
@@ -143,11 +173,11 @@ function pointCircles(scale, points) {
  * The legend's entries: one for each thing the chart draws, none for a line it does not (no
  * figures without compaction, no threshold or a threshold of 0, no compaction marker).
  * @param {{ points: Array<{ uncompactedTokens?: number | null }>, threshold?: number | null,
- *   compactions?: unknown[] }} options
+ *   compactions?: unknown[], measure?: Measure }} options
  */
-export function legendEntries({ points, threshold, compactions = [] }) {
+export function legendEntries({ points, threshold, compactions = [], measure = TOKENS_MEASURE }) {
   /** @type {Array<{ key: string, label: string }>} */
-  const entries = [{ key: 'with', label: 'with compaction (estimated request tokens)' }];
+  const entries = [{ key: 'with', label: measure.legend }];
   if (points.some((point) => typeof point.uncompactedTokens === 'number')) {
     entries.push({ key: 'without', label: 'without compaction' });
   }
@@ -160,12 +190,20 @@ export function legendEntries({ points, threshold, compactions = [] }) {
 
 /**
  * `points`: `[{ call, seq?, tokens, uncompactedTokens }]`; `compactions`: `[{ call, seq? }]`
- * (a compaction before that call); `threshold`: a number or null.
+ * (a compaction before that call); `threshold`: a number or null; `measure`: what `tokens` and
+ * `uncompactedTokens` hold (default tokens; cost-view.js passes dollars).
  * @param {{ points: Array<{ call: number, seq?: number, tokens: number,
  *   uncompactedTokens?: number | null }>, threshold: number | null,
- *   compactions?: Array<{ call: number, seq?: number }>, caption: string }} options
+ *   compactions?: Array<{ call: number, seq?: number }>, caption: string,
+ *   measure?: Measure }} options
  */
-export function renderChart({ points, threshold, compactions = [], caption }) {
+export function renderChart({
+  points,
+  threshold,
+  compactions = [],
+  caption,
+  measure = TOKENS_MEASURE,
+}) {
   if (points.length === 0) {
     return h(
       'figure',
@@ -182,19 +220,19 @@ export function renderChart({ points, threshold, compactions = [], caption }) {
       className: 'chart-svg',
       viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
       role: 'img',
-      'aria-label': `${caption}: ${formatNumber(points.length)} model calls, largest request ${formatNumber(peak)} tokens, ${formatNumber(compactions.length)} compactions`,
+      'aria-label': `${caption}: ${formatNumber(points.length)} model calls, ${measure.peak} ${measure.exact(peak)}, ${formatNumber(compactions.length)} compactions`,
     },
-    axes(scale),
+    axes(scale, measure),
     thresholdLine(scale, threshold),
     compactionMarkers(scale, compactions),
     polyline(points, scale, 'uncompactedTokens', 'line-without'),
     polyline(points, scale, 'tokens', 'line-with'),
-    s('g', { className: 'points' }, pointCircles(scale, points)),
+    s('g', { className: 'points' }, pointCircles(scale, points, measure)),
   );
   const legend = h(
     'ul',
     { className: 'legend' },
-    legendEntries({ points, threshold, compactions }).map((entry) =>
+    legendEntries({ points, threshold, compactions, measure }).map((entry) =>
       h('li', { className: `legend-${entry.key}` }, entry.label),
     ),
   );

@@ -6,6 +6,7 @@
  */
 import { api } from './api.js';
 import { renderChart } from './chart.js';
+import { chartWithCost, costSummary } from './cost-view.js';
 import { h } from './dom.js';
 import { formatNumber, plural } from './format.js';
 
@@ -147,12 +148,18 @@ function renderReport(report, threshold, label) {
     { className: 'replay-report', 'aria-label': `Replay report of ${label}` },
     h('h2', {}, label),
     figures(report),
+    report.cost ? costSummary(report.cost) : null,
     points.length > 0
-      ? renderChart({
-          points,
-          threshold,
+      ? chartWithCost({
+          report,
           compactions,
-          caption: 'Estimated request tokens per model call (replay)',
+          tokenChart: () =>
+            renderChart({
+              points,
+              threshold,
+              compactions,
+              caption: 'Estimated request tokens per model call (replay)',
+            }),
         })
       : null,
     h('h3', {}, 'Compactions'),
@@ -181,6 +188,8 @@ function settingsOf(form) {
     if (value !== '') body[name] = Number(value);
   }
   body.summarizer = String(data.get('summarizer') ?? 'digest');
+  const price = String(data.get('price') ?? '').trim();
+  if (price !== '') body.price = price;
   return body;
 }
 
@@ -217,6 +226,25 @@ export function showReplay({ root, signal, onError }) {
         { id: 'replay-summarizer', name: 'summarizer' },
         h('option', { value: 'digest', selected: true }, 'digest (offline, deterministic)'),
         h('option', { value: 'none' }, 'none'),
+      ),
+    ),
+    h(
+      'div',
+      { className: 'field' },
+      h('label', { for: 'replay-price' }, 'Price (provider:model)'),
+      h('input', {
+        id: 'replay-price',
+        name: 'price',
+        type: 'text',
+        placeholder: 'anthropic:claude-sonnet-4-5',
+        autocomplete: 'off',
+        spellcheck: false,
+        'aria-describedby': 'replay-price-hint',
+      }),
+      h(
+        'small',
+        { id: 'replay-price-hint', className: 'muted' },
+        'optional: adds the cost in USD with and without compaction, and a cost chart',
       ),
     ),
     submit,

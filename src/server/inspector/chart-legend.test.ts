@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: the inspector's browser modules are plain JavaScript without types.
 import { legendEntries } from '../../../assets/inspector/chart.js';
+// @ts-expect-error: the inspector's browser modules are plain JavaScript without types.
+import { COST_MEASURE } from '../../../assets/inspector/cost-view.js';
 
 const keys = (options: object) =>
   (legendEntries(options) as { key: string }[]).map((entry) => entry.key);
@@ -27,5 +29,16 @@ describe('inspector chart legend', () => {
     expect((legendEntries({ points: [] }) as { label: string }[])[0]?.label).toBe(
       'with compaction (estimated request tokens)',
     );
+  });
+
+  it('labels dollars per call in the cost view (no threshold: it is in tokens)', () => {
+    const points = [{ call: 1, tokens: 0.01, uncompactedTokens: 0.02 }];
+    expect(
+      legendEntries({ points, threshold: null, compactions: [{ call: 1 }], measure: COST_MEASURE }),
+    ).toEqual([
+      { key: 'with', label: 'with compaction (USD per model call)' },
+      { key: 'without', label: 'without compaction' },
+      { key: 'compaction', label: 'compaction' },
+    ]);
   });
 });
