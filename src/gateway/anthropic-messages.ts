@@ -5,14 +5,12 @@
  * the conversation and passes through untouched.
  */
 
-import { AI_SDK_METADATA_KEY } from '../adapters/shared/conversation-log.js';
-import { contentIdentity } from '../adapters/shared/message-identity.js';
-import { type ActiveView, summaryContent } from '../compaction/view.js';
-import { getText } from '../events/event-helpers.js';
+import type { ActiveView } from '../compaction/view.js';
 import type { Content, FunctionResponse, Part } from '../events/types.js';
 import { isRecord } from '../importers/json-input.js';
 import type { DialectConversation } from './dialect.js';
 import { GatewayRequestError } from './errors.js';
+import { viewHistory } from './view-history.js';
 
 type Message = Record<string, unknown>;
 
@@ -197,27 +195,10 @@ export function anthropicViewMessages(options: {
   view: ActiveView;
   conversation: DialectConversation;
 }): Message[] {
-  const { view, conversation } = options;
-  const result: Message[] = [];
-  if (view.checkpoint) {
-    result.push({ role: 'user', content: getText(summaryContent(view.checkpoint)) });
-  }
-  for (const event of view.events) {
-    if (!event.content || event.partial) continue;
-    const metadata = event.customMetadata?.[AI_SDK_METADATA_KEY];
-    const index =
-      isRecord(metadata) && typeof metadata.index === 'number' ? metadata.index : undefined;
-    const original = index === undefined ? undefined : conversation.messages[index];
-    const originalContent = index === undefined ? undefined : conversation.contents[index];
-    if (
-      original &&
-      originalContent &&
-      contentIdentity(originalContent) === contentIdentity(event.content)
-    ) {
-      result.push(original);
-    } else {
-      result.push(contentToAnthropicMessage(event.content));
-    }
-  }
-  return result;
+  return viewHistory<Message>({
+    ...options,
+    summary: (text) => ({ role: 'user', content: text }),
+    original: (message) => [message as Message],
+    rebuild: (content) => [contentToAnthropicMessage(content)],
+  });
 }

@@ -9,14 +9,12 @@
  * wherever the view shows it unchanged; a content the view rebuilt leaves the made-up ids out.
  */
 
-import { AI_SDK_METADATA_KEY } from '../adapters/shared/conversation-log.js';
-import { contentIdentity } from '../adapters/shared/message-identity.js';
-import { type ActiveView, summaryContent } from '../compaction/view.js';
-import { getText } from '../events/event-helpers.js';
+import type { ActiveView } from '../compaction/view.js';
 import type { Content, Part } from '../events/types.js';
 import { isRecord } from '../importers/json-input.js';
 import type { DialectConversation } from './dialect.js';
 import { GatewayRequestError } from './errors.js';
+import { viewHistory } from './view-history.js';
 
 type GeminiContent = Record<string, unknown>;
 
@@ -199,27 +197,10 @@ export function geminiViewContents(options: {
   view: ActiveView;
   conversation: DialectConversation;
 }): GeminiContent[] {
-  const { view, conversation } = options;
-  const result: GeminiContent[] = [];
-  if (view.checkpoint) {
-    result.push({ role: 'user', parts: [{ text: getText(summaryContent(view.checkpoint)) }] });
-  }
-  for (const event of view.events) {
-    if (!event.content || event.partial) continue;
-    const metadata = event.customMetadata?.[AI_SDK_METADATA_KEY];
-    const index =
-      isRecord(metadata) && typeof metadata.index === 'number' ? metadata.index : undefined;
-    const original = index === undefined ? undefined : conversation.messages[index];
-    const originalContent = index === undefined ? undefined : conversation.contents[index];
-    if (
-      original &&
-      originalContent &&
-      contentIdentity(originalContent) === contentIdentity(event.content)
-    ) {
-      result.push(original);
-    } else {
-      result.push(contentToGemini(event.content));
-    }
-  }
-  return result;
+  return viewHistory<GeminiContent>({
+    ...options,
+    summary: (text) => ({ role: 'user', parts: [{ text }] }),
+    original: (message) => [message as GeminiContent],
+    rebuild: (content) => [contentToGemini(content)],
+  });
 }

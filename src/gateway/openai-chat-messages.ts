@@ -8,14 +8,12 @@
  * elided or cut tool output, a repaired call).
  */
 
-import { AI_SDK_METADATA_KEY } from '../adapters/shared/conversation-log.js';
-import { contentIdentity } from '../adapters/shared/message-identity.js';
-import { type ActiveView, summaryContent } from '../compaction/view.js';
-import { getText } from '../events/event-helpers.js';
+import type { ActiveView } from '../compaction/view.js';
 import type { Content, FunctionResponse, Part } from '../events/types.js';
 import { isRecord, parseArguments } from '../importers/json-input.js';
 import { contentParts } from '../importers/openai-chat.js';
 import { GatewayRequestError } from './errors.js';
+import { viewHistory } from './view-history.js';
 
 export type ChatMessage = Record<string, unknown>;
 
@@ -209,7 +207,7 @@ export function contentToMessages(content: Content): ChatMessage[] {
 }
 
 /** Where a logged event sits in the conversation (the shared conversation log's metadata). */
-function loggedIndex(metadata: unknown): number | undefined {
+function _loggedIndex(metadata: unknown): number | undefined {
   if (!isRecord(metadata)) return undefined;
   return typeof metadata.index === 'number' ? metadata.index : undefined;
 }
@@ -223,25 +221,10 @@ export function viewMessages(options: {
   view: ActiveView;
   conversation: ChatConversation;
 }): ChatMessage[] {
-  const { view, conversation } = options;
-  const result: ChatMessage[] = [];
-  if (view.checkpoint) {
-    result.push({ role: 'user', content: getText(summaryContent(view.checkpoint)) });
-  }
-  for (const event of view.events) {
-    if (!event.content || event.partial) continue;
-    const index = loggedIndex(event.customMetadata?.[AI_SDK_METADATA_KEY]);
-    const original = index === undefined ? undefined : conversation.messages[index];
-    const originalContent = index === undefined ? undefined : conversation.contents[index];
-    if (
-      original &&
-      originalContent &&
-      contentIdentity(originalContent) === contentIdentity(event.content)
-    ) {
-      result.push(original);
-    } else {
-      result.push(...contentToMessages(event.content));
-    }
-  }
-  return result;
+  return viewHistory<ChatMessage>({
+    ...options,
+    summary: (text) => ({ role: 'user', content: text }),
+    original: (message) => [message as ChatMessage],
+    rebuild: contentToMessages,
+  });
 }

@@ -9,14 +9,13 @@
  * as the client's own items; a rebuilt content becomes plain items.
  */
 
-import { AI_SDK_METADATA_KEY } from '../adapters/shared/conversation-log.js';
-import { contentIdentity } from '../adapters/shared/message-identity.js';
-import { type ActiveView, summaryContent } from '../compaction/view.js';
+import type { ActiveView } from '../compaction/view.js';
 import { getText } from '../events/event-helpers.js';
 import type { Content, Part } from '../events/types.js';
 import { isRecord, parseArguments } from '../importers/json-input.js';
 import type { DialectConversation } from './dialect.js';
 import { GatewayRequestError } from './errors.js';
+import { viewHistory } from './view-history.js';
 
 type Item = Record<string, unknown>;
 
@@ -217,28 +216,13 @@ export function responsesViewInput(options: {
   view: ActiveView;
   conversation: DialectConversation;
 }): Item[] {
-  const { view, conversation } = options;
-  const result: Item[] = [...conversation.instructions];
-  if (view.checkpoint) {
-    result.push({ role: 'user', content: getText(summaryContent(view.checkpoint)) });
-  }
-  for (const event of view.events) {
-    if (!event.content || event.partial) continue;
-    const metadata = event.customMetadata?.[AI_SDK_METADATA_KEY];
-    const index =
-      isRecord(metadata) && typeof metadata.index === 'number' ? metadata.index : undefined;
-    const original = index === undefined ? undefined : conversation.messages[index];
-    const originalContent = index === undefined ? undefined : conversation.contents[index];
-    if (
-      original &&
-      Array.isArray(original.items) &&
-      originalContent &&
-      contentIdentity(originalContent) === contentIdentity(event.content)
-    ) {
-      result.push(...(original.items as Item[]));
-    } else {
-      result.push(...contentToItems(event.content));
-    }
-  }
-  return result;
+  const history = viewHistory<Item>({
+    ...options,
+    summary: (text) => ({ role: 'user', content: text }),
+    // A stored model turn groups several output items: forwarded as the client sent them.
+    original: (message) =>
+      isRecord(message) && Array.isArray(message.items) ? (message.items as Item[]) : undefined,
+    rebuild: contentToItems,
+  });
+  return [...options.conversation.instructions, ...history];
 }
