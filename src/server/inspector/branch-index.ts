@@ -17,7 +17,7 @@ import { sessionKeyString } from '../../runtime/turn/runner-telemetry.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import type { BranchRow, CompactionSpan } from './api-types.js';
 import { rememberRecent } from './remember-recent.js';
-import { readHistory } from './session-history.js';
+import { readHistory, stillKnown } from './session-history.js';
 import { toCompactionSpan } from './timeline-event.js';
 
 /** Sessions whose branch records are remembered. */
@@ -92,17 +92,12 @@ export class BranchIndex {
   async read(options: { key: SessionKey; signal?: AbortSignal }): Promise<BranchRecord[]> {
     const { key, signal } = options;
     const id = sessionKeyString(key);
-    let known = this.known.get(id);
-    if (known && known.scannedSeq > 0) {
-      const first = await this.sessionService.listEvents({
-        ...key,
-        afterSeq: known.scannedSeq - 1,
-        limit: 1,
-        signal,
-      });
-      const last = first.events[0];
-      if (last?.seq !== known.scannedSeq || last.id !== known.scannedId) known = undefined;
-    }
+    const known = await stillKnown({
+      sessionService: this.sessionService,
+      key,
+      known: this.known.get(id),
+      signal,
+    });
     const next: KnownRecords = known
       ? { ...known, records: [...known.records] }
       : { scannedSeq: 0, records: [] };

@@ -52,6 +52,31 @@ export interface SessionCompactions {
 }
 
 /** Every compaction of a session, and its event count, read incrementally. */
+/**
+ * What an index read before, if the session still holds it: the last event it scanned is still
+ * there with the same id. A session deleted and created again under the same id starts over at
+ * seq 1, so its old records are dropped.
+ */
+export async function stillKnown<
+  Known extends { scannedSeq: number; scannedId?: string },
+>(options: {
+  sessionService: SessionService;
+  key: SessionKey;
+  known: Known | undefined;
+  signal?: AbortSignal;
+}): Promise<Known | undefined> {
+  const { known, key, signal } = options;
+  if (!known || known.scannedSeq === 0) return known;
+  const page = await options.sessionService.listEvents({
+    ...key,
+    afterSeq: known.scannedSeq - 1,
+    limit: 1,
+    signal,
+  });
+  const last = page.events[0];
+  return last?.seq === known.scannedSeq && last.id === known.scannedId ? known : undefined;
+}
+
 export class CompactionIndex {
   private readonly known = new Map<string, KnownCompactions>();
 
@@ -60,18 +85,12 @@ export class CompactionIndex {
   async read(options: { key: SessionKey; signal?: AbortSignal }): Promise<SessionCompactions> {
     const { key, signal } = options;
     const id = sessionKeyString(key);
-    let known = this.known.get(id);
-    // A session deleted and created again under the same id starts over at seq 1.
-    if (known && known.scannedSeq > 0) {
-      const first = await this.sessionService.listEvents({
-        ...key,
-        afterSeq: known.scannedSeq - 1,
-        limit: 1,
-        signal,
-      });
-      const last = first.events[0];
-      if (last?.seq !== known.scannedSeq || last.id !== known.scannedId) known = undefined;
-    }
+    const known = await stillKnown({
+      sessionService: this.sessionService,
+      key,
+      known: this.known.get(id),
+      signal,
+    });
     const next: KnownCompactions = known
       ? { ...known, spans: [...known.spans] }
       : { scannedSeq: 0, eventCount: 0, spans: [] };
