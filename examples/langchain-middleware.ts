@@ -1,6 +1,6 @@
 /**
  * orrery's compaction in a LangChain.js v1 agent: `createAgent` as it is, plus
- * `orreryCompactionMiddleware`. 20 turns on one thread, each calling a tool whose output is
+ * `compactionMiddleware`. 20 turns on one thread, each calling a tool whose output is
  * bulky; at the end, what the model was sent beside what the graph state and the store keep.
  *
  *   npx tsx examples/langchain-middleware.ts
@@ -14,7 +14,7 @@ import { tool } from '@langchain/core/tools';
 import { MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { z } from 'zod';
-import { orreryCompactionMiddleware } from '../src/adapters/langchain/index.js';
+import { compactionMiddleware } from '../src/adapters/langchain/index.js';
 import { DigestSummarizer, InMemorySessionService } from '../src/index.js';
 
 /** Requests the model received, as JSON characters of their messages. */
@@ -79,7 +79,7 @@ const agent = createAgent({
   systemPrompt: 'Read the log page asked for.',
   checkpointer: new MemorySaver(),
   middleware: [
-    orreryCompactionMiddleware({
+    compactionMiddleware({
       sessionService,
       compaction: { tokenThreshold: 2_000, eventRetentionSize: 6 },
       summarizer: new DigestSummarizer({ maxChars: 1_500 }),

@@ -11,7 +11,7 @@ import { InMemorySessionService } from '../../sessions/in-memory-session-service
 import type { SessionService } from '../../sessions/session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import { AdapterOptionError } from '../shared/adapter-option-error.js';
-import { orreryCompactionMiddleware } from './compaction-middleware.js';
+import { compactionMiddleware } from './compaction-middleware.js';
 import { findOrphans, ScriptedChatModel } from './test-helpers/scripted-chat-model.js';
 
 async function allEvents(service: SessionService, sessionId: string): Promise<Event[]> {
@@ -46,7 +46,7 @@ function setup() {
     systemPrompt: 'Answer with the tool.',
     checkpointer: new MemorySaver(),
     middleware: [
-      orreryCompactionMiddleware({
+      compactionMiddleware({
         sessionService,
         compaction: { tokenThreshold: 600, eventRetentionSize: 4 },
         summarizer: new DigestSummarizer({ maxChars: 400 }),
@@ -58,7 +58,7 @@ function setup() {
   return { sessionService, reports, model, agent };
 }
 
-describe('orreryCompactionMiddleware in a LangChain agent', () => {
+describe('compactionMiddleware in a LangChain agent', () => {
   it('compacts the request while the state keeps every message, with no orphan sent', async () => {
     const { sessionService, reports, model, agent } = setup();
     const config = { configurable: { thread_id: 'thread-1' } };

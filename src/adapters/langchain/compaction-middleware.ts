@@ -17,7 +17,7 @@ import { AdapterOptionError } from '../shared/adapter-option-error.js';
 import { type ConversationAdapterOptions, ConversationCore } from '../shared/conversation-core.js';
 import { langChainDialect } from './langchain-dialect.js';
 
-export type OrreryCompactionMiddlewareOptions = ConversationAdapterOptions;
+export type CompactionMiddlewareOptions = ConversationAdapterOptions;
 
 /** The model's name as orrery looks up its context window (`gpt-4o`, `claude-...`). */
 function modelName(model: unknown): string {
@@ -41,12 +41,10 @@ function toolDescriptions(tools: readonly unknown[]): { name: string; descriptio
 }
 
 /**
- * The middleware: `createAgent({ model, tools, middleware: [orreryCompactionMiddleware({...})],
+ * The middleware: `createAgent({ model, tools, middleware: [compactionMiddleware({...})],
  * checkpointer })`, invoked with `{ configurable: { thread_id } }`.
  */
-export function orreryCompactionMiddleware(
-  options: OrreryCompactionMiddlewareOptions,
-): AgentMiddleware {
+export function compactionMiddleware(options: CompactionMiddlewareOptions): AgentMiddleware {
   const threads = new ConversationCore(options, {
     dialect: langChainDialect,
     appName: 'langchain',

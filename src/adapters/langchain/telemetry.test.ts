@@ -12,12 +12,12 @@ import { z } from 'zod';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import { captureSpans } from '../shared/test-helpers/span-capture.js';
-import { orreryCompactionMiddleware } from './compaction-middleware.js';
+import { compactionMiddleware } from './compaction-middleware.js';
 import { ScriptedChatModel } from './test-helpers/scripted-chat-model.js';
 
 const exporter = captureSpans();
 
-describe('orreryCompactionMiddleware spans', () => {
+describe('compactionMiddleware spans', () => {
   it("records each compaction under the app's active span", async () => {
     const lookup = tool(async ({ query }) => `Result for ${query}: ${'facts '.repeat(10)}`, {
       name: 'lookup',
@@ -29,7 +29,7 @@ describe('orreryCompactionMiddleware spans', () => {
       tools: [lookup],
       checkpointer: new MemorySaver(),
       middleware: [
-        orreryCompactionMiddleware({
+        compactionMiddleware({
           sessionService: new InMemorySessionService(),
           compaction: { tokenThreshold: 600, eventRetentionSize: 4 },
           summarizer: new DigestSummarizer({ maxChars: 400 }),

@@ -7,7 +7,7 @@ import { MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { z } from 'zod';
 import { type FrameworkUnderTest, sizeRefusal } from '../../shared/scenarios/harness.js';
-import { orreryCompactionMiddleware } from '../compaction-middleware.js';
+import { compactionMiddleware } from '../compaction-middleware.js';
 import { ScriptedChatModel } from './scripted-chat-model.js';
 
 /** The scripted model, refusing a request for size when told to. */
@@ -41,9 +41,7 @@ export const langChainFramework: FrameworkUnderTest = {
       tools: [lookup],
       systemPrompt: 'Answer with the tool.',
       checkpointer: new MemorySaver(),
-      middleware: [
-        orreryCompactionMiddleware({ ...options, fallbackSummarizer: null, logger: false }),
-      ],
+      middleware: [compactionMiddleware({ ...options, fallbackSummarizer: null, logger: false })],
     });
     return {
       key: (conversation) => ({
