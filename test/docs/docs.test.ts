@@ -45,6 +45,23 @@ describe('README and docs/', () => {
     }
   });
 
+  it('every source path the docs name exists (files move; the map must follow)', () => {
+    const stale: string[] = [];
+    let checked = 0;
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(
+        /(?<![\w/.-])((?:src|test|bench|scripts)\/[\w/.-]+\.(?:ts|js))\b/g,
+      )) {
+        const path = match[1] ?? '';
+        checked++;
+        if (!existsSync(join(root, path))) stale.push(`${relative(root, file)}: ${path}`);
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    expect(stale).toEqual([]);
+  });
+
   it('every relative link resolves to a file and, with #, to a heading there', () => {
     const broken: string[] = [];
     let checked = 0;
