@@ -26,6 +26,7 @@ export {
   DEFAULT_LEASE_WAIT_MS,
   type LeaseRecordOperations,
 } from '../sessions/lease-helpers.js';
+export type { ReadMemoriesOptions } from '../sessions/memory-service.js';
 export { type AcquireRecordLeaseOptions, acquireRecordLease } from '../sessions/record-lease.js';
 export type {
   AcquireLeaseOptions,
@@ -43,4 +44,3 @@ export {
   splitState,
   toStoredEvent,
 } from '../sessions/store-helpers.js';
-export type { ReadMemoriesOptions } from '../sessions/memory-service.js';
