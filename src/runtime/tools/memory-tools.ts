@@ -11,11 +11,11 @@ import { getText } from '../../events/event-helpers.js';
 import type { Content } from '../../events/types.js';
 import type { MemoryEntry, MemoryService } from '../../sessions/memory-service.js';
 import { capText } from '../../summarizers/cap-text.js';
-import { RunnerConfigError } from '../errors.js';
 import type { Plugin } from '../plugins/plugin.js';
 import { FunctionTool } from './function-tool.js';
 import { eventDate } from './recall-tool.js';
 import { fitPassages, type HitWindow, mergeHitWindows } from './recall-windows.js';
+import { nonNegativeInteger, positiveInteger } from './tool-options.js';
 
 export const LOAD_MEMORY_TOOL_NAME = 'load_memory';
 export const PRELOAD_MEMORY_PLUGIN_NAME = 'preload_memory';
@@ -65,22 +65,6 @@ export interface MemoryPassage {
   fromSeq: number;
   toSeq: number;
   items: LoadedMemory[];
-}
-
-function positiveInteger(field: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1) {
-    throw new RunnerConfigError({ field, value, message: 'must be a positive integer' });
-  }
-  return resolved;
-}
-
-function nonNegativeInteger(field: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 0) {
-    throw new RunnerConfigError({ field, value, message: 'must be an integer >= 0' });
-  }
-  return resolved;
 }
 
 /** A memory's content as text: its text parts, or its tool calls and results as JSON. */

@@ -31,11 +31,11 @@ import type { SearchHit, SessionService } from '../../sessions/session-service.j
 import { capText } from '../../summarizers/cap-text.js';
 import { capToolOutput } from '../../summarizers/cap-tool-output.js';
 import { renderEvent } from '../../summarizers/render.js';
-import { RunnerConfigError } from '../errors.js';
 import { FunctionTool } from './function-tool.js';
 import { multiHopHint } from './recall-hint.js';
 import { fitPassages, mergeHitWindows, readHitWindows } from './recall-windows.js';
 import type { ToolContext } from './tool.js';
+import { nonNegativeInteger, positiveInteger } from './tool-options.js';
 
 export const DEFAULT_RECALL_TOOL_NAME = 'recall';
 
@@ -117,22 +117,6 @@ const parameters = z.object({
 });
 
 type RecallArguments = z.output<typeof parameters>;
-
-function positiveInteger(field: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1) {
-    throw new RunnerConfigError({ field, value, message: 'must be a positive integer' });
-  }
-  return resolved;
-}
-
-function nonNegativeInteger(field: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 0) {
-    throw new RunnerConfigError({ field, value, message: 'must be an integer >= 0' });
-  }
-  return resolved;
-}
 
 /** An event's timestamp (epoch seconds) as ISO 8601; an impossible one as its number. */
 export function eventDate(timestamp: number): string {
