@@ -9,6 +9,7 @@ import { errorMessage } from '../util/error-message.js';
 import { importOptional } from '../util/import-optional.js';
 import { knownContextWindowTokens } from './context-windows.js';
 import { ModelConfigError } from './errors.js';
+import type { GeminiExplicitCacheOptions } from './gemini-explicit-cache.js';
 import type { Model } from './types.js';
 
 export interface ResolveModelOptions {
@@ -24,7 +25,15 @@ export interface ResolveModelOptions {
   providerOptions?: SharedV3ProviderOptions;
   /** Prompt-cache hints (see `fromAiSdk`); default true. */
   cacheHints?: boolean;
+  /**
+   * `google:` models: Gemini explicit caching of the stable prefix where it pays, with the
+   * resolved key, base URL and `fetch` (docs/cost.md#gemini-explicit-caching). Off by default;
+   * `true` takes the default options. Ignored for other providers.
+   */
+  geminiExplicitCache?: boolean | GeminiExplicitCacheOptions;
 }
+
+const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
 
 export const knownProviders = ['google', 'openai', 'anthropic', 'openai-compatible'] as const;
 export type KnownProvider = (typeof knownProviders)[number];
@@ -57,11 +66,22 @@ export async function resolveModel(options: ResolveModelOptions): Promise<Model>
   const env = options.env ?? process.env;
   const languageModel = await createLanguageModel(provider, modelName, env, options.fetch);
   const { fromAiSdk } = await import('./ai-sdk-model.js');
+  const explicit = options.geminiExplicitCache;
+  const settings = providerSettings(provider, modelName, env);
   return fromAiSdk(languageModel, {
     modelId: `${provider}:${modelName}`,
     contextWindowTokens: options.contextWindowTokens ?? knownContextWindowTokens(modelName),
     providerOptions: options.providerOptions,
     ...(options.cacheHints === undefined ? {} : { cacheHints: options.cacheHints }),
+    ...(explicit &&
+      settings.provider === 'google' && {
+        geminiExplicitCache: {
+          ...(explicit === true ? {} : explicit),
+          apiKey: settings.apiKey,
+          baseURL: GOOGLE_BASE_URL,
+          ...(options.fetch !== undefined && { fetch: options.fetch }),
+        },
+      }),
   });
 }
 
@@ -142,7 +162,7 @@ async function createLanguageModel(
       return createGoogleGenerativeAI({
         apiKey: settings.apiKey,
         // Explicit, so the provider never falls back to reading process.env itself.
-        baseURL: 'https://generativelanguage.googleapis.com/v1beta',
+        baseURL: GOOGLE_BASE_URL,
         ...(fetch !== undefined && { fetch }),
       })(modelName);
     }
