@@ -39,11 +39,14 @@ export function costChartPoints(report) {
   const perCall = report?.cost?.perCallUsd;
   if (!perCall || !Array.isArray(perCall.withCompaction)) return null;
   const without = Array.isArray(perCall.withoutCompaction) ? perCall.withoutCompaction : [];
-  return perCall.withCompaction.map((usd, index) => ({
-    call: index + 1,
-    tokens: usd,
-    uncompactedTokens: typeof without[index] === 'number' ? without[index] : null,
-  }));
+  // A call without an estimate (the live chart's `null`: no usage or no price) is not drawn.
+  return perCall.withCompaction
+    .map((usd, index) => ({
+      call: index + 1,
+      tokens: usd,
+      uncompactedTokens: typeof without[index] === 'number' ? without[index] : null,
+    }))
+    .filter((point) => typeof point.tokens === 'number');
 }
 
 /** Cache reads as a share of every prompt token sent. */
@@ -92,11 +95,21 @@ export function costSummary(cost) {
 
 /**
  * The request chart with a "Tokens | Cost (USD)" toggle when the report is priced; the token
- * chart alone otherwise. `tokenChart` draws the token chart (the replay form's).
+ * chart alone otherwise. `tokenChart` draws the token chart (the replay form's, the session
+ * page's). `measure` is the one shown first (default tokens); `onMeasure` hears each choice, so
+ * a chart redrawn with new data keeps it. `caption` names the cost chart.
  * @param {{ report: any, tokenChart: () => HTMLElement,
- *   compactions: Array<{ call: number }> }} options
+ *   compactions: Array<{ call: number }>, caption?: string,
+ *   measure?: 'tokens' | 'cost', onMeasure?: (measure: 'tokens' | 'cost') => void }} options
  */
-export function chartWithCost({ report, tokenChart, compactions }) {
+export function chartWithCost({
+  report,
+  tokenChart,
+  compactions,
+  caption,
+  measure: initial = 'tokens',
+  onMeasure,
+}) {
   const points = costChartPoints(report);
   if (!points) return tokenChart();
   const costChart = () =>
@@ -104,22 +117,28 @@ export function chartWithCost({ report, tokenChart, compactions }) {
       points,
       threshold: null, // the threshold is in tokens: no line (and no legend entry) in dollars
       compactions,
-      caption: `Estimated USD per model call (replay, ${report.cost.model})`,
+      caption: caption ?? `Estimated USD per model call (replay, ${report.cost.model})`,
       measure: COST_MEASURE,
     });
-  const holder = h('div', { className: 'chart-holder' }, tokenChart());
+  const holder = h(
+    'div',
+    { className: 'chart-holder' },
+    initial === 'cost' ? costChart() : tokenChart(),
+  );
   /** @type {HTMLButtonElement[]} */
   const buttons = [];
+  /** @param {'tokens' | 'cost'} measure */
   const choose = (measure) => {
     for (const button of buttons) {
       button.setAttribute('aria-pressed', String(button.dataset.measure === measure));
     }
     holder.replaceChildren(measure === 'cost' ? costChart() : tokenChart());
+    onMeasure?.(measure);
   };
-  for (const [measure, label] of [
+  for (const [measure, label] of /** @type {const} */ ([
     ['tokens', 'Tokens'],
     ['cost', 'Cost (USD)'],
-  ]) {
+  ])) {
     buttons.push(
       /** @type {HTMLButtonElement} */ (
         h(
@@ -127,7 +146,7 @@ export function chartWithCost({ report, tokenChart, compactions }) {
           {
             type: 'button',
             className: 'measure-option',
-            'aria-pressed': String(measure === 'tokens'),
+            'aria-pressed': String(measure === initial),
             dataset: { measure },
             onclick: () => choose(measure),
           },
