@@ -273,6 +273,45 @@ describe('Gemini explicit cache', () => {
     expect(creations()[0]?.apiKey).toBe(API_KEY);
   });
 
+  it('ORRERY_GEMINI_EXPLICIT_CACHE=on turns it on for resolveModel; a bad value is named', async () => {
+    const fetch: typeof globalThis.fetch = (input, init) =>
+      globalThis.fetch(
+        String(input instanceof Request ? input.url : input).replace(
+          'https://generativelanguage.googleapis.com/v1beta',
+          server.baseURL,
+        ),
+        init,
+      );
+    const env = { GEMINI_API_KEY: API_KEY, ORRERY_GEMINI_EXPLICIT_CACHE: 'on' };
+    const warnings: string[] = [];
+    const originalWarn = globalThis.console.warn;
+    globalThis.console.warn = (message: string) => warnings.push(message);
+    try {
+      const gemini = await resolveModel({ modelId: 'google:gemini-2.5-flash', env, fetch });
+      for (let turn = 0; turn < 3; turn++) await gemini.generate(request({ turn }));
+      // The option wins over the variable.
+      const off = await resolveModel({
+        modelId: 'google:gemini-2.5-flash',
+        env,
+        fetch,
+        geminiExplicitCache: false,
+      });
+      for (let turn = 0; turn < 3; turn++) {
+        await off.generate(request({ turn, cacheKey: 'session-2' }));
+      }
+    } finally {
+      globalThis.console.warn = originalWarn;
+    }
+    expect(creations()).toHaveLength(1);
+    expect(warnings).toEqual([]);
+    await expect(
+      resolveModel({
+        modelId: 'google:gemini-2.5-flash',
+        env: { GEMINI_API_KEY: API_KEY, ORRERY_GEMINI_EXPLICIT_CACHE: 'sometimes' },
+      }),
+    ).rejects.toThrow(/ORRERY_GEMINI_EXPLICIT_CACHE='sometimes'/);
+  });
+
   it('names a bad option', () => {
     const google = createGoogleGenerativeAI({ apiKey: API_KEY, baseURL: server.baseURL });
     expect(() =>
