@@ -312,6 +312,34 @@ describe('Gemini explicit cache', () => {
     ).rejects.toThrow(/ORRERY_GEMINI_EXPLICIT_CACHE='sometimes'/);
   });
 
+  it('an expired cache is replaced by a new one (not deleted: it is gone)', async () => {
+    let now = 1_000_000;
+    const { model: gemini } = model({ now: () => now });
+    await gemini.generate(request({ turn: 0 }));
+    await gemini.generate(request({ turn: 1 }));
+    expect(creations()).toHaveLength(1);
+    now += 280_000; // within the 30 s margin before its 300 s TTL: not reused
+    await gemini.generate(request({ turn: 2 }));
+    expect(creations()).toHaveLength(2);
+    expect(deletions()).toHaveLength(0);
+    expect(generations().at(-1)?.body?.cachedContent).toBe('cachedContents/fake-2');
+  });
+
+  it('a model without a price is left uncached, logged once', async () => {
+    const log: LogLine[] = [];
+    const google = createGoogleGenerativeAI({ apiKey: API_KEY, baseURL: server.baseURL });
+    const gemma = fromAiSdk(google('gemma-3-27b-it'), {
+      geminiExplicitCache: {
+        apiKey: API_KEY,
+        baseURL: server.baseURL,
+        logger: { warn: (fields, message) => log.push({ level: 'warn', fields, message }) },
+      },
+    });
+    for (let turn = 0; turn < 3; turn++) await gemma.generate(request({ turn }));
+    expect(creations()).toHaveLength(0);
+    expect(log.map((line) => line.message)).toEqual(['gemini explicit cache off for this model']);
+  });
+
   it('names a bad option', () => {
     const google = createGoogleGenerativeAI({ apiKey: API_KEY, baseURL: server.baseURL });
     expect(() =>
