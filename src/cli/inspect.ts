@@ -11,13 +11,13 @@ import type { Model } from '../models/types.js';
 import { LlmAgent } from '../runtime/agents/llm-agent.js';
 import { Runner } from '../runtime/turn/runner.js';
 import { createServer } from '../server/create-server.js';
+import { createWorkerReplay } from '../server/inspector/worker-replay.js';
 import { resolveServeConfig } from '../server/serve-config.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { readOnlyStore } from './read-only-store.js';
 import { asUsageError, untilInterrupted } from './server-command.js';
 import { isPostgresUrl, openStore, redact, resolveDb } from './store.js';
-import { createWorkerReplay } from './worker-replay.js';
 
 /** Beside `orrery serve`'s 8000 (and the replicas' 8001, 8002 of the README), so all can run. */
 export const DEFAULT_INSPECT_PORT = 8010;

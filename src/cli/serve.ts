@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { Runner } from '../runtime/turn/runner.js';
 import { createServer } from '../server/create-server.js';
+import { createWorkerReplay } from '../server/inspector/worker-replay.js';
 import { findDevUiRoot } from '../server/routes/dev-ui.js';
 import {
   DEFAULT_PORT,
@@ -26,7 +27,6 @@ import {
   serveUntilInterrupted,
 } from './server-command.js';
 import { openStore, redact, resolveDb } from './store.js';
-import { createWorkerReplay } from './worker-replay.js';
 
 type ServeCommandFlags = ServeFlags & { db?: string; app: string; agent?: string; model?: string };
 

@@ -11,10 +11,10 @@ import type { ReplayRequest, ReplayResponse } from './api-types.js';
 import type { CompactionIndex } from './session-history.js';
 
 /**
- * Replays a transcript for `POST /inspector/api/replay` as `orrery replay --json` does. Given by
- * the caller (the CLI gives its own): the server cannot import the importers (same layer).
- * Throws an `HttpProblem` (400) naming the field for a bad transcript or setting. It runs in the
- * server's thread: a long replay blocks every other request (the CLI's runs in a worker).
+ * Replays a transcript for `POST /inspector/api/replay` as `orrery replay --json` does
+ * (`inspectorReplay`, `inspector-replay.ts`, or the caller's own). Throws an `HttpProblem` (400)
+ * naming the field for a bad transcript or setting. It runs in the server's thread: a long
+ * replay blocks every other request (`createWorkerReplay` runs each in a worker).
  */
 export type InspectorReplay = (options: {
   request: ReplayRequest;
@@ -22,9 +22,10 @@ export type InspectorReplay = (options: {
 }) => Promise<ReplayResponse>;
 
 /**
- * A replay that takes the raw request body and parses, checks and replays it where it runs (the
- * CLI's: a worker thread, so the server's event loop stays free). It stops when `signal` aborts
- * (the client went away) and throws an `HttpProblem` for a bad body (`parseReplayBody`'s).
+ * A replay that takes the raw request body and parses, checks and replays it where it runs
+ * (`createWorkerReplay` in `worker-replay.ts`: a worker thread, so the server's event loop stays
+ * free). It stops when `signal` aborts (the client went away) and throws an `HttpProblem` for a
+ * bad body (`parseReplayBody`'s).
  */
 export interface InspectorBodyReplay {
   fromBody(options: { body: Uint8Array; signal: AbortSignal }): Promise<ReplayResponse>;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../../../test/cli/in-process.js';
-import { inspectorReplay } from '../../cli/inspector-replay.js';
+import { inspectorReplay } from './inspector-replay.js';
 import { inspectorFixture, TOKEN_ALICE } from './test-helpers/inspector-fixture.js';
 
 const FILE = 'examples/incident-session.jsonl';

@@ -3,7 +3,8 @@
  * JSON `orrery replay --json` prints. Nothing is stored. Its body limit is its own (a transcript
  * is larger than any other request): create-server exempts this path from the global one.
  * Replays running at once are bounded per server and per caller (docs/server-limits.md); a
- * body replay (the CLI's worker) gets the raw body, so parsing it is off the event loop too.
+ * body replay (`createWorkerReplay`'s worker) gets the raw body, so parsing it is off the event
+ * loop too.
  */
 import type { Context, Hono } from 'hono';
 import { HttpProblem } from '../errors.js';
