@@ -11,7 +11,6 @@ import type { Model } from '../models/types.js';
 import { LlmAgent } from '../runtime/agents/llm-agent.js';
 import { Runner } from '../runtime/turn/runner.js';
 import { createServer } from '../server/create-server.js';
-import { createWorkerReplay } from '../server/inspector/worker-replay.js';
 import { resolveServeConfig } from '../server/serve-config.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -121,7 +120,6 @@ Read-only: runs, compactions and deletes are refused. Replays in the page store 
           inspector: {
             readOnlyReason:
               'orrery inspect only reads the store: no agent runs here (orrery serve --agent MODULE serves one with a chat box)',
-            replay: createWorkerReplay(),
             maxConcurrentReplays: config.maxConcurrentReplays,
             maxConcurrentReplaysPerUser: config.maxConcurrentReplaysPerUser,
           },

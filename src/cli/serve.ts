@@ -8,7 +8,6 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { Runner } from '../runtime/turn/runner.js';
 import { createServer } from '../server/create-server.js';
-import { createWorkerReplay } from '../server/inspector/worker-replay.js';
 import { findDevUiRoot } from '../server/routes/dev-ui.js';
 import {
   DEFAULT_PORT,
@@ -108,7 +107,6 @@ Examples:
           maxBodyBytes: config.maxBodyBytes,
           devUiRoot,
           inspector: {
-            replay: createWorkerReplay(),
             maxConcurrentReplays: config.maxConcurrentReplays,
             maxConcurrentReplaysPerUser: config.maxConcurrentReplaysPerUser,
           },

@@ -39,8 +39,12 @@ export const DEFAULT_MAX_CONCURRENT_REPLAYS_PER_USER = 1;
 export const REPLAY_RETRY_AFTER_SECONDS = 5;
 
 export interface InspectorOptions {
-  /** `POST /inspector/api/replay` answers 501 without one. */
-  replay?: InspectorReplay | InspectorBodyReplay;
+  /**
+   * What `POST /inspector/api/replay` runs. Default: the server's own worker replay
+   * (`createWorkerReplay()`, a worker thread per replay, started on the first request);
+   * `false` turns the route off (it answers 501).
+   */
+  replay?: InspectorReplay | InspectorBodyReplay | false;
   /** `POST /inspector/api/replay` body limit. Default `DEFAULT_MAX_REPLAY_BYTES` (32 MiB). */
   maxReplayBytes?: number;
   /** Replays running at once on this server; more get a 429. Default 2. */

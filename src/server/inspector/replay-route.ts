@@ -25,6 +25,7 @@ import {
 } from './inspector-deps.js';
 import { isRefusal, ReplayLimiter, type ReplayRefusal } from './replay-limiter.js';
 import { parseReplayBody, replayProblem } from './replay-request.js';
+import { createWorkerReplay } from './worker-replay.js';
 
 export const REPLAY_PATH = `${INSPECTOR_API_PREFIX}/replay`;
 
@@ -59,6 +60,12 @@ export function registerReplayRoute(app: Hono<ServerEnv>, deps: InspectorDeps): 
     maxConcurrentPerUser:
       options.maxConcurrentReplaysPerUser ?? DEFAULT_MAX_CONCURRENT_REPLAYS_PER_USER,
   });
+  // The server's own replay, made on first use: a server that never replays starts no worker.
+  let own: InspectorBodyReplay | undefined;
+  const ownReplay = (): InspectorBodyReplay => {
+    own ??= createWorkerReplay();
+    return own;
+  };
   app.post(
     REPLAY_PATH,
     limitBody({
@@ -67,14 +74,13 @@ export function registerReplayRoute(app: Hono<ServerEnv>, deps: InspectorDeps): 
       field: 'transcript',
     }),
     async (context) => {
-      const replay = options.replay;
+      const replay = options.replay === false ? undefined : (options.replay ?? ownReplay());
       if (!replay) {
         throw new HttpProblem({
           status: 501,
           slug: 'not-implemented',
           title: 'Not Implemented',
-          detail:
-            'this server has no replay: createServer({ inspector: { replay } }) (orrery serve and orrery inspect give one)',
+          detail: 'replay is off on this server: createServer({ inspector: { replay: false } })',
         });
       }
       // Refused before the body is read: a refused replay costs nothing.
