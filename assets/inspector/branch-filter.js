@@ -112,7 +112,8 @@ export function renderBranchFilter({ branches, selected, eventCount, onChange })
  * `seq` of every row (from any answer) and the compactions seen on the branch. The timeline sets
  * `onLoaded` (a page arrived: draw again).
  * @param {{ key: SessionKey, branch: string, pageSize: number, signal: AbortSignal,
- *   onSummary?: (result: BranchTimelineResponse) => void, onError: (error: unknown) => void }} options
+ *   onSummary?: (result: BranchTimelineResponse) => void,
+ *   onError: (error: unknown) => void }} options
  */
 export function createBranchRows({ key, branch, pageSize, signal, onSummary, onError }) {
   /** @type {number[]} */

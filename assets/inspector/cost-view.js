@@ -10,8 +10,8 @@ import { h } from './dom.js';
 import { formatNumber } from './format.js';
 
 /**
- * A priced replay report's `cost`: `ReplayCost` (src/runtime/replay/replay-cost.ts), the fields
- * the page reads. Restated, not imported: that module's imports need Node's types.
+ * A priced replay report's `cost`: `ReplayCost` (src/runtime/replay/replay-cost.ts), restated,
+ * not imported: that module's imports need Node's types, which the page's check leaves out.
  * @typedef {{ inputTokens: number, cacheReadTokens: number, cacheWriteTokens: number,
  *   outputTokens: number, summarizerUsd: number, usd: number }} ReplayCostFigures
  * @typedef {{ model: string, currency: 'USD', summarizerModel: string, cacheHints: boolean,
@@ -30,7 +30,10 @@ export function formatUsd(value) {
   return `$${value >= 1 ? value.toFixed(2) : value.toFixed(4)}`;
 }
 
-/** Axis ticks: fewer decimals than `formatUsd`, enough to tell ticks apart. @param {number} value */
+/**
+ * Axis ticks: fewer decimals than `formatUsd`, enough to tell ticks apart.
+ * @param {number} value
+ */
 function tickUsd(value) {
   if (value === 0) return '$0';
   if (value >= 10) return `$${value.toFixed(0)}`;
@@ -65,13 +68,19 @@ export function costChartPoints(report) {
   }));
 }
 
-/** Cache reads as a share of every prompt token sent. @param {Partial<ReplayCostFigures>} figures */
+/**
+ * Cache reads as a share of every prompt token sent.
+ * @param {Partial<ReplayCostFigures>} figures
+ */
 function cacheShare(figures) {
   const input = figures?.inputTokens ?? 0;
   return input > 0 ? `${Math.round(((figures.cacheReadTokens ?? 0) / input) * 100)}%` : '–';
 }
 
-/** The summary of `report.cost`: one row per figure, each tagged `data-cost`. @param {ReplayCost} cost */
+/**
+ * The summary of `report.cost`: one row per figure, each tagged `data-cost`.
+ * @param {ReplayCost} cost
+ */
 export function costSummary(cost) {
   /** @type {Partial<ReplayCostFigures>} */
   const withCompaction = cost.withCompaction ?? {};

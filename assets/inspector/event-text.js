@@ -52,7 +52,8 @@ export function compactionText(span) {
 /**
  * A row's preview: a compaction names what it summarizes (in the view, its summary); tool calls,
  * tool results and large events are collapsed to their head and size.
- * @param {{ event: TimelineEvent, span: CompactionSpan | undefined, mode: 'history' | 'view' }} options
+ * @param {{ event: TimelineEvent, span: CompactionSpan | undefined,
+ *   mode: 'history' | 'view' }} options
  */
 export function previewText({ event, span, mode }) {
   if (event.kind === 'compaction') {

@@ -225,7 +225,9 @@ function settingsOf(form) {
   return body;
 }
 
-/** @param {{ root: HTMLElement, signal: AbortSignal, onError: (error: unknown) => void }} options */
+/**
+ * @param {{ root: HTMLElement, signal: AbortSignal, onError: (error: unknown) => void }} options
+ */
 export function showReplay({ root, signal, onError }) {
   const result = h('div', { className: 'replay-result', 'aria-live': 'polite' });
   const submit = h('button', { type: 'submit' }, 'Replay');
