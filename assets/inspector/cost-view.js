@@ -9,13 +9,31 @@ import { renderChart } from './chart.js';
 import { h } from './dom.js';
 import { formatNumber } from './format.js';
 
-/** Dollars: cents from $1 up, four decimals under (a single call often costs under a cent). */
+/**
+ * A priced replay report's `cost`: `ReplayCost` (src/runtime/replay/replay-cost.ts), restated,
+ * not imported: that module's imports need Node's types, which the page's check leaves out.
+ * @typedef {{ inputTokens: number, cacheReadTokens: number, cacheWriteTokens: number,
+ *   outputTokens: number, summarizerUsd: number, usd: number }} ReplayCostFigures
+ * @typedef {{ model: string, currency: 'USD', summarizerModel: string, cacheHints: boolean,
+ *   withCompaction: ReplayCostFigures, withoutCompaction: ReplayCostFigures,
+ *   compactions: Array<{ beforeCall: number, summarizerUsd: number,
+ *     paybackCalls: number | null, callsAfter: number }>,
+ *   perCallUsd: { withCompaction: number[], withoutCompaction: number[] } }} ReplayCost
+ */
+
+/**
+ * Dollars: cents from $1 up, four decimals under (a single call often costs under a cent).
+ * @param {number | undefined} value
+ */
 export function formatUsd(value) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '–';
   return `$${value >= 1 ? value.toFixed(2) : value.toFixed(4)}`;
 }
 
-/** Axis ticks: fewer decimals than `formatUsd`, enough to tell ticks apart. */
+/**
+ * Axis ticks: fewer decimals than `formatUsd`, enough to tell ticks apart.
+ * @param {number} value
+ */
 function tickUsd(value) {
   if (value === 0) return '$0';
   if (value >= 10) return `$${value.toFixed(0)}`;
@@ -34,7 +52,11 @@ export const COST_MEASURE = {
   dataNames: ['usd', 'uncompactedUsd'],
 };
 
-/** The cost chart's points: `perCallUsd` in call order (null when the report has no cost). */
+/**
+ * The cost chart's points: `perCallUsd` in call order (null when the report has no cost).
+ * @param {{ cost?: ReplayCost }} report
+ * @returns {import('./chart.js').Point[] | null}
+ */
 export function costChartPoints(report) {
   const perCall = report?.cost?.perCallUsd;
   if (!perCall || !Array.isArray(perCall.withCompaction)) return null;
@@ -46,18 +68,28 @@ export function costChartPoints(report) {
   }));
 }
 
-/** Cache reads as a share of every prompt token sent. */
+/**
+ * Cache reads as a share of every prompt token sent.
+ * @param {Partial<ReplayCostFigures>} figures
+ */
 function cacheShare(figures) {
   const input = figures?.inputTokens ?? 0;
   return input > 0 ? `${Math.round(((figures.cacheReadTokens ?? 0) / input) * 100)}%` : '–';
 }
 
-/** The summary of `report.cost`: one row per figure, each tagged `data-cost`. */
+/**
+ * The summary of `report.cost`: one row per figure, each tagged `data-cost`.
+ * @param {ReplayCost} cost
+ */
 export function costSummary(cost) {
+  /** @type {Partial<ReplayCostFigures>} */
   const withCompaction = cost.withCompaction ?? {};
+  /** @type {Partial<ReplayCostFigures>} */
   const without = cost.withoutCompaction ?? {};
   const saved =
-    without.usd > 0 ? Math.round((1 - (withCompaction.usd ?? 0) / without.usd) * 100) : 0;
+    without.usd !== undefined && without.usd > 0
+      ? Math.round((1 - (withCompaction.usd ?? 0) / without.usd) * 100)
+      : 0;
   const rows = [
     ['priced as', `${cost.model}${cost.cacheHints ? ' (cache hints)' : ''}`],
     ['USD with compaction', formatUsd(withCompaction.usd)],
@@ -93,7 +125,7 @@ export function costSummary(cost) {
 /**
  * The request chart with a "Tokens | Cost (USD)" toggle when the report is priced; the token
  * chart alone otherwise. `tokenChart` draws the token chart (the replay form's).
- * @param {{ report: any, tokenChart: () => HTMLElement,
+ * @param {{ report: { cost?: ReplayCost }, tokenChart: () => HTMLElement,
  *   compactions: Array<{ call: number }> }} options
  */
 export function chartWithCost({ report, tokenChart, compactions }) {
@@ -104,22 +136,22 @@ export function chartWithCost({ report, tokenChart, compactions }) {
       points,
       threshold: null, // the threshold is in tokens: no line (and no legend entry) in dollars
       compactions,
-      caption: `Estimated USD per model call (replay, ${report.cost.model})`,
+      caption: `Estimated USD per model call (replay, ${report.cost?.model})`,
       measure: COST_MEASURE,
     });
   const holder = h('div', { className: 'chart-holder' }, tokenChart());
   /** @type {HTMLButtonElement[]} */
   const buttons = [];
-  const choose = (measure) => {
+  const choose = (/** @type {string} */ measure) => {
     for (const button of buttons) {
       button.setAttribute('aria-pressed', String(button.dataset.measure === measure));
     }
     holder.replaceChildren(measure === 'cost' ? costChart() : tokenChart());
   };
-  for (const [measure, label] of [
+  for (const [measure, label] of /** @type {const} */ ([
     ['tokens', 'Tokens'],
     ['cost', 'Cost (USD)'],
-  ]) {
+  ])) {
     buttons.push(
       /** @type {HTMLButtonElement} */ (
         h(
