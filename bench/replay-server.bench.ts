@@ -11,14 +11,14 @@
  * `npm run bench -- replay-server`. `ORRERY_BENCH_REPLAY_KB=411` runs one size only.
  */
 import pino from 'pino';
-import { inspectorReplay } from '../src/cli/inspector-replay.js';
-import { createWorkerReplay } from '../src/cli/worker-replay.js';
 import { LlmAgent } from '../src/runtime/agents/llm-agent.js';
 import { Runner } from '../src/runtime/turn/runner.js';
 import { createServer } from '../src/server/create-server.js';
 import type { InspectorBodyReplay, InspectorReplay } from '../src/server/index.js';
+import { inspectorReplay } from '../src/server/inspector/inspector-replay.js';
 import { MAX_REPLAY_OVERLAP_PER_INTERVAL } from '../src/server/inspector/replay-request.js';
 import { chatTranscript } from '../src/server/inspector/test-helpers/chat-transcript.js';
+import { createWorkerReplay } from '../src/server/inspector/worker-replay.js';
 import { InMemorySessionService } from '../src/sessions/in-memory-session-service.js';
 import { ScriptedModel } from '../src/testing/scripted-model.js';
 

@@ -22,6 +22,21 @@
  * @typedef {{ signal?: AbortSignal }} Signalled
  * @typedef {{ status: number, detail: string, title?: string }} ProblemFields
  */
+/**
+ * An event of a run's stream (`POST /run_sse`), as ADK JSON: the parts the page reads.
+ * @typedef {{
+ *   author?: string,
+ *   partial?: boolean,
+ *   content?: { role?: string, parts?: Array<{ text?: string, thought?: boolean,
+ *     functionCall?: { name: string }, functionResponse?: { name: string } }> },
+ *   errorMessage?: string,
+ * }} RunEvent
+ */
+/**
+ * A `data:` message of a run's stream: an event, or the problem that ended the run (ADK's
+ * clients read its `error`).
+ * @typedef {RunEvent & { error?: string, status?: number, title?: string }} RunMessage
+ */
 
 const TOKEN_KEY = 'orrery.inspector.token';
 const BASE = '/inspector/api';
@@ -79,9 +94,12 @@ async function problemOf(response) {
 }
 
 /**
+ * The answer's JSON, of the type the caller names (an `api-types.ts` shape; not checked here:
+ * the server and the page share those types).
+ * @template Answer
  * @param {string} path
  * @param {{ method?: string, body?: unknown, signal?: AbortSignal }} [options]
- * @returns {Promise<any>} the answer's JSON (typed by each `api` method)
+ * @returns {Promise<Answer>}
  */
 export async function requestJson(path, { method = 'GET', body, signal } = {}) {
   /** @type {Record<string, string>} */
@@ -114,9 +132,10 @@ export function sessionPath(key) {
 }
 
 /**
- * Splits an SSE body into its `data:` payloads, parsed as JSON.
- * @param {ReadableStream<any>} body
- * @param {(message: any) => void} onMessage
+ * Splits an SSE body into its `data:` payloads, parsed as JSON (of the type the caller names).
+ * @template Message
+ * @param {ReadableStream<BufferSource>} body
+ * @param {(message: Message) => void} onMessage
  */
 async function readEventStream(body, onMessage) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
@@ -228,7 +247,7 @@ export const api = {
    * partial events carry the answer's text as it comes) and calls `onEvent` with each event
    * (ADK JSON). A problem inside the stream (`error` set) is thrown as an `ApiError`.
    * @param {SessionKey} key
-   * @param {{ text: string, signal?: AbortSignal, onEvent: (event: any) => void }} options
+   * @param {{ text: string, signal?: AbortSignal, onEvent: (event: RunEvent) => void }} options
    */
   async run(key, { text, signal, onEvent }) {
     const response = await fetch('/run_sse', {
@@ -251,7 +270,7 @@ export const api = {
     if (!response.body) return;
     /** @type {ApiError | undefined} */
     let failure;
-    await readEventStream(response.body, (message) => {
+    await readEventStream(response.body, (/** @type {RunMessage} */ message) => {
       if (typeof message?.error === 'string' && typeof message.status === 'number') {
         failure = new ApiError({
           status: message.status,

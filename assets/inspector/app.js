@@ -13,13 +13,18 @@ import { showSession } from './session-page.js';
 import { showSessions } from './sessions-list.js';
 
 /** An element index.html always has. @param {string} id */
-const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const byId = (id) => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`index.html has no #${id}`);
+  return element;
+};
 const main = byId('main');
 const errorBox = byId('error');
 const tokenStatus = byId('token-status');
 /** @type {AbortController | null} */
 let current = null;
 
+/** @param {string} message */
 function showError(message) {
   errorBox.replaceChildren(
     h('span', {}, message),
@@ -51,21 +56,33 @@ function forgetToken() {
   void route();
 }
 
+/**
+ * A field of a thrown value, when it is an object that has it (an `Error`, an `ApiError`, a
+ * `DOMException`); `undefined` otherwise.
+ * @param {unknown} error
+ * @param {'name' | 'detail' | 'message'} field
+ * @returns {unknown}
+ */
+function fieldOf(error, field) {
+  return typeof error === 'object' && error !== null ? Reflect.get(error, field) : undefined;
+}
+
+/** @param {unknown} error */
 function handleError(error) {
-  if (error?.name === 'AbortError' || current?.signal.aborted) return;
+  if (fieldOf(error, 'name') === 'AbortError' || current?.signal.aborted) return;
   if (error instanceof AuthRequiredError) {
     current?.abort();
     clearError();
     main.replaceChildren(renderAuthForm({ detail: error.detail, onToken: () => void route() }));
     return;
   }
-  showError(error?.detail ?? error?.message ?? String(error));
+  showError(String(fieldOf(error, 'detail') ?? fieldOf(error, 'message') ?? error));
 }
 
+/** @param {'replay' | 'sessions'} name */
 function markCurrentNav(name) {
-  for (const link of /** @type {NodeListOf<HTMLElement>} */ (
-    document.querySelectorAll('[data-nav]')
-  )) {
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    if (!(link instanceof HTMLElement)) continue;
     if (link.dataset.nav === name) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }

@@ -3,6 +3,9 @@
 import { getToken, setToken } from './api.js';
 import { h } from './dom.js';
 
+/**
+ * @param {{ detail: string, onToken: () => void }} options
+ */
 export function renderAuthForm({ detail, onToken }) {
   const input = h('input', {
     id: 'token-input',

@@ -13,31 +13,54 @@ import { formatNumber, plural } from './format.js';
 import { sessionHash } from './routes.js';
 import { createViewPages } from './view-pages.js';
 
+/**
+ * @typedef {import('../../src/server/inspector/api-types.js').BranchesResponse} BranchesResponse
+ * @typedef {import('../../src/server/inspector/api-types.js').BranchRow} BranchRow
+ * @typedef {import('../../src/server/inspector/api-types.js').BranchTimelineResponse} BranchTimelineResponse
+ * @typedef {import('../../src/server/inspector/api-types.js').ViewResponse} ViewResponse
+ * @typedef {import('./routes.js').SessionKey} SessionKey
+ * @typedef {{ branch: string, offset: number, limit: number, signal?: AbortSignal }} BranchPage
+ */
+
 /** The select's value for "every branch" (no filter). */
 const ALL = '*';
 
+/** @param {{ branch: string, offset: number, limit: number }} parameters */
 function branchQuery(parameters) {
   // `branch` is kept when empty: `?branch=` is the trunk.
   return `?${new URLSearchParams(
-    Object.entries(parameters).filter(([, value]) => value !== undefined && value !== null),
+    Object.entries(parameters)
+      .filter(([, value]) => value !== undefined && value !== null)
+      .map(([name, value]) => [name, String(value)]),
   )}`;
 }
 
 /**
- * @param {import('./routes.js').SessionKey} key
+ * @param {SessionKey} key
  * @param {{ signal?: AbortSignal }} [options]
+ * @returns {Promise<BranchesResponse>}
  */
 export function fetchBranches(key, { signal } = {}) {
   return requestJson(`${sessionPath(key)}/branches`, { signal });
 }
 
-/** A page of `branch`'s next request (`GET .../view?branch=`). */
+/**
+ * A page of `branch`'s next request (`GET .../view?branch=`).
+ * @param {SessionKey} key
+ * @param {BranchPage} page
+ * @returns {Promise<ViewResponse>}
+ */
 export function fetchBranchView(key, { branch, offset, limit, signal }) {
   return requestJson(`${sessionPath(key)}/view${branchQuery({ branch, offset, limit })}`, {
     signal,
   });
 }
 
+/**
+ * @param {SessionKey} key
+ * @param {BranchPage} page
+ * @returns {Promise<BranchTimelineResponse>}
+ */
 function fetchBranchTimeline(key, { branch, offset, limit, signal }) {
   return requestJson(
     `${sessionPath(key)}/branch-timeline${branchQuery({ branch, offset, limit })}`,
@@ -45,6 +68,7 @@ function fetchBranchTimeline(key, { branch, offset, limit, signal }) {
   );
 }
 
+/** @param {string} branch */
 export function branchLabel(branch) {
   return branch === '' ? 'trunk' : branch;
 }
@@ -52,11 +76,15 @@ export function branchLabel(branch) {
 /**
  * The branch filter: "All branches", then the trunk and each branch with its counts. Shown only
  * when the session has a branch besides the trunk. `onChange(branch)`: `null` for all.
+ * @param {{ branches: BranchRow[], selected: string | null | undefined, eventCount: number,
+ *   onChange: (branch: string | null) => void }} options
  */
 export function renderBranchFilter({ branches, selected, eventCount, onChange }) {
   if (branches.length <= 1) return null;
+  /** @param {string} value @param {string} label */
   const option = (value, label) =>
     h('option', { value, selected: value === (selected ?? ALL) }, label);
+  /** @param {BranchRow} row */
   const counts = (row) =>
     `${plural(row.events, 'event')}${row.compactions > 0 ? `, ${plural(row.compactions, 'compaction')}` : ''}`;
   return h(
@@ -68,7 +96,10 @@ export function renderBranchFilter({ branches, selected, eventCount, onChange })
       {
         name: 'branch',
         'aria-label': 'Branch',
-        onchange: (event) => onChange(event.target.value === ALL ? null : event.target.value),
+        onchange: (event) => {
+          if (!(event.target instanceof HTMLSelectElement)) return;
+          onChange(event.target.value === ALL ? null : event.target.value);
+        },
       },
       option(ALL, `All branches (${formatNumber(eventCount)} events)`),
       branches.map((row) => option(row.branch, `${branchLabel(row.branch)} (${counts(row)})`)),
@@ -80,12 +111,16 @@ export function renderBranchFilter({ branches, selected, eventCount, onChange })
  * The rows of `branch`'s timeline: `view-pages`' paging over `GET .../branch-timeline`, plus the
  * `seq` of every row (from any answer) and the compactions seen on the branch. The timeline sets
  * `onLoaded` (a page arrived: draw again).
+ * @param {{ key: SessionKey, branch: string, pageSize: number, signal: AbortSignal,
+ *   onSummary?: (result: BranchTimelineResponse) => void,
+ *   onError: (error: unknown) => void }} options
  */
 export function createBranchRows({ key, branch, pageSize, signal, onSummary, onError }) {
+  /** @type {number[]} */
   let seqs = [];
+  /** @type {BranchTimelineResponse['compactions']} */
   let spans = [];
   const pages = createViewPages({
-    key,
     pageSize,
     signal,
     onLoaded: () => rows.onLoaded?.(),
@@ -95,15 +130,17 @@ export function createBranchRows({ key, branch, pageSize, signal, onSummary, onE
       spans = result.compactions;
       onSummary?.(result);
     },
-    load: (offset, limit) => fetchBranchTimeline(key, { branch, offset, limit, signal }),
+    load: (/** @type {number} */ offset, /** @type {number} */ limit) =>
+      fetchBranchTimeline(key, { branch, offset, limit, signal }),
   });
-  /** Rows whose `seq` is at most `seq`. */
+  /** Rows whose `seq` is at most `seq`. @param {number} seq */
   const rowsUpTo = (seq) => {
     let low = 0;
     let high = seqs.length;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if (seqs[middle] <= seq) low = middle + 1;
+      // `middle` < `seqs.length`: the fallback is for the types only.
+      if ((seqs[middle] ?? Number.POSITIVE_INFINITY) <= seq) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -124,7 +161,7 @@ export function createBranchRows({ key, branch, pageSize, signal, onSummary, onE
     start: pages.start,
     refresh: pages.refresh,
     rowsUpTo,
-    /** The row of `seq`, or -1 when the branch does not see it. */
+    /** The row of `seq`, or -1 when the branch does not see it. @param {number} seq */
     rowOfSeq(seq) {
       const row = rowsUpTo(seq) - 1;
       return seqs[row] === seq ? row : -1;
@@ -137,6 +174,9 @@ export function createBranchRows({ key, branch, pageSize, signal, onSummary, onE
  * The session page's branch pieces: the filter (`null` without branches) and, when `branch` is
  * set (`''`: the trunk), the timeline's `{ rows, loadView }` (its rows already asked for).
  * Choosing a branch changes the URL (`sessionHash`), which shows the session again.
+ * @param {{ key: SessionKey, branch: string | null, signal: AbortSignal,
+ *   onError: (error: unknown) => void, pageSize: number, eventCount: number,
+ *   isView: () => boolean, onLoaded: () => void }} options
  */
 export async function openBranchFilter(options) {
   const { key, branch, signal, onError, pageSize, eventCount, isView, onLoaded } = options;
@@ -152,6 +192,7 @@ export async function openBranchFilter(options) {
   if (branch === null || branch === undefined) return { element, timeline: undefined };
   const rows = createBranchRows({ key, branch, pageSize, signal, onError, onSummary: onLoaded });
   rows.start();
+  /** @param {number} offset @param {number} limit */
   const loadView = (offset, limit) => fetchBranchView(key, { branch, offset, limit, signal });
   return { element, timeline: { rows, loadView } };
 }

@@ -11,7 +11,6 @@ import { h } from './dom.js';
 import { formatNumber, formatTime, plural } from './format.js';
 
 /** @typedef {import('../../src/server/inspector/api-types.js').CallTraceEntry} CallTraceEntry */
-/** @typedef {import('../../src/server/inspector/api-types.js').TimelineEvent} TimelineEvent */
 /** @typedef {{ appName: string, userId: string, sessionId: string }} SessionKey */
 
 /** "1,200 in (1,000 cached) · 7 out", or why there is no figure. */
@@ -50,9 +49,7 @@ function requestRange(/** @type {CallTraceEntry['request']} */ request) {
  */
 function requestList({ key, entry, pageSize, signal, onError }) {
   const list = h('ol', { className: 'call-request-events' });
-  const more = /** @type {HTMLButtonElement} */ (
-    h('button', { type: 'button', className: 'link', hidden: true }, 'Show more')
-  );
+  const more = h('button', { type: 'button', className: 'link', hidden: true }, 'Show more');
   let shown = 0;
   const load = async () => {
     more.disabled = true;
@@ -62,7 +59,7 @@ function requestList({ key, entry, pageSize, signal, onError }) {
         limit: pageSize,
         signal,
       });
-      for (const event of /** @type {TimelineEvent[]} */ (page.events)) {
+      for (const event of page.events) {
         list.append(
           h(
             'li',
@@ -97,8 +94,10 @@ function requestList({ key, entry, pageSize, signal, onError }) {
 function callItem(options) {
   const { entry } = options;
   const requestSlot = h('div', { className: 'call-request-slot' });
-  const toggle = /** @type {HTMLButtonElement} */ (
-    h('button', { type: 'button', className: 'link', 'aria-expanded': 'false' }, 'Show request')
+  const toggle = h(
+    'button',
+    { type: 'button', className: 'link', 'aria-expanded': 'false' },
+    'Show request',
   );
   toggle.addEventListener('click', () => {
     const open = toggle.getAttribute('aria-expanded') !== 'true';
@@ -181,12 +180,12 @@ export function createCallTrace({ key, pageSize, signal, onError }) {
     { className: 'call-trace-body' },
     h('p', { className: 'muted' }, 'Loading…'),
   );
-  const element = /** @type {HTMLDetailsElement} */ (
-    h('details', { className: 'panel call-trace' }, h('summary', {}, title), body)
-  );
+  const element = h('details', { className: 'panel call-trace' }, h('summary', {}, title), body);
   const list = h('ol', { className: 'call-list' });
-  const older = /** @type {HTMLButtonElement} */ (
-    h('button', { type: 'button', className: 'link', hidden: true }, 'Show older calls')
+  const older = h(
+    'button',
+    { type: 'button', className: 'link', hidden: true },
+    'Show older calls',
   );
   let shown = 0;
   /** The newest page (`fromStart`), or the next older one. */

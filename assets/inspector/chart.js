@@ -19,6 +19,14 @@ const Y_TICKS = 4;
  *   tick: (value: number) => string, exact: (value: number) => string,
  *   dataNames: [string, string] }} Measure
  */
+/**
+ * One model call on the chart: `tokens` (or dollars: `Measure`) with compaction, and without
+ * when known.
+ * @typedef {{ call: number, seq?: number, tokens: number, uncompactedTokens?: number | null }}
+ *   Point
+ * @typedef {{ call: number, seq?: number }} CompactionMarker
+ * @typedef {ReturnType<typeof scales>} Scale
+ */
 /** @type {Measure} */
 export const TOKENS_MEASURE = {
   axis: 'tokens',
@@ -30,8 +38,9 @@ export const TOKENS_MEASURE = {
   dataNames: ['tokens', 'uncompactedTokens'],
 };
 
+/** @param {Point[]} points @param {number | null} threshold */
 function scales(points, threshold) {
-  const calls = Math.max(1, points.length === 0 ? 1 : points[points.length - 1].call);
+  const calls = Math.max(1, points.at(-1)?.call ?? 1);
   let top = threshold ?? 0;
   for (const point of points) top = Math.max(top, point.tokens, point.uncompactedTokens ?? 0);
   // Scaled to the data (dollars per call are often under a cent); 1 when everything is 0.
@@ -39,23 +48,32 @@ function scales(points, threshold) {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   return {
-    x: (call) =>
+    x: (/** @type {number} */ call) =>
       MARGIN.left + (calls === 1 ? plotWidth / 2 : ((call - 1) / (calls - 1)) * plotWidth),
-    y: (tokens) => MARGIN.top + plotHeight - (tokens / top) * plotHeight,
+    y: (/** @type {number} */ tokens) => MARGIN.top + plotHeight - (tokens / top) * plotHeight,
     top,
     calls,
   };
 }
 
+/**
+ * @param {Point[]} points
+ * @param {Scale} scale
+ * @param {'tokens' | 'uncompactedTokens'} field
+ * @param {string} className
+ */
 function polyline(points, scale, field, className) {
   const coordinates = points
     .filter((point) => typeof point[field] === 'number')
-    .map((point) => `${scale.x(point.call).toFixed(1)},${scale.y(point[field]).toFixed(1)}`)
+    // The filter kept numbers (TypeScript does not narrow `point[field]` through it).
+    .map((point) => `${scale.x(point.call).toFixed(1)},${scale.y(Number(point[field])).toFixed(1)}`)
     .join(' ');
   return s('polyline', { className, points: coordinates, fill: 'none' });
 }
 
+/** @param {Scale} scale @param {Measure} measure */
 function axes(scale, measure) {
+  /** @type {SVGElement[]} */
   const items = [];
   for (let tick = 0; tick <= Y_TICKS; tick++) {
     const value = (scale.top / Y_TICKS) * tick;
@@ -101,6 +119,7 @@ function axes(scale, measure) {
   return items;
 }
 
+/** @param {Scale} scale @param {number | null} threshold */
 function thresholdLine(scale, threshold) {
   if (typeof threshold !== 'number' || threshold <= 0) return [];
   const y = scale.y(threshold);
@@ -121,6 +140,7 @@ function thresholdLine(scale, threshold) {
   ];
 }
 
+/** @param {Scale} scale @param {CompactionMarker[]} compactions */
 function compactionMarkers(scale, compactions) {
   return compactions
     .filter((marker) => typeof marker.call === 'number' && marker.call <= scale.calls)
@@ -142,6 +162,7 @@ function compactionMarkers(scale, compactions) {
     });
 }
 
+/** @param {Scale} scale @param {Point[]} points @param {Measure} measure */
 function pointCircles(scale, points, measure) {
   // One circle per call: its figures ride in data attributes (what the tests read back).
   const radius = points.length > 400 ? 1.5 : 3;
@@ -192,10 +213,8 @@ export function legendEntries({ points, threshold, compactions = [], measure = T
  * `points`: `[{ call, seq?, tokens, uncompactedTokens }]`; `compactions`: `[{ call, seq? }]`
  * (a compaction before that call); `threshold`: a number or null; `measure`: what `tokens` and
  * `uncompactedTokens` hold (default tokens; cost-view.js passes dollars).
- * @param {{ points: Array<{ call: number, seq?: number, tokens: number,
- *   uncompactedTokens?: number | null }>, threshold: number | null,
- *   compactions?: Array<{ call: number, seq?: number }>, caption: string,
- *   measure?: Measure }} options
+ * @param {{ points: Point[], threshold: number | null, compactions?: CompactionMarker[],
+ *   caption: string, measure?: Measure }} options
  */
 export function renderChart({
   points,

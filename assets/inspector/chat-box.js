@@ -10,16 +10,7 @@ import { h } from './dom.js';
 
 /** @typedef {import('../../src/server/inspector/api-types.js').InspectorInfo} InspectorInfo */
 /** @typedef {{ appName: string, userId: string, sessionId: string }} SessionKey */
-/**
- * An event of the run's stream, as ADK JSON (the parts the box reads).
- * @typedef {{
- *   author?: string,
- *   partial?: boolean,
- *   content?: { role?: string, parts?: Array<{ text?: string, thought?: boolean,
- *     functionCall?: { name: string }, functionResponse?: { name: string } }> },
- *   errorMessage?: string,
- * }} RunEvent
- */
+/** @typedef {import('./api.js').RunEvent} RunEvent An event of the run's stream (ADK JSON). */
 
 /** Why this page cannot send to `key`'s agent, or `undefined` when it can. */
 export function chatUnavailableReason(
@@ -56,16 +47,14 @@ export function renderChatBox({ key, info, signal, onError, onRunEnd }) {
       h('p', { className: 'muted chat-reason' }, `No chat box: ${reason}.`),
     );
   }
-  const input = /** @type {HTMLTextAreaElement} */ (
-    h('textarea', {
-      id: 'chat-message',
-      name: 'message',
-      rows: 2,
-      required: true,
-      placeholder: `Message ${info.agentName}…`,
-    })
-  );
-  const send = /** @type {HTMLButtonElement} */ (h('button', { type: 'submit' }, 'Send'));
+  const input = h('textarea', {
+    id: 'chat-message',
+    name: 'message',
+    rows: 2,
+    required: true,
+    placeholder: `Message ${info.agentName}…`,
+  });
+  const send = h('button', { type: 'submit' }, 'Send');
   const status = h('p', { className: 'chat-status muted', role: 'status' });
   const transcript = h('ol', { className: 'chat-transcript', 'aria-live': 'polite' });
 
@@ -124,7 +113,7 @@ export function renderChatBox({ key, info, signal, onError, onRunEnd }) {
     'form',
     {
       className: 'chat-form',
-      onsubmit: async (/** @type {SubmitEvent} */ event) => {
+      onsubmit: async (event) => {
         event.preventDefault();
         const text = input.value.trim();
         if (!text) return;

@@ -3,6 +3,9 @@
 import { h } from './dom.js';
 import { formatNumber } from './format.js';
 
+/** @typedef {import('../../src/server/inspector/api-types.js').CompactionSpan} CompactionSpan */
+
+/** @param {CompactionSpan} span @param {(seq: number) => void} onShow */
 function describe(span, onShow) {
   return h(
     'li',
@@ -41,6 +44,9 @@ function describe(span, onShow) {
   );
 }
 
+/**
+ * @param {{ compactions: CompactionSpan[], onShow: (seq: number) => void }} options
+ */
 export function renderCompactionList({ compactions, onShow }) {
   if (compactions.length === 0) {
     return h(

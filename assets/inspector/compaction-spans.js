@@ -6,15 +6,21 @@
 import { h } from './dom.js';
 import { compactionText } from './event-text.js';
 
+/** @typedef {import('../../src/server/inspector/api-types.js').CompactionSpan} CompactionSpan */
+
 const LANE_WIDTH = 10;
 const MAX_LANES = 12;
 
-/** The gutter's width for `count` spans, in pixels. */
+/** The gutter's width for `count` spans, in pixels. @param {number} count */
 export function gutterWidth(count) {
   return Math.min(MAX_LANES, count) * LANE_WIDTH + 6;
 }
 
-/** `topOf(index)`: the pixel top of row `index`; `onSelect(seq)`: a span was pressed. */
+/**
+ * `topOf(index)`: the pixel top of row `index`; `onSelect(seq)`: a span was pressed.
+ * @param {{ spans: CompactionSpan[], topOf: (index: number) => number, minHeight: number,
+ *   onSelect: (seq: number) => void }} options
+ */
 export function spanButtons({ spans, topOf, minHeight, onSelect }) {
   return spans.map((span, order) => {
     const top = topOf(span.startSeq - 1);

@@ -9,13 +9,34 @@ import { renderChart } from './chart.js';
 import { h } from './dom.js';
 import { formatNumber } from './format.js';
 
-/** Dollars: cents from $1 up, four decimals under (a single call often costs under a cent). */
+/**
+ * A priced replay report's `cost`: `ReplayCost` (src/runtime/replay/replay-cost.ts), restated,
+ * not imported: that module's imports need Node's types, which the page's check leaves out.
+ * @typedef {{ inputTokens: number, cacheReadTokens: number, cacheWriteTokens: number,
+ *   outputTokens: number, summarizerUsd: number, usd: number }} ReplayCostFigures
+ * @typedef {{ model: string, currency: 'USD', summarizerModel: string, cacheHints: boolean,
+ *   withCompaction: ReplayCostFigures, withoutCompaction: ReplayCostFigures,
+ *   compactions: Array<{ beforeCall: number, summarizerUsd: number,
+ *     paybackCalls: number | null, callsAfter: number }>,
+ *   perCallUsd: { withCompaction: number[], withoutCompaction: number[] } }} ReplayCost
+ * The live session chart's `cost` (`ChartCost`): USD per call, `null` for a call not priced.
+ * @typedef {{ model: string, perCallUsd: { withCompaction: Array<number | null>,
+ *   withoutCompaction?: number[] } }} PricedCalls
+ */
+
+/**
+ * Dollars: cents from $1 up, four decimals under (a single call often costs under a cent).
+ * @param {number | undefined} value
+ */
 export function formatUsd(value) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '–';
   return `$${value >= 1 ? value.toFixed(2) : value.toFixed(4)}`;
 }
 
-/** Axis ticks: fewer decimals than `formatUsd`, enough to tell ticks apart. */
+/**
+ * Axis ticks: fewer decimals than `formatUsd`, enough to tell ticks apart.
+ * @param {number} value
+ */
 function tickUsd(value) {
   if (value === 0) return '$0';
   if (value >= 10) return `$${value.toFixed(0)}`;
@@ -34,33 +55,52 @@ export const COST_MEASURE = {
   dataNames: ['usd', 'uncompactedUsd'],
 };
 
-/** The cost chart's points: `perCallUsd` in call order (null when the report has no cost). */
+/**
+ * The cost chart's points: `perCallUsd` in call order (null when the report has no cost).
+ * @param {{ cost?: ReplayCost | PricedCalls }} report
+ * @returns {import('./chart.js').Point[] | null}
+ */
 export function costChartPoints(report) {
   const perCall = report?.cost?.perCallUsd;
   if (!perCall || !Array.isArray(perCall.withCompaction)) return null;
   const without = Array.isArray(perCall.withoutCompaction) ? perCall.withoutCompaction : [];
   // A call without an estimate (the live chart's `null`: no usage or no price) is not drawn.
-  return perCall.withCompaction
-    .map((usd, index) => ({
+  /** @type {import('./chart.js').Point[]} */
+  const points = [];
+  perCall.withCompaction.forEach((usd, index) => {
+    if (typeof usd !== 'number') return;
+    const uncompacted = without[index];
+    points.push({
       call: index + 1,
       tokens: usd,
-      uncompactedTokens: typeof without[index] === 'number' ? without[index] : null,
-    }))
-    .filter((point) => typeof point.tokens === 'number');
+      uncompactedTokens: typeof uncompacted === 'number' ? uncompacted : null,
+    });
+  });
+  return points;
 }
 
-/** Cache reads as a share of every prompt token sent. */
+/**
+ * Cache reads as a share of every prompt token sent.
+ * @param {Partial<ReplayCostFigures>} figures
+ */
 function cacheShare(figures) {
   const input = figures?.inputTokens ?? 0;
   return input > 0 ? `${Math.round(((figures.cacheReadTokens ?? 0) / input) * 100)}%` : '–';
 }
 
-/** The summary of `report.cost`: one row per figure, each tagged `data-cost`. */
+/**
+ * The summary of `report.cost`: one row per figure, each tagged `data-cost`.
+ * @param {ReplayCost} cost
+ */
 export function costSummary(cost) {
+  /** @type {Partial<ReplayCostFigures>} */
   const withCompaction = cost.withCompaction ?? {};
+  /** @type {Partial<ReplayCostFigures>} */
   const without = cost.withoutCompaction ?? {};
   const saved =
-    without.usd > 0 ? Math.round((1 - (withCompaction.usd ?? 0) / without.usd) * 100) : 0;
+    without.usd !== undefined && without.usd > 0
+      ? Math.round((1 - (withCompaction.usd ?? 0) / without.usd) * 100)
+      : 0;
   const rows = [
     ['priced as', `${cost.model}${cost.cacheHints ? ' (cache hints)' : ''}`],
     ['USD with compaction', formatUsd(withCompaction.usd)],
@@ -98,7 +138,7 @@ export function costSummary(cost) {
  * chart alone otherwise. `tokenChart` draws the token chart (the replay form's, the session
  * page's). `measure` is the one shown first (default tokens); `onMeasure` hears each choice, so
  * a chart redrawn with new data keeps it. `caption` names the cost chart.
- * @param {{ report: any, tokenChart: () => HTMLElement,
+ * @param {{ report: { cost?: ReplayCost | PricedCalls }, tokenChart: () => HTMLElement,
  *   compactions: Array<{ call: number }>, caption?: string,
  *   measure?: 'tokens' | 'cost', onMeasure?: (measure: 'tokens' | 'cost') => void }} options
  */
@@ -117,7 +157,7 @@ export function chartWithCost({
       points,
       threshold: null, // the threshold is in tokens: no line (and no legend entry) in dollars
       compactions,
-      caption: caption ?? `Estimated USD per model call (replay, ${report.cost.model})`,
+      caption: caption ?? `Estimated USD per model call (replay, ${report.cost?.model})`,
       measure: COST_MEASURE,
     });
   const holder = h(

@@ -2,9 +2,15 @@
 /** The words a timeline row shows for an event and for a compaction span. */
 import { formatNumber } from './format.js';
 
+/**
+ * @typedef {import('../../src/server/inspector/api-types.js').TimelineEvent} TimelineEvent
+ * @typedef {import('../../src/server/inspector/api-types.js').CompactionSpan} CompactionSpan
+ */
+
 /** Longer than this, an event's preview is collapsed (the whole event is one click away). */
 const LARGE_CHARS = 600;
 
+/** @type {Record<TimelineEvent['kind'], string>} */
 const KIND_LABELS = {
   user: 'user',
   model: 'model',
@@ -14,6 +20,7 @@ const KIND_LABELS = {
   other: 'other',
 };
 
+/** @param {TimelineEvent['kind']} kind */
 export function kindLabel(kind) {
   return KIND_LABELS[kind] ?? kind;
 }
@@ -21,6 +28,8 @@ export function kindLabel(kind) {
 /**
  * Who wrote the row: a compaction is stored with author `user` (ADK's rule for events the
  * runtime adds), but its summary was written by the summarizer, so the row names that.
+ * @param {Pick<TimelineEvent, 'kind' | 'author' | 'branch'>} event
+ * @param {Pick<CompactionSpan, 'summarizer'> | undefined} span
  */
 export function authorLabel(event, span) {
   const author = event.kind === 'compaction' ? (span?.summarizer ?? 'orrery') : event.author;
@@ -28,6 +37,10 @@ export function authorLabel(event, span) {
   return event.branch ? `${author} @ ${event.branch}` : author;
 }
 
+/**
+ * @param {Pick<CompactionSpan, 'startSeq' | 'endSeq' | 'tokensBefore' | 'tokensAfter' | 'trigger'
+ *   | 'summarizer' | 'fallback' | 'branch'>} span
+ */
 export function compactionText(span) {
   const range = `#${span.startSeq}–#${span.endSeq}`;
   const tokens = `next request ${formatNumber(span.tokensBefore)} → ${formatNumber(span.tokensAfter)} tokens (trigger)`;
@@ -39,6 +52,8 @@ export function compactionText(span) {
 /**
  * A row's preview: a compaction names what it summarizes (in the view, its summary); tool calls,
  * tool results and large events are collapsed to their head and size.
+ * @param {{ event: TimelineEvent, span: CompactionSpan | undefined,
+ *   mode: 'history' | 'view' }} options
  */
 export function previewText({ event, span, mode }) {
   if (event.kind === 'compaction') {

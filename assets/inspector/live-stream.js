@@ -6,9 +6,21 @@
  */
 import { ApiError, api } from './api.js';
 
+/**
+ * @typedef {import('../../src/server/inspector/api-types.js').TimelineEvent} TimelineEvent
+ * @typedef {import('../../src/server/inspector/api-types.js').CompactionSpan} CompactionSpan
+ * @typedef {import('./api.js').SessionKey} SessionKey
+ * @typedef {'live' | 'reconnecting' | 'stopped'} LiveStatus
+ */
+
 const FIRST_RETRY_MS = 1000;
 const LAST_RETRY_MS = 15_000;
 
+/**
+ * @param {number} milliseconds
+ * @param {AbortSignal} signal
+ * @returns {Promise<void>}
+ */
 function pause(milliseconds, signal) {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, milliseconds);
@@ -23,6 +35,11 @@ function pause(milliseconds, signal) {
   });
 }
 
+/**
+ * @param {{ key: SessionKey, afterSeq: number, onEvent: (event: TimelineEvent) => void,
+ *   onCompaction: (span: CompactionSpan) => void, onStatus: (status: LiveStatus) => void,
+ *   onError: (error: unknown) => void, signal: AbortSignal }} options
+ */
 export async function followSession({
   key,
   afterSeq,

@@ -10,6 +10,27 @@ import { chartWithCost, costSummary } from './cost-view.js';
 import { h } from './dom.js';
 import { formatNumber, plural } from './format.js';
 
+/**
+ * @typedef {Omit<import('../../src/server/inspector/api-types.js').ReplayRequest, 'transcript'>}
+ *   ReplaySettings
+ * @typedef {{ trigger: import('../../src/server/inspector/api-types.js').CompactionSpan['trigger'],
+ *   startSeq: number, endSeq: number, tokensBefore: number, tokensAfter: number,
+ *   beforeCall: number, summarizer: string, fallback?: { from: string, reason?: string } }}
+ *   ReplayCompaction
+ */
+/**
+ * One report of `POST /inspector/api/replay` (`ReplayResponse`, declared there as plain JSON):
+ * `orrery replay --json`'s object (`replayJson`, src/cli/replay-report.ts) and, when priced,
+ * `cost`. `requests[].tokens`, `requests[].uncompactedTokens` and `threshold` are other names
+ * the page also reads when a report has them.
+ * @typedef {{ events: number, modelCalls: number, compactions: ReplayCompaction[],
+ *   maxViewTokens: number, maxViewBytes: number, orphans: number, lossless: boolean,
+ *   tokens: { withoutCompaction: number, withCompaction: number },
+ *   requests: Array<{ withCompaction: number, withoutCompaction: number, bytes: number,
+ *     tokens?: number, uncompactedTokens?: number }>,
+ *   threshold?: number | null, cost?: import('./cost-view.js').ReplayCost }} ReplayReport
+ */
+
 /** `orrery replay`'s default token trigger (REPLAY_DEFAULT_THRESHOLD). */
 const DEFAULT_THRESHOLD = 20_000;
 
@@ -33,6 +54,7 @@ const NUMBER_FIELDS = [
   { name: 'maxRequestBytes', label: 'Byte ceiling (bytes)', hint: 'optional' },
 ];
 
+/** @param {{ name: string, label: string, hint: string }} field */
 function numberField({ name, label, hint }) {
   const id = `replay-${name}`;
   return h(
@@ -52,7 +74,10 @@ function numberField({ name, label, hint }) {
   );
 }
 
-/** The chart's data from a report: one point per model call, markers before compacted calls. */
+/**
+ * The chart's data from a report: one point per model call, markers before compacted calls.
+ * @param {ReplayReport} report
+ */
 export function replayChartData(report) {
   const requests = Array.isArray(report.requests) ? report.requests : [];
   const points = requests.map((request, index) => ({
@@ -66,6 +91,7 @@ export function replayChartData(report) {
   return { points, compactions };
 }
 
+/** @param {ReplayReport} report */
 function figures(report) {
   const without = report.tokens?.withoutCompaction ?? 0;
   const withCompaction = report.tokens?.withCompaction ?? 0;
@@ -95,6 +121,7 @@ function figures(report) {
   );
 }
 
+/** @param {ReplayReport} report */
 function compactionTable(report) {
   const compactions = report.compactions ?? [];
   if (compactions.length === 0)
@@ -141,6 +168,7 @@ function compactionTable(report) {
   );
 }
 
+/** @param {ReplayReport} report @param {number | null} threshold @param {string} label */
 function renderReport(report, threshold, label) {
   const { points, compactions } = replayChartData(report);
   return h(
@@ -167,7 +195,11 @@ function renderReport(report, threshold, label) {
   );
 }
 
-/** The report's own threshold when it carries one, else what was asked (the CLI's default). */
+/**
+ * The report's own threshold when it carries one, else what was asked (the CLI's default).
+ * @param {ReplayReport} report
+ * @param {ReplaySettings} settings
+ */
 function thresholdOf(report, settings) {
   // `none`: compaction off, so no threshold applies.
   if (settings.summarizer === 'none') return null;
@@ -177,7 +209,7 @@ function thresholdOf(report, settings) {
 
 /**
  * @param {HTMLFormElement} form
- * @returns {Omit<import('../../src/server/inspector/api-types.js').ReplayRequest, 'transcript'>}
+ * @returns {ReplaySettings}
  */
 function settingsOf(form) {
   const data = new FormData(form);
@@ -193,6 +225,9 @@ function settingsOf(form) {
   return body;
 }
 
+/**
+ * @param {{ root: HTMLElement, signal: AbortSignal, onError: (error: unknown) => void }} options
+ */
 export function showReplay({ root, signal, onError }) {
   const result = h('div', { className: 'replay-result', 'aria-live': 'polite' });
   const submit = h('button', { type: 'submit' }, 'Replay');
@@ -251,7 +286,8 @@ export function showReplay({ root, signal, onError }) {
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const file = form.elements.namedItem('transcript').files?.[0];
+    const input = form.elements.namedItem('transcript');
+    const file = input instanceof HTMLInputElement ? input.files?.[0] : undefined;
     if (!file) return;
     const settings = settingsOf(form);
     submit.disabled = true;
@@ -259,7 +295,8 @@ export function showReplay({ root, signal, onError }) {
     try {
       const transcript = await file.text();
       const answer = await api.replay({ transcript, fileName: file.name, ...settings }, { signal });
-      const reports = Array.isArray(answer) ? answer : [answer];
+      // `ReplayResponse` is declared as plain JSON objects: the page names their shape.
+      const reports = /** @type {ReplayReport[]} */ (Array.isArray(answer) ? answer : [answer]);
       result.replaceChildren(
         ...reports.map((report, index) =>
           renderReport(

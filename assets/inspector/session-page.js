@@ -17,11 +17,21 @@ import { sessionHash } from './routes.js';
 import { createStatePanel } from './state-panel.js';
 import { createTimeline } from './timeline.js';
 
+/**
+ * @typedef {import('../../src/server/inspector/api-types.js').ViewResponse} ViewResponse
+ * @typedef {import('./timeline.js').TimelineMode} TimelineMode
+ */
+
 const CHART_REFRESH_MS = 1500;
 /** The view's pages in sight are refetched at most this often while events arrive. */
 const VIEW_REFRESH_MS = 1000;
 
+/**
+ * @param {boolean} initialView
+ * @param {(mode: TimelineMode) => void} onChange
+ */
 function modeToggle(initialView, onChange) {
+  /** @param {TimelineMode} value @param {string} label */
   const option = (value, label) =>
     h(
       'label',
@@ -31,7 +41,7 @@ function modeToggle(initialView, onChange) {
         name: 'timeline-mode',
         value,
         checked: (value === 'view') === initialView,
-        onchange: (event) => onChange(event.target.value),
+        onchange: () => onChange(value),
       }),
       label,
     );
@@ -44,7 +54,14 @@ function modeToggle(initialView, onChange) {
   );
 }
 
+/**
+ * `action`, once calls pause for `milliseconds`; never after `signal` aborts.
+ * @param {() => void} action
+ * @param {number} milliseconds
+ * @param {AbortSignal} signal
+ */
 function debounce(action, milliseconds, signal) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
   signal.addEventListener('abort', () => clearTimeout(timer));
   return () => {
@@ -76,7 +93,7 @@ export async function showSession({ root, key, view, branch = null, signal, onEr
     },
   });
   const viewSummary = h('p', { className: 'view-summary', 'aria-live': 'polite' });
-  const showViewSummary = (result) => {
+  const showViewSummary = (/** @type {ViewResponse} */ result) => {
     if (timeline.mode !== 'view') return;
     const threshold =
       typeof result.threshold === 'number' ? ` (threshold ${formatNumber(result.threshold)})` : '';
@@ -174,10 +191,9 @@ export async function showSession({ root, key, view, branch = null, signal, onEr
       if (!signal.aborted) onError(error);
     }
   };
-  const setMode = (mode) => {
-    const inputs = root.querySelectorAll('input[name="timeline-mode"]');
-    for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (inputs)) {
-      input.checked = input.value === mode;
+  const setMode = (/** @type {TimelineMode} */ mode) => {
+    for (const input of root.querySelectorAll('input[name="timeline-mode"]')) {
+      if (input instanceof HTMLInputElement) input.checked = input.value === mode;
     }
     history.replaceState(null, '', sessionHash(key, mode === 'view', branch));
     if (mode === 'view') {

@@ -5,9 +5,16 @@ import { h } from './dom.js';
 import { formatNumber, formatTime, isoTime } from './format.js';
 import { sessionHash } from './routes.js';
 
+/**
+ * @typedef {import('../../src/server/inspector/api-types.js').SessionsResponse} SessionsResponse
+ * @typedef {import('../../src/server/inspector/api-types.js').SessionRow} SessionRow
+ * @typedef {{ app: string, user: string }} Filters
+ */
+
 /** What the API lists without `limit` (`DEFAULT_SESSIONS_LIMIT`). */
 const DEFAULT_LIMIT = 50;
 
+/** @param {Filters} filters */
 function listHash(filters) {
   const search = new URLSearchParams();
   if (filters.app) search.set('app', filters.app);
@@ -16,6 +23,10 @@ function listHash(filters) {
   return text ? `#/?${text}` : '#/';
 }
 
+/**
+ * @param {{ name: string, label: string, allLabel: string, options: string[], value: string }}
+ *   options
+ */
 function filterSelect({ name, label, allLabel, options, value }) {
   const choices = value && !options.includes(value) ? [value, ...options] : options;
   return h(
@@ -31,6 +42,7 @@ function filterSelect({ name, label, allLabel, options, value }) {
   );
 }
 
+/** @param {SessionsResponse} result @param {Filters} filters */
 function filterForm(result, filters) {
   const form = h(
     'form',
@@ -51,7 +63,7 @@ function filterForm(result, filters) {
     }),
     h('button', { type: 'submit' }, 'Filter'),
   );
-  const apply = (event) => {
+  const apply = (/** @type {Event} */ event) => {
     event.preventDefault();
     const data = new FormData(form);
     location.hash = listHash({
@@ -64,6 +76,7 @@ function filterForm(result, filters) {
   return form;
 }
 
+/** @param {SessionRow} session */
 function sessionRow(session) {
   return h(
     'tr',
@@ -86,6 +99,7 @@ function sessionRow(session) {
 export const COMPACTIONS_TITLE =
   "the trunk's compactions; a workflow branch's summaries are not counted";
 
+/** @param {{ root: HTMLElement, filters: Filters, signal: AbortSignal }} options */
 export async function showSessions({ root, filters, signal }) {
   const result = await api.sessions({ app: filters.app, user: filters.user, signal });
   const columns = [

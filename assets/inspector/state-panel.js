@@ -43,9 +43,7 @@ export function renderState(/** @type {StateResponse} */ response) {
 export function createStatePanel({ key, signal, onError }) {
   const title = h('span', {}, 'State');
   const body = h('div', { className: 'state-body' }, h('p', { className: 'muted' }, 'Loading…'));
-  const element = /** @type {HTMLDetailsElement} */ (
-    h('details', { className: 'panel state-panel' }, h('summary', {}, title), body)
-  );
+  const element = h('details', { className: 'panel state-panel' }, h('summary', {}, title), body);
   const load = async () => {
     try {
       /** @type {StateResponse} */

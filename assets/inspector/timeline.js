@@ -11,55 +11,78 @@
 import { api } from './api.js';
 import { gutterWidth, spanButtons } from './compaction-spans.js';
 import { h } from './dom.js';
-import { authorLabel, kindLabel, previewText } from './event-text.js';
-import { formatNumber, formatTime, isoTime } from './format.js';
 import { rowIndexAt, rowTop } from './timeline-geometry.js';
 import { rowAfterKey } from './timeline-keys.js';
+import { EXPANDED_HEIGHT, ROW_HEIGHT, renderTimelineRow } from './timeline-row.js';
 import { createViewPages } from './view-pages.js';
 
-export const PAGE_SIZE = 200;
-const ROW_HEIGHT = 34;
-const EXPANDED_HEIGHT = 320;
+/**
+ * @typedef {import('../../src/server/inspector/api-types.js').TimelineEvent} TimelineEvent
+ * @typedef {import('../../src/server/inspector/api-types.js').TimelineResponse} TimelineResponse
+ * @typedef {import('../../src/server/inspector/api-types.js').CompactionSpan} CompactionSpan
+ * @typedef {import('../../src/server/inspector/api-types.js').ViewResponse} ViewResponse
+ * @typedef {import('./api.js').SessionKey} SessionKey
+ * @typedef {import('./timeline-row.js').FullEvent} FullEvent
+ * `history`: every stored event, row `i` = seq `i + 1`; `view`: the next request's events.
+ * @typedef {'history' | 'view'} TimelineMode
+ * A workflow branch's rows and its view's pages (branch-filter.js).
+ * @typedef {{ rows: ReturnType<typeof import('./branch-filter.js').createBranchRows>,
+ *   loadView: (offset: number, limit: number) => Promise<ViewResponse> }} BranchTimeline
+ */
+
 const OVERSCAN = 12;
 const FETCH_DELAY_MS = 60;
 const FIRST_ROW_MARK = 'inspector:first-timeline-row';
 
-/** `branch`: a workflow branch's `rows` and `loadView` (branch-filter.js); absent: every event. */
-export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
+/**
+ * `pageSize`: events per history or view page (the server's, `/info`); `branch`: a workflow
+ * branch's `rows` and `loadView` (branch-filter.js); absent: every event.
+ * @param {{ key: SessionKey, firstPage: TimelineResponse, signal: AbortSignal,
+ *   onError: (error: unknown) => void, onViewSummary?: (summary: ViewResponse) => void,
+ *   branch?: BranchTimeline, pageSize: number }} options
+ */
+export function createTimeline({ pageSize, ...options }) {
   const { key, firstPage, signal, onError, onViewSummary, branch } = options;
   const state = {
+    /** @type {TimelineMode} */
     mode: 'history',
     eventCount: firstPage.eventCount,
     /** The largest seq seen: rows reach it even if a store's seqs had gaps. */
     lastSeq: firstPage.events.at(-1)?.seq ?? 0,
+    /** @type {Map<number, TimelineEvent>} */
     bySeq: new Map(),
     loadedPages: new Set([0]),
+    /** @type {Set<number>} */
     loadingPages: new Set(),
-    /** @type {import('../../src/server/inspector/api-types.js').CompactionSpan[]} */
+    /** @type {CompactionSpan[]} */
     compactions: [],
     /** Set by a view refresh when the view was scrolled to its end: it keeps following it. */
     viewFollowsEnd: false,
     /** The next render scrolls to the end (once the canvas has its new height). */
     scrollToEnd: false,
-    /** Row index -> true, in the current mode. */
+    /** @type {Set<number>} The expanded rows' indexes, in the current mode. */
     expanded: new Set(),
     /** @type {number[]} */
     expandedSorted: [],
+    /** @type {number | null} */
     highlightSeq: null,
     firstRowMarked: false,
     spansKey: '',
   };
+  /** @type {Map<number, FullEvent>} */
   const fullEvents = new Map();
+  /** @type {Map<number, { element: HTMLElement, key: string }>} The rows drawn, by index. */
   const rows = new Map();
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
   let fetchTimer;
   let frame = 0;
+  /** @type {number | null} */
   let focusAfterRender = null;
   const viewPages = createViewPages({
-    key,
     pageSize,
     signal,
     onError,
-    load: branch?.loadView,
+    load: branch?.loadView ?? ((offset, limit) => api.view(key, { offset, limit, signal })),
     onLoaded: () => scheduleRender(),
     onSummary: (summary) => {
       // Fewer events than before: a compaction replaced some, so row indexes moved.
@@ -100,6 +123,7 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
   for (const event of firstPage.events) state.bySeq.set(event.seq, event);
   mergeCompactions(firstPage.compactions ?? []);
 
+  /** @param {CompactionSpan[]} spans */
   function mergeCompactions(spans) {
     const known = new Map(state.compactions.map((span) => [span.seq, span]));
     for (const span of spans) known.set(span.seq, span);
@@ -111,12 +135,14 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
   /** Rows by position (the view's, a branch's: spans cover its own rows), or row `i` = seq `i + 1`. */
   const paged = () => (state.mode === 'view' ? viewPages : branchRows);
   const rowCount = () => paged()?.total ?? Math.max(state.eventCount, state.lastSeq);
+  /** @param {number} index */
   const eventAt = (index) => {
     const pages = paged();
     return pages ? pages.eventAt(index) : state.bySeq.get(index + 1);
   };
-  const pageOf = (index) => Math.floor(index / pageSize);
-  const pageLoaded = (page) => paged()?.isLoaded(page) ?? state.loadedPages.has(page);
+  const pageOf = (/** @type {number} */ index) => Math.floor(index / pageSize);
+  const pageLoaded = (/** @type {number} */ page) =>
+    paged()?.isLoaded(page) ?? state.loadedPages.has(page);
   const shownCompactions = () => branchRows?.spans ?? state.compactions;
   const atEnd = () =>
     scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - ROW_HEIGHT * 2;
@@ -126,15 +152,17 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     rowHeight: ROW_HEIGHT,
     expandedHeight: EXPANDED_HEIGHT,
   });
-  const topOf = (index) => rowTop({ index, ...geometry() });
+  const topOf = (/** @type {number} */ index) => rowTop({ index, ...geometry() });
   const totalHeight = () => rowCount() * ROW_HEIGHT + state.expandedSorted.length * EXPANDED_HEIGHT;
-  /** The row under pixel `y` of the canvas. */
+  /** The row under pixel `y` of the canvas. @param {number} y */
   const indexAt = (y) => rowIndexAt({ y, rowCount: rowCount(), ...geometry() });
 
+  /** @param {number} seq */
   function spanOf(seq) {
     return shownCompactions().find((span) => span.seq === seq);
   }
 
+  /** @param {number} page */
   function fetchPage(page) {
     state.loadingPages.add(page);
     api
@@ -162,8 +190,9 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     fetchTimer = setTimeout(() => {
       if (signal.aborted || rowCount() === 0) return;
       const { first, last } = visibleRange();
-      if (paged()) {
-        paged().ensure(first, last);
+      const pages = paged();
+      if (pages) {
+        pages.ensure(first, last);
         return;
       }
       for (let page = pageOf(first); page <= pageOf(last); page++) {
@@ -181,6 +210,7 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     return { first, last };
   }
 
+  /** @param {number} index @param {TimelineEvent} event */
   function toggle(index, event) {
     if (state.expanded.has(index)) {
       state.expanded.delete(index);
@@ -203,92 +233,12 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     render();
   }
 
-  function renderDetail(event) {
-    const span = event.kind === 'compaction' ? spanOf(event.seq) : undefined;
-    const full = fullEvents.get(event.seq);
-    return h(
-      'div',
-      { className: 'row-detail', style: `height:${EXPANDED_HEIGHT - 8}px` },
-      span ? h('p', { className: 'detail-summary' }, span.summary) : null,
-      full?.status === 'loaded'
-        ? h('pre', { className: 'event-json' }, JSON.stringify(full.full, null, 2))
-        : h('p', { className: 'muted' }, 'Loading the full event…'),
-    );
-  }
-
-  function renderRow(index, event, top) {
-    const base = {
-      role: 'listitem',
-      'aria-posinset': index + 1,
-      'aria-setsize': rowCount(),
-      style: `top:${top}px;height:${ROW_HEIGHT}px`,
-    };
-    if (!event) {
-      const page = pageOf(index);
-      const empty = state.mode === 'history' ? 'no event at this seq' : 'no event here';
-      const text = pageLoaded(page) ? empty : 'loading…';
-      return h(
-        'div',
-        // Focusable from the keyboard (arrow keys) although it has no button yet.
-        { ...base, className: 'row row-placeholder', tabindex: -1 },
-        h('span', { className: 'seq' }, `#${index + 1}`),
-        h('span', { className: 'preview muted' }, text),
-      );
-    }
-    const expanded = state.expanded.has(index);
-    const classes = ['row', `kind-${event.kind}`];
-    if (expanded) classes.push('expanded');
-    if (event.seq === state.highlightSeq) classes.push('highlight');
-    const span = event.kind === 'compaction' ? spanOf(event.seq) : undefined;
-    const preview = previewText({ event, span, mode: state.mode });
-    return h(
-      'div',
-      {
-        ...base,
-        style: `top:${top}px;height:${ROW_HEIGHT + (expanded ? EXPANDED_HEIGHT : 0)}px`,
-        className: classes.join(' '),
-        dataset: { seq: event.seq, kind: event.kind, tokens: event.tokens, chars: event.chars },
-      },
-      h(
-        'div',
-        { className: 'row-line', style: `height:${ROW_HEIGHT}px` },
-        h('span', { className: 'seq' }, `#${event.seq}`),
-        h(
-          'time',
-          { className: 'time', datetime: isoTime(event.timestamp) },
-          formatTime(event.timestamp),
-        ),
-        h(
-          'span',
-          { className: 'author', title: `stored author: ${event.author}` },
-          authorLabel(event, span),
-        ),
-        h('span', { className: `badge badge-${event.kind}` }, kindLabel(event.kind)),
-        h('span', { className: 'preview', title: preview }, preview),
-        h(
-          'span',
-          {
-            className: 'tokens',
-            title: `this event's estimated tokens (${formatNumber(event.chars)} characters)`,
-          },
-          `${formatNumber(event.tokens)} tok`,
-        ),
-        h(
-          'button',
-          {
-            type: 'button',
-            className: 'expand',
-            'aria-expanded': String(expanded),
-            'aria-label': `${expanded ? 'Hide' : 'Show'} the full event #${event.seq}`,
-            onclick: () => toggle(index, event),
-          },
-          expanded ? 'Hide' : 'Show',
-        ),
-      ),
-      expanded ? renderDetail(event) : null,
-    );
-  }
-
+  /**
+   * What row `index` shows: an unchanged key, an unchanged row (not drawn again).
+   * @param {number} index
+   * @param {TimelineEvent | undefined} event
+   * @param {number} top
+   */
   function rowKey(index, event, top) {
     const full = event ? (fullEvents.get(event.seq)?.status ?? '') : '';
     const span = event?.kind === 'compaction' && spanOf(event.seq) ? 'span' : '';
@@ -306,7 +256,9 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     ].join('|');
   }
 
+  /** @param {number} index @param {HTMLElement} element */
   function insertInOrder(index, element) {
+    /** @type {HTMLElement | null} */
     let next = null;
     let nextIndex = Number.POSITIVE_INFINITY;
     for (const [other, row] of rows) {
@@ -324,7 +276,9 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     if (spansKey === state.spansKey) return;
     state.spansKey = spansKey;
     canvas.style.setProperty('--gutter', `${gutterWidth(spans.length)}px`);
-    const spanTop = branchRows ? (seq) => topOf(branchRows.rowsUpTo(seq)) : topOf;
+    const spanTop = branchRows
+      ? (/** @type {number} */ seq) => topOf(branchRows.rowsUpTo(seq))
+      : topOf;
     spanLayer.replaceChildren(
       ...spanButtons({ spans, topOf: spanTop, minHeight: ROW_HEIGHT, onSelect: scrollToSeq }),
     );
@@ -356,7 +310,21 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
       const keyOfRow = rowKey(index, event, top);
       const existing = rows.get(index);
       if (existing?.key === keyOfRow) continue;
-      const rowElement = renderRow(index, event, top);
+      const rowElement = renderTimelineRow({
+        index,
+        event,
+        top,
+        rowCount: count,
+        mode: state.mode,
+        pageLoaded: pageLoaded(pageOf(index)),
+        expanded: state.expanded.has(index),
+        highlighted: event?.seq === state.highlightSeq,
+        span: event?.kind === 'compaction' ? spanOf(event.seq) : undefined,
+        full: event ? fullEvents.get(event.seq) : undefined,
+        onToggle: () => {
+          if (event) toggle(index, event);
+        },
+      });
       if (existing) existing.element.replaceWith(rowElement);
       else insertInOrder(index, rowElement);
       rows.set(index, { element: rowElement, key: keyOfRow });
@@ -377,7 +345,8 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     }
     if (focusAfterRender !== null) {
       const element = rows.get(focusAfterRender)?.element;
-      (element?.querySelector('button.expand') ?? element)?.focus({ preventScroll: true });
+      const button = element?.querySelector('button.expand');
+      (button instanceof HTMLElement ? button : element)?.focus({ preventScroll: true });
       focusAfterRender = null;
     }
   }
@@ -389,7 +358,10 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     return null;
   }
 
-  /** Brings row `index` into sight and focuses it (its Show button, when it has one). */
+  /**
+   * Brings row `index` into sight and focuses it (its Show button, when it has one).
+   * @param {number} index
+   */
   function focusRow(index) {
     const top = topOf(index);
     if (top < scroller.scrollTop) scroller.scrollTop = top;
@@ -400,7 +372,9 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     render();
   }
 
+  /** @param {KeyboardEvent} event */
   function onRowKey(event) {
+    if (!(event.target instanceof Element)) return;
     const rowElement = event.target.closest('.row');
     const onRow = event.target === rowElement || event.target.matches('button.expand');
     if (!rowElement || !onRow || event.altKey || event.ctrlKey || event.metaKey) return;
@@ -419,6 +393,7 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     if (frame === 0) frame = requestAnimationFrame(render);
   }
 
+  /** @param {number} seq */
   function scrollToSeq(seq) {
     const index = branchRows ? branchRows.rowOfSeq(seq) : seq - 1;
     if (state.mode !== 'history' || index < 0) return;
@@ -451,7 +426,10 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     get mode() {
       return state.mode;
     },
-    /** `history`, or `view`: the events the next request holds, paged as they come in sight. */
+    /**
+     * `history`, or `view`: the events the next request holds, paged as they come in sight.
+     * @param {TimelineMode} mode
+     */
     setMode(mode) {
       state.mode = mode;
       state.viewFollowsEnd = false;
@@ -465,7 +443,10 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
       scroller.scrollTop = 0;
       render();
     },
-    /** A live event: shown at once; the view follows the end when it was at the end. */
+    /**
+     * A live event: shown at once; the view follows the end when it was at the end.
+     * @param {TimelineEvent} event
+     */
     appendEvent(event) {
       const wasAtEnd = atEnd();
       if (!state.bySeq.has(event.seq)) state.eventCount += 1;
@@ -476,11 +457,13 @@ export function createTimeline({ pageSize = PAGE_SIZE, ...options }) {
     },
     /** The view changed (a live event): the rows in sight are fetched again. */
     refreshView() {
-      if (!paged()) return;
+      const pages = paged();
+      if (!pages) return;
       state.viewFollowsEnd = state.mode === 'view' && viewPages.total > 0 && atEnd();
       const { first, last } = rowCount() === 0 ? { first: 0, last: 0 } : visibleRange();
-      paged().refresh(first, last);
+      pages.refresh(first, last);
     },
+    /** @param {CompactionSpan} span */
     addCompaction(span) {
       mergeCompactions([span]);
       render();

@@ -6,29 +6,46 @@
  * view) refetches the pages in sight and forgets the others, so a row scrolled to later is never
  * a stale one. Answers of an older refresh are dropped.
  */
-import { api } from './api.js';
 
-/** `load(offset, limit)`: another paged source (default `GET .../view`; branch-filter.js). */
-export function createViewPages({ key, pageSize, signal, onLoaded, onSummary, onError, load }) {
-  const loadPage = load ?? ((offset, limit) => api.view(key, { offset, limit, signal }));
+/**
+ * @typedef {import('../../src/server/inspector/api-types.js').TimelineEvent} TimelineEvent
+ * A paged answer: `GET .../view`'s (`ViewResponse`) or `GET .../branch-timeline`'s.
+ * @typedef {{ events: TimelineEvent[], total: number }} PagedAnswer
+ */
+
+/**
+ * `load(offset, limit)`: a page of the source (`GET .../view`: timeline.js; a branch's
+ * timeline: branch-filter.js). `onSummary` hears each answer with the total before it.
+ * @template {PagedAnswer} Page
+ * @param {{ pageSize: number, signal: AbortSignal, onLoaded: () => void,
+ *   onSummary: (summary: Page & { previousTotal: number }) => void,
+ *   onError: (error: unknown) => void,
+ *   load: (offset: number, limit: number) => Promise<Page> }} options
+ */
+export function createViewPages({ pageSize, signal, onLoaded, onSummary, onError, load }) {
   let total = 0;
   /** Bumped by each start or refresh: an answer asked before it is dropped. */
   let generation = 0;
+  /** @type {Map<number, TimelineEvent>} */
   const byIndex = new Map();
+  /** @type {Set<number>} */
   let loaded = new Set();
+  /** @type {Set<number>} */
   let loading = new Set();
 
+  /** @param {number} page */
   function forgetPage(page) {
     for (let index = page * pageSize; index < (page + 1) * pageSize; index++) {
       byIndex.delete(index);
     }
   }
 
+  /** @param {number} page */
   function fetchPage(page) {
     const asked = generation;
     const pagesLoading = loading;
     pagesLoading.add(page);
-    loadPage(page * pageSize, pageSize)
+    load(page * pageSize, pageSize)
       .then((result) => {
         if (asked !== generation) return;
         const previousTotal = total;
@@ -49,7 +66,11 @@ export function createViewPages({ key, pageSize, signal, onLoaded, onSummary, on
       });
   }
 
-  /** Pages `first..last` (row indexes) not loaded nor asked for, each fetched once. */
+  /**
+   * Pages `first..last` (row indexes) not loaded nor asked for, each fetched once.
+   * @param {number} first
+   * @param {number} last
+   */
   function ensure(first, last) {
     for (let page = Math.floor(first / pageSize); page <= Math.floor(last / pageSize); page++) {
       if (!loaded.has(page) && !loading.has(page)) fetchPage(page);
@@ -60,9 +81,13 @@ export function createViewPages({ key, pageSize, signal, onLoaded, onSummary, on
     get total() {
       return total;
     },
-    eventAt: (index) => byIndex.get(index),
-    isLoaded: (page) => loaded.has(page),
-    /** True when a row of `first..last` is on a page not loaded yet. */
+    eventAt: (/** @type {number} */ index) => byIndex.get(index),
+    isLoaded: (/** @type {number} */ page) => loaded.has(page),
+    /**
+     * True when a row of `first..last` is on a page not loaded yet.
+     * @param {number} first
+     * @param {number} last
+     */
     missing(first, last) {
       for (let page = Math.floor(first / pageSize); page <= Math.floor(last / pageSize); page++) {
         if (!loaded.has(page)) return true;
@@ -79,7 +104,11 @@ export function createViewPages({ key, pageSize, signal, onLoaded, onSummary, on
       loading = new Set();
       fetchPage(0);
     },
-    /** Refetches the rows `first..last` (the ones in sight); the other pages are forgotten. */
+    /**
+     * Refetches the rows `first..last` (the ones in sight); the other pages are forgotten.
+     * @param {number} first
+     * @param {number} last
+     */
     refresh(first, last) {
       generation++;
       const firstPage = Math.floor(first / pageSize);

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { getText } from '../events/event-helpers.js';
 import { type AgentEvent, isPartialEvent } from '../runtime/agents/agent.js';
 import { errorMessage } from '../util/error-message.js';
+import { plural } from '../util/plural.js';
 import {
   addAgentOptions,
   agentOptionsOf,
@@ -14,7 +15,6 @@ import {
 import { addStoreOptions, nonEmpty, type StoreFlags, withStore } from './common.js';
 import { ChatTurnsFailedError } from './errors.js';
 import type { CliIo } from './io.js';
-import { plural } from './plural.js';
 import { renderPart } from './render-event.js';
 
 interface ChatFlags extends StoreFlags {

@@ -4,11 +4,10 @@ import { type Command, Option } from 'commander';
 import { ImportError } from '../importers/errors.js';
 import { fileReadError } from '../importers/file-source.js';
 import { parseImportFormat } from '../importers/transcript-dispatch.js';
-import type { ImportFormat, ImportMeta } from '../importers/types.js';
+import type { ImportFormat } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
-import { plural } from './plural.js';
 import { openStore, resolveDb } from './store.js';
 
 export interface StoreFlags {
@@ -112,29 +111,6 @@ export async function checkTranscriptFile(file: string): Promise<string> {
   }
   if (isDirectory) throw fileReadError(file, Object.assign(new Error(file), { code: 'EISDIR' }));
   return basename(file);
-}
-
-/** An import with no event would be an empty session or replay: almost surely the wrong file. */
-export function requireEvents(
-  results: ReadonlyArray<{
-    meta: ImportMeta;
-    events?: readonly unknown[] | unknown;
-    stats?: { events: number };
-  }>,
-  fileName: string,
-): void {
-  for (const result of results) {
-    const count = result.stats?.events ?? (Array.isArray(result.events) ? result.events.length : 0);
-    if (count > 0) continue;
-    const run = result.meta.run === undefined ? '' : ` run ${result.meta.run}`;
-    const skipped = result.meta.skipped
-      ? ` (${plural(result.meta.skipped, 'record')} that ${result.meta.skipped === 1 ? 'is not a message was' : 'are not messages were'} skipped)`
-      : '';
-    throw new ImportError({
-      message: `${fileName}${run} holds no conversation to import${skipped}`,
-      format: result.meta.format,
-    });
-  }
 }
 
 export function writeJson(io: CliIo, value: unknown): void {

@@ -4,8 +4,8 @@
  * elided line). Skips and conflicts print nothing.
  */
 import type { CompactionReport } from '../runtime/compaction/compactor.js';
-import { groupDigits } from './group-digits.js';
-import { plural } from './plural.js';
+import { groupDigits } from '../util/group-digits.js';
+import { plural } from '../util/plural.js';
 import { creditOfReport, describeCredit } from './summarizer-label.js';
 
 function tokens(count: number | undefined): string {

@@ -28,6 +28,7 @@ import {
   type RecallConversation,
   type RecallEvaluation,
 } from '../runtime/eval/recall-eval.js';
+import { pricedModel, summarizerPricedModel } from '../runtime/replay/replay-price.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { generateRecallConversations } from '../testing/recall-conversations.js';
 import { integerOption, writeJson } from './common.js';
@@ -35,7 +36,6 @@ import { CliUsageError } from './errors.js';
 import { loadEvalFile, loadProbes } from './eval-probes.js';
 import type { CliIo } from './io.js';
 import { usd } from './replay-cost-lines.js';
-import { pricedModel, summarizerPricedModel } from './replay-price.js';
 import { isPostgresUrl, openStore, redact } from './store.js';
 
 type ElisionMode = 'on' | 'off' | 'both';

@@ -1,32 +1,9 @@
 /** Writes an imported transcript into a store: a new session holding every event in order. */
 import type { Event, NewEvent, SessionKey } from '../events/types.js';
+import { importedState } from '../importers/imported-state.js';
 import type { StreamedImport } from '../importers/streamed-import.js';
-import type { ImportResult, Repair } from '../importers/types.js';
+import type { Repair } from '../importers/types.js';
 import type { SessionService } from '../sessions/session-service.js';
-
-/** Session state key of the transcript's system instruction (kept out of the events). */
-export const INSTRUCTION_STATE_KEY = 'orrery:instruction';
-/** Session state key describing where an imported session came from. */
-export const IMPORT_STATE_KEY = 'orrery:import';
-
-export function importedState(
-  result: Pick<ImportResult, 'meta' | 'repairs'>,
-  file: string,
-): Record<string, unknown> {
-  const state: Record<string, unknown> = { ...(result.meta.state ?? {}) };
-  if (result.meta.systemInstruction !== undefined)
-    state[INSTRUCTION_STATE_KEY] = result.meta.systemInstruction;
-  const source: Record<string, unknown> = {
-    file,
-    format: result.meta.format,
-    repairs: result.repairs.length,
-  };
-  if (result.meta.model) source.model = result.meta.model;
-  if (result.meta.sourceId) source.sourceId = result.meta.sourceId;
-  if (result.meta.run !== undefined) source.run = result.meta.run;
-  state[IMPORT_STATE_KEY] = source;
-  return state;
-}
 
 /**
  * Appends events in order; compaction events (ADK imports) go through `appendCompaction`. An

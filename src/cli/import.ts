@@ -4,6 +4,7 @@ import { InvalidArgumentError } from '../events/errors.js';
 import { ImportError } from '../importers/errors.js';
 import { importTranscriptFile } from '../importers/import-file.js';
 import { parseImportFormat } from '../importers/import-transcript.js';
+import { requireEvents } from '../importers/require-events.js';
 import type { StreamedImport } from '../importers/streamed-import.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../importers/types.js';
 import { SessionStoreError } from '../sessions/errors.js';
@@ -13,7 +14,6 @@ import {
   addStoreOptions,
   checkTranscriptFile,
   integerOption,
-  requireEvents,
   type StoreFlags,
   withStore,
   writeJson,

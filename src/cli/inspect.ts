@@ -17,7 +17,6 @@ import type { CliIo } from './io.js';
 import { readOnlyStore } from './read-only-store.js';
 import { asUsageError, untilInterrupted } from './server-command.js';
 import { isPostgresUrl, openStore, redact, resolveDb } from './store.js';
-import { createWorkerReplay } from './worker-replay.js';
 
 /** Beside `orrery serve`'s 8000 (and the replicas' 8001, 8002 of the README), so all can run. */
 export const DEFAULT_INSPECT_PORT = 8010;
@@ -121,7 +120,6 @@ Read-only: runs, compactions and deletes are refused. Replays in the page store 
           inspector: {
             readOnlyReason:
               'orrery inspect only reads the store: no agent runs here (orrery serve --agent MODULE serves one with a chat box)',
-            replay: createWorkerReplay(),
             maxConcurrentReplays: config.maxConcurrentReplays,
             maxConcurrentReplaysPerUser: config.maxConcurrentReplaysPerUser,
           },

@@ -1,9 +1,9 @@
 /** The dollars of `orrery replay --price` as report lines (docs/cost.md#replay-cost). */
 import type { ReplayCost, ReplayCostFigures } from '../runtime/replay/replay-cost.js';
+import { groupDigits } from '../util/group-digits.js';
 import { writeJson } from './common.js';
-import { groupDigits } from './group-digits.js';
 import type { CliIo } from './io.js';
-import { table } from './replay-report.js';
+import { table } from './text-table.js';
 
 /** $0.0123 below a dollar, $12.34 above. */
 export function usd(value: number): string {
@@ -50,44 +50,6 @@ function paybackLine(cost: ReplayCost): string[] {
   return [
     `  ${repaid} of ${compactions.length} compactions repaid themselves within the session${median === undefined ? '' : ` (median payback ${median} calls)`}`,
   ];
-}
-
-/** Several transcripts' costs added up (the same model and settings). */
-export function sumReplayCosts(costs: readonly ReplayCost[]): ReplayCost {
-  const add = (pick: (cost: ReplayCost) => ReplayCostFigures): ReplayCostFigures => {
-    const total: ReplayCostFigures = {
-      inputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      outputTokens: 0,
-      summarizerUsd: 0,
-      usd: 0,
-    };
-    for (const cost of costs) {
-      const figures = pick(cost);
-      total.inputTokens += figures.inputTokens;
-      total.cacheReadTokens += figures.cacheReadTokens;
-      total.cacheWriteTokens += figures.cacheWriteTokens;
-      total.outputTokens += figures.outputTokens;
-      total.summarizerUsd += figures.summarizerUsd;
-      total.usd += figures.usd;
-    }
-    return total;
-  };
-  const first = costs[0];
-  return {
-    model: first?.model ?? '',
-    currency: 'USD',
-    summarizerModel: first?.summarizerModel ?? '',
-    cacheHints: first?.cacheHints ?? true,
-    withCompaction: add((cost) => cost.withCompaction),
-    withoutCompaction: add((cost) => cost.withoutCompaction),
-    compactions: costs.flatMap((cost) => cost.compactions),
-    perCallUsd: {
-      withCompaction: costs.flatMap((cost) => cost.perCallUsd.withCompaction),
-      withoutCompaction: costs.flatMap((cost) => cost.perCallUsd.withoutCompaction),
-    },
-  };
 }
 
 /** One threshold of `--compare-thresholds`: its compactions and summed cost. */

@@ -6,13 +6,16 @@ import type { EventsCompactionConfig } from '../compaction/types.js';
 import type { ImportResult } from '../importers/types.js';
 import type { ReplayReport } from '../runtime/replay/replay.js';
 import type { ReplayCost } from '../runtime/replay/replay-cost.js';
+import { replayJson } from '../runtime/replay/replay-json.js';
+import { sumReplayCosts } from '../runtime/replay/sum-replay-costs.js';
+import { groupDigits } from '../util/group-digits.js';
+import { plural } from '../util/plural.js';
 import { writeJson } from './common.js';
-import { groupDigits } from './group-digits.js';
 import { summarizeRepairs } from './import-session.js';
 import type { CliIo } from './io.js';
-import { plural } from './plural.js';
-import { costLines, sumReplayCosts } from './replay-cost-lines.js';
-import { compact, fallbackLines, renderReport, replayJson, table } from './replay-report.js';
+import { costLines } from './replay-cost-lines.js';
+import { compact, fallbackLines, renderReport } from './replay-report.js';
+import { table } from './text-table.js';
 
 /** One transcript of the command line: its file, how it is named, what the import gave. */
 export interface ReplayTranscript {

@@ -5,9 +5,9 @@
  * prints the same lines).
  */
 import type { ReplayProgress } from '../runtime/replay/replay.js';
-import { groupDigits } from './group-digits.js';
+import { groupDigits } from '../util/group-digits.js';
+import { plural } from '../util/plural.js';
 import type { CliIo } from './io.js';
-import { plural } from './plural.js';
 
 /** Lines per transcript with `--progress`: one at each tenth of its events. */
 export const PROGRESS_STEPS = 10;

@@ -1,9 +1,10 @@
 /** Human output of `orrery replay`: a report a person can read in ten seconds. */
 import type { ReplayCompaction, ReplayReport } from '../runtime/replay/replay.js';
 import type { ReplayCost } from '../runtime/replay/replay-cost.js';
-import { groupDigits } from './group-digits.js';
-import { plural } from './plural.js';
+import { groupDigits } from '../util/group-digits.js';
+import { plural } from '../util/plural.js';
 import { costLines } from './replay-cost-lines.js';
+import { table } from './text-table.js';
 
 export interface ReportHeader {
   label: string;
@@ -27,69 +28,6 @@ export function compact(value: number): string {
   if (value >= 10_000) return `${Math.round(value / 1000)}k`;
   if (value >= 1000) return `${(value / 1000).toFixed(1)}k`;
   return String(value);
-}
-
-/**
- * The `--json` object of one transcript. `requests` (one per model call) and each compaction's
- * `beforeCall` are what the inspector's replay chart draws.
- */
-export function replayJson(report: ReplayReport) {
-  return {
-    events: report.events,
-    modelCalls: report.modelCalls,
-    compactions: report.compactions.map(
-      ({
-        trigger,
-        startSeq,
-        endSeq,
-        tokensBefore,
-        tokensAfter,
-        beforeCall,
-        summarizer,
-        fallback,
-        branch,
-        costChoice,
-      }) => ({
-        trigger,
-        startSeq,
-        endSeq,
-        tokensBefore,
-        tokensAfter,
-        beforeCall,
-        summarizer,
-        ...(fallback ? { fallback } : {}),
-        ...(branch ? { branch } : {}),
-        ...(costChoice ? { costChoice } : {}),
-      }),
-    ),
-    // Present only when the elision tier recorded a rule: output with it off stays unchanged.
-    ...(report.elisions
-      ? {
-          elisions: report.elisions.map(
-            ({ trigger, throughSeq, elidedOutputs, tokensBefore, tokensAfter, beforeCall }) => ({
-              trigger,
-              throughSeq,
-              elidedOutputs,
-              tokensBefore,
-              tokensAfter,
-              beforeCall,
-            }),
-          ),
-        }
-      : {}),
-    maxViewTokens: report.maxViewTokens,
-    maxViewBytes: report.maxViewBytes,
-    orphans: report.orphans,
-    lossless: report.lossless,
-    tokens: report.tokens,
-    requests: report.requests.map(({ withCompaction, withoutCompaction, bytes }) => ({
-      withCompaction,
-      withoutCompaction,
-      bytes,
-    })),
-    // Present only for a transcript with workflow branches (docs/workflows.md#adk-sessions-and-replay).
-    ...(report.branches ? { branches: report.branches } : {}),
-  };
 }
 
 /** `cold_cache, tail 1.9k, $0.41 vs $0.44`: why, the retained tail, expected USD vs threshold-only. */
@@ -351,17 +289,4 @@ function chart(result: ReplayReport, threshold: number | undefined): string[] {
     `          █ with compaction   ░ without${threshold ? '   - threshold' : ''}${columns.some((column) => column.compacted) ? '   ▲ compaction' : ''}`,
   );
   return rows;
-}
-
-export function table(headers: string[], rows: string[][], indent = ''): string[] {
-  const all = headers.length > 0 ? [headers, ...rows] : rows;
-  const widths: number[] = [];
-  for (const row of all) {
-    row.forEach((cell, index) => {
-      widths[index] = Math.max(widths[index] ?? 0, cell.length);
-    });
-  }
-  const format = (row: string[]) =>
-    `${indent}${row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ')}`.trimEnd();
-  return all.map(format);
 }

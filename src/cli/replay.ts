@@ -4,31 +4,36 @@ import type { Command } from 'commander';
 import { COMPACTION_ENV } from '../compaction/config.js';
 import type { CostAwareConfig } from '../compaction/types.js';
 import { importTranscriptsAsync } from '../importers/import-transcripts-async.js';
+import { requireEvents } from '../importers/require-events.js';
 import type { ImportFormat } from '../importers/types.js';
 import { type PricedModel, replayCost } from '../runtime/replay/replay-cost.js';
-import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
-import type { SessionService } from '../sessions/session-service.js';
-import {
-  integerOption,
-  nonEmpty,
-  readTranscriptFile,
-  requireEvents,
-  transcriptFormat,
-} from './common.js';
-import { CliUsageError } from './errors.js';
-import type { CliIo } from './io.js';
-import { printThresholdComparison, sumReplayCosts } from './replay-cost-lines.js';
-import { replayImportedTranscript } from './replay-engine.js';
-import { printReplayOutputs, type ReplayOutput, type ReplayTranscript } from './replay-output.js';
-import { pricedModel, summarizerPricedModel } from './replay-price.js';
-import { transcriptProgress } from './replay-progress.js';
+import { replayImportedTranscript } from '../runtime/replay/replay-imported-transcript.js';
+import { pricedModel, summarizerPricedModel } from '../runtime/replay/replay-price.js';
 import {
   REPLAY_DEFAULT_THRESHOLD,
   type ReplayCompactionSettings,
+  type ReplaySettingNames,
   replayCompactionSettings,
-} from './replay-settings.js';
+} from '../runtime/replay/replay-settings.js';
+import { ReplaySettingsError } from '../runtime/replay/replay-settings-error.js';
+import { sumReplayCosts } from '../runtime/replay/sum-replay-costs.js';
+import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
+import type { SessionService } from '../sessions/session-service.js';
+import { integerOption, nonEmpty, readTranscriptFile, transcriptFormat } from './common.js';
+import { CliUsageError } from './errors.js';
+import type { CliIo } from './io.js';
+import { printThresholdComparison } from './replay-cost-lines.js';
+import { printReplayOutputs, type ReplayOutput, type ReplayTranscript } from './replay-output.js';
+import { transcriptProgress } from './replay-progress.js';
 import { openStore, resolveDb } from './store.js';
 import { createSummarizer, type SummarizerChoice } from './summarizer-option.js';
+
+/** The settings as errors name them: the flags. */
+const REPLAY_FLAG_NAMES: ReplaySettingNames = Object.freeze({
+  threshold: '--threshold',
+  interval: '--interval',
+  maxRequestBytes: '--max-request-bytes',
+});
 
 interface ReplayFlags {
   format: string;
@@ -273,17 +278,24 @@ async function replaySettings(options: {
 }): Promise<ReplaySettings> {
   const { flags, io } = options;
   const choice = await createSummarizer({ value: flags.summarizer, env: io.env });
-  const settings = replayCompactionSettings({
-    env: io.env,
-    summarizer: choice.summarizer,
-    threshold: flags.threshold,
-    retention: flags.retention,
-    interval: flags.interval,
-    overlap: flags.overlap,
-    maxRequestBytes: flags.maxRequestBytes,
-    ...(options.costAware && { costAware: options.costAware }),
-  });
-  return { ...settings, choice };
+  try {
+    const settings = replayCompactionSettings({
+      env: io.env,
+      summarizer: choice.summarizer,
+      threshold: flags.threshold,
+      retention: flags.retention,
+      interval: flags.interval,
+      overlap: flags.overlap,
+      maxRequestBytes: flags.maxRequestBytes,
+      names: REPLAY_FLAG_NAMES,
+      ...(options.costAware && { costAware: options.costAware }),
+    });
+    return { ...settings, choice };
+  } catch (error) {
+    // Settings that cannot go together are the command line's fault: a usage error (exit 2).
+    if (!ReplaySettingsError.isInstance(error)) throw error;
+    throw new CliUsageError({ field: error.field, message: error.message, cause: error });
+  }
 }
 
 /** Replays each transcript into its own session of one store (`--db`, else in memory). */

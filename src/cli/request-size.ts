@@ -13,12 +13,12 @@ import { estimateContentListTokens } from '../compaction/token-estimate.js';
 import { estimateNextRequest, type RequestEstimate } from '../compaction/triggers.js';
 import type { ActiveView } from '../compaction/view.js';
 import type { SessionKey } from '../events/types.js';
+import { IMPORT_STATE_KEY, INSTRUCTION_STATE_KEY } from '../importers/imported-state.js';
 import { estimateRequestOverhead } from '../runtime/compaction/context-guard.js';
 import { loadActiveView } from '../runtime/view/active-view.js';
 import { OrphanCallRestorer } from '../runtime/view/restore-calls.js';
 import type { SessionService, StoredView } from '../sessions/session-service.js';
-import { IMPORT_STATE_KEY, INSTRUCTION_STATE_KEY } from './import-session.js';
-import { plural } from './plural.js';
+import { plural } from '../util/plural.js';
 
 export interface RequestSize {
   /** Estimated tokens of the request: contents + system instruction. */

@@ -26,7 +26,6 @@ import {
   serveUntilInterrupted,
 } from './server-command.js';
 import { openStore, redact, resolveDb } from './store.js';
-import { createWorkerReplay } from './worker-replay.js';
 
 type ServeCommandFlags = ServeFlags & { db?: string; app: string; agent?: string; model?: string };
 
@@ -108,7 +107,6 @@ Examples:
           maxBodyBytes: config.maxBodyBytes,
           devUiRoot,
           inspector: {
-            replay: createWorkerReplay(),
             maxConcurrentReplays: config.maxConcurrentReplays,
             maxConcurrentReplaysPerUser: config.maxConcurrentReplaysPerUser,
           },

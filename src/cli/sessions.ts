@@ -5,6 +5,7 @@ import { isCompactionEvent } from '../events/event-helpers.js';
 import type { Event, SessionKey } from '../events/types.js';
 import { SessionNotFoundError } from '../sessions/errors.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { plural } from '../util/plural.js';
 import {
   addStoreOptions,
   integerOption,
@@ -15,7 +16,6 @@ import {
 } from './common.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
-import { plural } from './plural.js';
 import { clip, renderEventLine, time } from './render-event.js';
 import { resolveSessionKey } from './session-lookup.js';
 import { showJson } from './show-json.js';

@@ -1,4 +1,7 @@
-/** Aligned columns for terminal output: a header row, then rows; numbers right-aligned. */
+/**
+ * Aligned columns for terminal output: `alignedTable` (a header row, then rows; numbers
+ * right-aligned) and `table` (replay's reports).
+ */
 
 export type Alignment = 'left' | 'right';
 
@@ -24,4 +27,21 @@ export function alignedTable(options: {
       })
       .join('  ')}`.trimEnd(),
   );
+}
+
+/**
+ * Columns padded to their widest cell, joined by two spaces, the last cell unpadded; `headers`
+ * empty: rows only (a two-column list of labels and values).
+ */
+export function table(headers: string[], rows: string[][], indent = ''): string[] {
+  const all = headers.length > 0 ? [headers, ...rows] : rows;
+  const widths: number[] = [];
+  for (const row of all) {
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, cell.length);
+    });
+  }
+  const format = (row: string[]) =>
+    `${indent}${row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ')}`.trimEnd();
+  return all.map(format);
 }

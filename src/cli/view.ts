@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Content } from '../events/types.js';
 import { describeNextRequest } from '../server/next-request.js';
+import { plural } from '../util/plural.js';
 import {
   addStoreOptions,
   integerOption,
@@ -11,7 +12,6 @@ import {
   writeJson,
 } from './common.js';
 import type { CliIo } from './io.js';
-import { plural } from './plural.js';
 import { renderContent } from './render-event.js';
 import { explainTrigger, measureNextRequest, systemInstructionOf } from './request-size.js';
 import { resolveSessionKey } from './session-lookup.js';

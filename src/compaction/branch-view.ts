@@ -15,12 +15,8 @@
  *   is the store's checkpoint and is seen everywhere.
  */
 import type { CompactionEvent, Event, EventCompaction } from '../events/types.js';
+import type { ViewScope } from './types.js';
 import { isBetterCheckpoint, isValidCompaction } from './view.js';
-
-/** Which branch a view is assembled for. `branch` absent: the trunk. */
-export interface ViewScope {
-  branch?: string;
-}
 
 /** `undefined` for the trunk (no branch, or ADK's empty string). */
 export function branchOf(event: { branch?: string }): string | undefined {

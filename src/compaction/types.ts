@@ -10,7 +10,11 @@ import type {
   Event,
   UsageMetadata,
 } from '../events/types.js';
-import type { ViewScope } from './branch-view.js';
+
+/** Which branch a view is assembled for (`branch-view.ts`). `branch` absent: the trunk. */
+export interface ViewScope {
+  branch?: string;
+}
 
 export interface Summary {
   /** Role `model`: becomes the compaction event's `compactedContent`. */

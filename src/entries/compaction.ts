@@ -12,7 +12,6 @@ export {
   isOnBranchPath,
   isVisibleOnBranch,
   scopeView,
-  type ViewScope,
 } from '../compaction/branch-view.js';
 export { resolveSummarizerModel, validateEventsCompactionConfig } from '../compaction/config.js';
 export {
@@ -60,6 +59,7 @@ export type {
   ElisionPlan,
   RetentionOverride,
   TieredCompactionDecision,
+  ViewScope,
 } from '../compaction/types.js';
 export {
   type ActiveView,

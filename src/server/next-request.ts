@@ -5,9 +5,10 @@
  * the view that branch's next request would see (docs/workflows.md#branch-views), counted with
  * the instruction and tools of the agent that runs on it.
  */
-import type { ViewScope } from '../compaction/branch-view.js';
+
 import { estimateContentListTokens } from '../compaction/token-estimate.js';
 import { estimateNextRequest } from '../compaction/triggers.js';
+import type { ViewScope } from '../compaction/types.js';
 import type { SessionKey } from '../events/types.js';
 import type { FunctionDeclaration } from '../models/types.js';
 import type { Agent } from '../runtime/agents/agent.js';

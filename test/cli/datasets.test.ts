@@ -7,13 +7,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { replayImportedTranscript } from '../../src/cli/replay-engine.js';
 import { importTranscripts } from '../../src/entries/importers.js';
 import {
   createEventsCompactionConfig,
   DigestSummarizer,
   InMemorySessionService,
 } from '../../src/index.js';
+import { replayImportedTranscript } from '../../src/runtime/replay/replay-imported-transcript.js';
 
 const datasets = process.env.ORRERY_DATASETS;
 

@@ -27,11 +27,20 @@ describe('the inspector page files', () => {
     for (const name of files) expect(read(name).split('\n').length).toBeLessThan(500);
   });
 
-  it('are type-checked: each opts in with // @ts-check (npm run typecheck: assets/tsconfig.json)', () => {
+  it('are type-checked strictly: each opts in with // @ts-check (npm run typecheck: assets/tsconfig.json)', () => {
     for (const name of modules) expect(read(name).startsWith('// @ts-check\n'), name).toBe(true);
     const config = JSON.parse(readFileSync(join(ROOT, 'assets', 'tsconfig.json'), 'utf8'));
-    expect(config.compilerOptions).toMatchObject({ checkJs: true, noEmit: true });
+    // As strict as the library's: no parameter is an implicit `any`.
+    expect(config.compilerOptions).toMatchObject({
+      checkJs: true,
+      noEmit: true,
+      strict: true,
+      noUncheckedIndexedAccess: true,
+    });
+    expect(config.compilerOptions).not.toHaveProperty('noImplicitAny');
     expect(config.compilerOptions.lib).toContain('DOM');
+    const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
+    expect(scripts.typecheck).toContain('tsc -p assets/tsconfig.json');
   });
 
   it('never build markup from strings', () => {

@@ -8,10 +8,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inspectorReplay } from '../../src/cli/inspector-replay.js';
 import type { CompactionEvent, NewEvent, Runner, SessionKey } from '../../src/index.js';
 import { Compactor, DigestSummarizer } from '../../src/index.js';
 import type { InspectorOptions } from '../../src/server/index.js';
+import { inspectorReplay } from '../../src/server/inspector/inspector-replay.js';
 import {
   APP,
   startTestServer,

@@ -194,6 +194,36 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
     });
   }, 120_000);
 
+  it('asks for pages of the size the server names (/info pageSize)', async () => {
+    const pageSize = 5;
+    await withBrowser({ token: TOKEN_ALICE }, async ({ page }) => {
+      // The server's page size is a constant (200): this one answers 5, so the page's own
+      // figure cannot pass for the server's.
+      await page.route('**/inspector/api/info', async (route) => {
+        const response = await route.fetch();
+        await route.fulfill({ response, json: { ...(await response.json()), pageSize } });
+      });
+      const paged: URL[] = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (/\/(timeline|view)$/.test(url.pathname)) paged.push(url);
+      });
+      await page.goto(`${fixture.url}/${hashOf(INCIDENT)}`);
+      // 22 events: the last rows come from the fifth page.
+      await page.locator('.row[data-seq="22"]').waitFor();
+      await page.getByLabel('Next request (view)').check();
+      await page.locator('.row[aria-posinset="1"][data-kind="compaction"]').waitFor();
+      const timeline = paged.filter((url) => url.pathname.endsWith('/timeline'));
+      const view = paged.filter((url) => url.pathname.endsWith('/view'));
+      expect(timeline.length).toBeGreaterThanOrEqual(5);
+      expect(view.length).toBeGreaterThanOrEqual(1);
+      for (const url of paged) expect(url.searchParams.get('limit'), url.search).toBe('5');
+      for (const url of timeline) {
+        expect(Number(url.searchParams.get('afterSeq')) % pageSize, url.search).toBe(0);
+      }
+    });
+  }, 120_000);
+
   it('shows an event appended while the page is open, without a reload', async () => {
     await withBrowser({ token: TOKEN_ALICE }, async ({ page }) => {
       await page.goto(`${fixture.url}/${hashOf(QUIET)}`);

@@ -13,9 +13,9 @@ import { getText } from '../../events/event-helpers.js';
 import { importTranscripts } from '../../importers/import-transcript.js';
 import type { ImportResult } from '../../importers/types.js';
 import type { ReplayReport } from '../../runtime/replay/replay.js';
+import { replayImportedTranscript } from '../../runtime/replay/replay-imported-transcript.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import { longTranscript } from '../../testing/long-transcript.js';
-import { replayImportedTranscript } from '../replay-engine.js';
 
 export interface GoldenSettings {
   tokenThreshold?: number;
@@ -94,7 +94,7 @@ export class GoldenSummarizer implements EventsSummarizer {
   }
 }
 
-/** Replays through the CLI's path (`replay-engine`) and normalizes the report. */
+/** Replays through the CLI's path (`replayImportedTranscript`) and normalizes the report. */
 async function replayResult(imported: ImportResult, file: string, settings: GoldenSettings) {
   const summarizer = new GoldenSummarizer();
   const config = createEventsCompactionConfig({ env: {}, enabled: true, ...settings, summarizer });

@@ -3,7 +3,6 @@
  * ceilings (`maxRequestBytes`, the model's context window) with a smaller retained tail, and as
  * a last resort oversized tool output truncated in the view only.
  */
-import type { ViewScope } from '../../compaction/branch-view.js';
 import { fitViewToCeilings } from '../../compaction/ceilings.js';
 import {
   estimateContentBytes,
@@ -17,7 +16,11 @@ import {
   retentionTokensFor,
   unreadUserMessageIndex,
 } from '../../compaction/triggers.js';
-import type { CompactionRequest, EventsCompactionConfig } from '../../compaction/types.js';
+import type {
+  CompactionRequest,
+  EventsCompactionConfig,
+  ViewScope,
+} from '../../compaction/types.js';
 import { type ActiveView, summaryContent, type ViewWarning } from '../../compaction/view.js';
 import type { Event, SessionKey } from '../../events/types.js';
 import type { FunctionDeclaration, Model } from '../../models/types.js';

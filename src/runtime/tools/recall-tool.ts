@@ -17,9 +17,9 @@ import {
   branchOf,
   isVisibleOnBranch,
   scopeView,
-  type ViewScope,
 } from '../../compaction/branch-view.js';
 import { isElisionEvent, latestElision } from '../../compaction/elision.js';
+import type { ViewScope } from '../../compaction/types.js';
 import type { Event } from '../../events/types.js';
 import {
   definedHitFilters,

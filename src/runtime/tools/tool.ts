@@ -1,4 +1,4 @@
-import type { ViewScope } from '../../compaction/branch-view.js';
+import type { ViewScope } from '../../compaction/types.js';
 import type { FunctionDeclaration } from '../../models/types.js';
 
 /** Session state as a tool sees it: reads include this invocation's writes. */

@@ -1,5 +1,5 @@
 /** One invocation's context: the bridge between agents and the Runner's store, plugins and guard. */
-import type { ViewScope } from '../../compaction/branch-view.js';
+import type { ViewScope } from '../../compaction/types.js';
 import type { ActiveView } from '../../compaction/view.js';
 import type { Event, NewEvent, SessionKey } from '../../events/types.js';
 import { isContextOverflowError } from '../../models/errors.js';

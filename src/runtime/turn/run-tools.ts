@@ -4,7 +4,7 @@
  * value that is not JSON) becomes one function response of one event. A cancelled run stops.
  * Split from `invocation.ts`, which calls it for `Invocation.runTools`.
  */
-import type { ViewScope } from '../../compaction/branch-view.js';
+import type { ViewScope } from '../../compaction/types.js';
 import { createEvent } from '../../events/event-helpers.js';
 import type { FunctionCall, NewEvent, Part, SessionKey } from '../../events/types.js';
 import type { Telemetry, TelemetrySpan } from '../../observability/telemetry.js';

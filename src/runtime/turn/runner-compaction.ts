@@ -6,10 +6,13 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
-import type { ViewScope } from '../../compaction/branch-view.js';
 import { estimateEventTokens } from '../../compaction/token-estimate.js';
 import { countCompletedInvocations, estimateNextRequest } from '../../compaction/triggers.js';
-import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
+import type {
+  EventsCompactionConfig,
+  EventsSummarizer,
+  ViewScope,
+} from '../../compaction/types.js';
 import type { ViewWarning } from '../../compaction/view.js';
 import type { SessionKey } from '../../events/types.js';
 import { logCompaction } from '../../observability/compaction-log.js';

@@ -4,8 +4,9 @@
  * annuls earlier events), the full history is read once and viewed as ADK would send it. The
  * next compaction folds that view into a rolling summary, and loads are O(tail) again.
  */
-import { scopeView, type ViewScope } from '../../compaction/branch-view.js';
+import { scopeView } from '../../compaction/branch-view.js';
 import { expandView, needsExpandedView } from '../../compaction/expanded-view.js';
+import type { ViewScope } from '../../compaction/types.js';
 import type { Event, SessionKey } from '../../events/types.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 

@@ -10,8 +10,8 @@ import {
   branchOf,
   isBranchResult,
   isOnBranchPath,
-  type ViewScope,
 } from '../../compaction/branch-view.js';
+import type { ViewScope } from '../../compaction/types.js';
 import type { Event, SessionKey } from '../../events/types.js';
 import { sessionKeyString } from '../../runtime/turn/runner-telemetry.js';
 import type { SessionService } from '../../sessions/session-service.js';

@@ -11,10 +11,10 @@ import type { ReplayRequest, ReplayResponse } from './api-types.js';
 import type { CompactionIndex } from './session-history.js';
 
 /**
- * Replays a transcript for `POST /inspector/api/replay` as `orrery replay --json` does. Given by
- * the caller (the CLI gives its own): the server cannot import the importers (same layer).
- * Throws an `HttpProblem` (400) naming the field for a bad transcript or setting. It runs in the
- * server's thread: a long replay blocks every other request (the CLI's runs in a worker).
+ * Replays a transcript for `POST /inspector/api/replay` as `orrery replay --json` does
+ * (`inspectorReplay`, `inspector-replay.ts`, or the caller's own). Throws an `HttpProblem` (400)
+ * naming the field for a bad transcript or setting. It runs in the server's thread: a long
+ * replay blocks every other request (`createWorkerReplay` runs each in a worker).
  */
 export type InspectorReplay = (options: {
   request: ReplayRequest;
@@ -22,9 +22,10 @@ export type InspectorReplay = (options: {
 }) => Promise<ReplayResponse>;
 
 /**
- * A replay that takes the raw request body and parses, checks and replays it where it runs (the
- * CLI's: a worker thread, so the server's event loop stays free). It stops when `signal` aborts
- * (the client went away) and throws an `HttpProblem` for a bad body (`parseReplayBody`'s).
+ * A replay that takes the raw request body and parses, checks and replays it where it runs
+ * (`createWorkerReplay` in `worker-replay.ts`: a worker thread, so the server's event loop stays
+ * free). It stops when `signal` aborts (the client went away) and throws an `HttpProblem` for a
+ * bad body (`parseReplayBody`'s).
  */
 export interface InspectorBodyReplay {
   fromBody(options: { body: Uint8Array; signal: AbortSignal }): Promise<ReplayResponse>;
@@ -38,8 +39,12 @@ export const DEFAULT_MAX_CONCURRENT_REPLAYS_PER_USER = 1;
 export const REPLAY_RETRY_AFTER_SECONDS = 5;
 
 export interface InspectorOptions {
-  /** `POST /inspector/api/replay` answers 501 without one. */
-  replay?: InspectorReplay | InspectorBodyReplay;
+  /**
+   * What `POST /inspector/api/replay` runs. Default: the server's own worker replay
+   * (`createWorkerReplay()`, a worker thread per replay, started on the first request);
+   * `false` turns the route off (it answers 501).
+   */
+  replay?: InspectorReplay | InspectorBodyReplay | false;
   /** `POST /inspector/api/replay` body limit. Default `DEFAULT_MAX_REPLAY_BYTES` (32 MiB). */
   maxReplayBytes?: number;
   /** Replays running at once on this server; more get a 429. Default 2. */

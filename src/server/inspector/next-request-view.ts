@@ -4,8 +4,9 @@
  * (`describeNextRequest`): the active view with orphan calls restored from storage, plus the
  * served agent's instruction and tool declarations.
  */
-import type { ViewScope } from '../../compaction/branch-view.js';
+
 import { estimateContentTokens } from '../../compaction/token-estimate.js';
+import type { ViewScope } from '../../compaction/types.js';
 import type { Event, Part, SessionKey } from '../../events/types.js';
 import type { Agent } from '../../runtime/agents/agent.js';
 import { estimateRequestOverhead } from '../../runtime/compaction/context-guard.js';

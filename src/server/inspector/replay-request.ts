@@ -1,7 +1,8 @@
 /**
  * `POST /inspector/api/replay`'s body, read and checked, and the replay's errors as problems.
- * Shared by the route (a replay run in the server's thread) and the CLI's replay worker (which
- * parses the body off the event loop), so both refuse the same requests with the same 400s.
+ * Shared by the route (a replay run in the server's thread) and the replay worker
+ * (`replay-worker.ts`, which parses the body off the event loop), so both refuse the same
+ * requests with the same 400s.
  */
 import { z } from 'zod';
 import { InvalidConfigError } from '../../compaction/errors.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../../../test/cli/in-process.js';
-import { inspectorReplay } from '../../cli/inspector-replay.js';
+import { inspectorReplay } from './inspector-replay.js';
 import { inspectorFixture, TOKEN_ALICE } from './test-helpers/inspector-fixture.js';
 
 const FILE = 'examples/incident-session.jsonl';
@@ -146,10 +146,16 @@ describe('POST /inspector/api/replay', () => {
     expect(run.status).toBe(413);
   });
 
-  it('answers 501 on a server created without a replay, 401 without a token', async () => {
+  it('replays in its own worker by default; 501 when turned off; 401 without a token', async () => {
     const plain = inspectorFixture();
-    const response = await post(plain, { transcript });
+    const replayed = await post(plain, { transcript });
+    expect(replayed.status).toBe(200);
+    const report = (await replayed.json()) as { events: number };
+    expect(report.events).toBeGreaterThan(0);
+    const off = inspectorFixture({ inspector: { replay: false } });
+    const response = await post(off, { transcript });
     expect(response.status).toBe(501);
+    expect(((await response.json()) as { detail: string }).detail).toContain('replay: false');
     const guarded = inspectorFixture({ tokens: true, inspector: { replay: inspectorReplay } });
     expect((await post(guarded, { transcript })).status).toBe(401);
     expect((await post(guarded, { transcript: '' }, TOKEN_ALICE)).status).toBe(400);

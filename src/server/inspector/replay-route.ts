@@ -3,7 +3,8 @@
  * JSON `orrery replay --json` prints. Nothing is stored. Its body limit is its own (a transcript
  * is larger than any other request): create-server exempts this path from the global one.
  * Replays running at once are bounded per server and per caller (docs/server-limits.md); a
- * body replay (the CLI's worker) gets the raw body, so parsing it is off the event loop too.
+ * body replay (`createWorkerReplay`'s worker) gets the raw body, so parsing it is off the event
+ * loop too.
  */
 import type { Context, Hono } from 'hono';
 import { HttpProblem } from '../errors.js';
@@ -24,6 +25,7 @@ import {
 } from './inspector-deps.js';
 import { isRefusal, ReplayLimiter, type ReplayRefusal } from './replay-limiter.js';
 import { parseReplayBody, replayProblem } from './replay-request.js';
+import { createWorkerReplay } from './worker-replay.js';
 
 export const REPLAY_PATH = `${INSPECTOR_API_PREFIX}/replay`;
 
@@ -58,6 +60,12 @@ export function registerReplayRoute(app: Hono<ServerEnv>, deps: InspectorDeps): 
     maxConcurrentPerUser:
       options.maxConcurrentReplaysPerUser ?? DEFAULT_MAX_CONCURRENT_REPLAYS_PER_USER,
   });
+  // The server's own replay, made on first use: a server that never replays starts no worker.
+  let own: InspectorBodyReplay | undefined;
+  const ownReplay = (): InspectorBodyReplay => {
+    own ??= createWorkerReplay();
+    return own;
+  };
   app.post(
     REPLAY_PATH,
     limitBody({
@@ -66,14 +74,13 @@ export function registerReplayRoute(app: Hono<ServerEnv>, deps: InspectorDeps): 
       field: 'transcript',
     }),
     async (context) => {
-      const replay = options.replay;
+      const replay = options.replay === false ? undefined : (options.replay ?? ownReplay());
       if (!replay) {
         throw new HttpProblem({
           status: 501,
           slug: 'not-implemented',
           title: 'Not Implemented',
-          detail:
-            'this server has no replay: createServer({ inspector: { replay } }) (orrery serve and orrery inspect give one)',
+          detail: 'replay is off on this server: createServer({ inspector: { replay: false } })',
         });
       }
       // Refused before the body is read: a refused replay costs nothing.

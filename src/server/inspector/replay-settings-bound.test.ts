@@ -5,12 +5,12 @@
  * the summarizer), never timed. A byte ceiling no request fits under is a 400 too.
  */
 import { describe, expect, it } from 'vitest';
-import { inspectorReplay } from '../../cli/inspector-replay.js';
 import { createEventsCompactionConfig } from '../../compaction/config.js';
 import type { EventsSummarizer } from '../../compaction/types.js';
 import { importTranscripts } from '../../importers/import-transcript.js';
 import { replayTranscript } from '../../runtime/replay/replay.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import { inspectorReplay } from './inspector-replay.js';
 import { MAX_REPLAY_OVERLAP_PER_INTERVAL } from './replay-request.js';
 import { chatTranscript } from './test-helpers/chat-transcript.js';
 import { inspectorFixture } from './test-helpers/inspector-fixture.js';

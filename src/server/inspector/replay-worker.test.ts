@@ -5,7 +5,6 @@
  * bounded per server and per token (429 with Retry-After); a bad body is still a 400.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorkerReplay, type WorkerReplayOptions } from '../../cli/worker-replay.js';
 import {
   startTestServer,
   type TestServer,
@@ -13,6 +12,7 @@ import {
   TOKEN_BOB,
 } from '../test-helpers/test-server.js';
 import { chatTranscript } from './test-helpers/chat-transcript.js';
+import { createWorkerReplay, type WorkerReplayOptions } from './worker-replay.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {

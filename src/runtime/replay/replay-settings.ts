@@ -3,14 +3,14 @@
  * that one set of settings replays the same way from both (docs/architecture.md#when-compaction-runs:
  * a 0 threshold without an interval is compaction off).
  */
-import { COMPACTION_ENV, createEventsCompactionConfig } from '../compaction/config.js';
+import { COMPACTION_ENV, createEventsCompactionConfig } from '../../compaction/config.js';
 import type {
   CostAwareConfig,
   EventsCompactionConfig,
   EventsSummarizer,
-} from '../compaction/types.js';
-import type { Environment } from '../util/environment.js';
-import { CliUsageError } from './errors.js';
+} from '../../compaction/types.js';
+import type { Environment } from '../../util/environment.js';
+import { ReplaySettingsError } from './replay-settings-error.js';
 
 /** Replay's own default: small enough that real transcripts show compaction at work. */
 export const REPLAY_DEFAULT_THRESHOLD = 20_000;
@@ -21,12 +21,6 @@ export interface ReplaySettingNames {
   interval: string;
   maxRequestBytes: string;
 }
-
-export const REPLAY_FLAG_NAMES: ReplaySettingNames = Object.freeze({
-  threshold: '--threshold',
-  interval: '--interval',
-  maxRequestBytes: '--max-request-bytes',
-});
 
 export interface ReplayCompactionOptions {
   /** `ORRERY_COMPACTION_*` read under the given settings (`{}`: none). */
@@ -40,8 +34,8 @@ export interface ReplayCompactionOptions {
   maxRequestBytes?: number;
   /** Cost-aware compaction at these catalog prices (docs/cost.md#cost-aware-compaction). */
   costAware?: CostAwareConfig;
-  /** Default `REPLAY_FLAG_NAMES`. */
-  names?: ReplaySettingNames;
+  /** How errors name the settings (`orrery replay`'s flags, the inspector's request fields). */
+  names: ReplaySettingNames;
 }
 
 export interface ReplayCompactionSettings {
@@ -52,15 +46,16 @@ export interface ReplayCompactionSettings {
 }
 
 /**
- * The settings as the config replay reports and the config it replays with. A byte ceiling with
- * compaction off is a `CliUsageError` naming both settings (the ceiling is a compaction: it would
- * be silently dropped); invalid values are the config's `InvalidConfigError`.
+ * The settings as the config replay reports and the config it replays with. A byte ceiling
+ * with compaction off is a `ReplaySettingsError` naming both settings (the ceiling is a
+ * compaction: it would be silently dropped); invalid values are the config's
+ * `InvalidConfigError`.
  */
 export function replayCompactionSettings(
   options: ReplayCompactionOptions,
 ): ReplayCompactionSettings {
   const { env, summarizer } = options;
-  const names = options.names ?? REPLAY_FLAG_NAMES;
+  const { names } = options;
   const tokenThreshold =
     options.threshold ??
     (env[COMPACTION_ENV.tokenThreshold] === undefined ? REPLAY_DEFAULT_THRESHOLD : undefined);
@@ -80,7 +75,7 @@ export function replayCompactionSettings(
       options.threshold === undefined
         ? `${COMPACTION_ENV.tokenThreshold}=${env[COMPACTION_ENV.tokenThreshold]}`
         : `${names.threshold} ${options.threshold}`;
-    throw new CliUsageError({
+    throw new ReplaySettingsError({
       field: names.maxRequestBytes,
       message: `${names.maxRequestBytes} ${options.maxRequestBytes} needs compaction, which ${off} turns off: pass a threshold above 0 or an ${names.interval}`,
     });

@@ -1,17 +1,14 @@
 /**
- * The CLI's side of replay: an imported transcript handed to the library's `replayTranscript`
- * with the session state, system instruction and tool declarations the import recorded.
+ * An imported transcript replayed (`orrery replay`, the inspector's replay): handed to
+ * `replayTranscript` with the session state, system instruction and tool declarations the
+ * import recorded.
  */
-import type { EventsCompactionConfig, EventsSummarizer } from '../compaction/types.js';
-import type { SessionKey } from '../events/types.js';
-import type { ImportResult } from '../importers/types.js';
-import {
-  type ReplayProgress,
-  type ReplayReport,
-  replayTranscript,
-} from '../runtime/replay/replay.js';
-import type { SessionService } from '../sessions/session-service.js';
-import { importedState } from './import-session.js';
+import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
+import type { SessionKey } from '../../events/types.js';
+import { importedState } from '../../importers/imported-state.js';
+import type { ImportResult } from '../../importers/types.js';
+import type { SessionService } from '../../sessions/session-service.js';
+import { type ReplayProgress, type ReplayReport, replayTranscript } from './replay.js';
 
 export interface ReplayImportOptions {
   result: ImportResult;

@@ -9,9 +9,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { HttpProblem } from '../server/errors.js';
-import type { ReplayResponse } from '../server/inspector/api-types.js';
-import type { InspectorBodyReplay } from '../server/inspector/inspector-deps.js';
+import { HttpProblem } from '../errors.js';
+import type { ReplayResponse } from './api-types.js';
+import type { InspectorBodyReplay } from './inspector-deps.js';
 import type { ReplayWorkerMessage, ReplayWorkerRequest } from './replay-worker-protocol.js';
 
 export interface WorkerReplayOptions {

@@ -1,4 +1,4 @@
-/** Counts in CLI output read as English: "1 event", "2 events", "1,204 events". */
+/** Counts in output read as English: "1 event", "2 events", "1,204 events". */
 import { groupDigits } from './group-digits.js';
 
 /** `count` and the noun, singular for exactly one; `plural` for irregular nouns. */

@@ -1,29 +1,30 @@
 /**
- * The inspector's replay (`POST /inspector/api/replay`), given to the server by `orrery serve`
- * and `orrery inspect`: a transcript replayed as `orrery replay FILE --json` replays it (the
- * same import, settings, engine and JSON), into a fresh in-memory store that is dropped after.
- * The environment's `ORRERY_COMPACTION_*` settings are not read: the request says everything.
+ * The inspector's replay (`POST /inspector/api/replay`): a transcript replayed as `orrery replay
+ * FILE --json` replays it (the same import, settings, engine and JSON, from `runtime/replay/`),
+ * into a fresh in-memory store that is dropped after. The environment's `ORRERY_COMPACTION_*`
+ * settings are not read: the request says everything. `orrery serve` and `orrery inspect` run it
+ * in a worker (`worker-replay.ts`); `inspectorReplay` runs it in the server's thread.
  */
-import type { EventsSummarizer } from '../compaction/types.js';
-import { ImportError } from '../importers/errors.js';
-import { importTranscripts } from '../importers/import-transcript.js';
-import { ModelConfigError } from '../models/errors.js';
-import { type PricedModel, replayCost } from '../runtime/replay/replay-cost.js';
-import type { ReplayRequest, ReplayResponse } from '../server/inspector/api-types.js';
-import type { InspectorReplay } from '../server/inspector/inspector-deps.js';
-import { badRequest } from '../server/problem.js';
-import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
-import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
-import { requireEvents } from './common.js';
-import { CliUsageError } from './errors.js';
-import { replayImportedTranscript } from './replay-engine.js';
-import { pricedModel } from './replay-price.js';
-import { replayJson } from './replay-report.js';
+import type { EventsSummarizer } from '../../compaction/types.js';
+import { ImportError } from '../../importers/errors.js';
+import { importTranscripts } from '../../importers/import-transcript.js';
+import { requireEvents } from '../../importers/require-events.js';
+import { ModelConfigError } from '../../models/errors.js';
+import { type PricedModel, replayCost } from '../../runtime/replay/replay-cost.js';
+import { replayImportedTranscript } from '../../runtime/replay/replay-imported-transcript.js';
+import { replayJson } from '../../runtime/replay/replay-json.js';
+import { pricedModel } from '../../runtime/replay/replay-price.js';
 import {
   type ReplayCompactionSettings,
   type ReplaySettingNames,
   replayCompactionSettings,
-} from './replay-settings.js';
+} from '../../runtime/replay/replay-settings.js';
+import { ReplaySettingsError } from '../../runtime/replay/replay-settings-error.js';
+import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
+import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
+import { badRequest } from '../problem.js';
+import type { ReplayRequest, ReplayResponse } from './api-types.js';
+import type { InspectorReplay } from './inspector-deps.js';
 
 /** `summarizer: 'none'`: every window skipped, so the replay shows the uncompacted requests. */
 const NO_SUMMARY: EventsSummarizer = { name: 'none', summarize: async () => null };
@@ -51,7 +52,7 @@ function importRequest(request: ReplayRequest, fileName: string) {
   }
 }
 
-/** The request's settings as `orrery replay` takes its flags (`replay-settings.ts`). */
+/** The request's settings as `orrery replay` takes its flags (`replayCompactionSettings`). */
 function inspectorSettings(
   settings: Omit<ReplayRequest, 'transcript'>,
   summarizer: EventsSummarizer,
@@ -68,9 +69,8 @@ function inspectorSettings(
       names: REQUEST_NAMES,
     });
   } catch (error) {
-    if (CliUsageError.isInstance(error)) {
-      const field = error.field ?? REQUEST_NAMES.maxRequestBytes;
-      throw badRequest(error.message, field, error);
+    if (ReplaySettingsError.isInstance(error)) {
+      throw badRequest(error.message, error.field, error);
     }
     throw error;
   }

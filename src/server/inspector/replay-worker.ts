@@ -5,8 +5,8 @@
  * worker does nothing.
  */
 import { parentPort } from 'node:worker_threads';
-import { parseReplayBody, replayProblem } from '../server/inspector/replay-request.js';
 import { replayForInspector } from './inspector-replay.js';
+import { parseReplayBody, replayProblem } from './replay-request.js';
 import type { ReplayWorkerMessage, ReplayWorkerRequest } from './replay-worker-protocol.js';
 
 /** Progress is posted every this many events (a message per event would cost more than it says). */

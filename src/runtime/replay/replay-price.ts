@@ -1,13 +1,14 @@
 /**
- * `--price <provider:model>` of `orrery replay` and `orrery eval`: the catalog's prices and the
- * provider's cache policy of a model (docs/cost.md). An id the catalog does not know is an error
- * that names it, never a guessed price.
+ * A `provider:model` id as a priced model (`orrery replay --price`, `orrery eval --price`, the
+ * inspector's replay `price`): the catalog's prices and the provider's cache policy
+ * (docs/cost.md). An id the catalog does not know is an error that names it (`flag`, as the
+ * caller calls the setting), never a guessed price.
  */
-import { COMPACTION_DEFAULTS } from '../compaction/config.js';
-import { defaultCachePolicy } from '../costs/default-policy.js';
-import { ModelConfigError } from '../models/errors.js';
-import { lookupModelPrice } from '../models/price-catalog.js';
-import type { PricedModel } from '../runtime/replay/replay-cost.js';
+import { COMPACTION_DEFAULTS } from '../../compaction/config.js';
+import { defaultCachePolicy } from '../../costs/default-policy.js';
+import { ModelConfigError } from '../../models/errors.js';
+import { lookupModelPrice } from '../../models/price-catalog.js';
+import type { PricedModel } from './replay-cost.js';
 
 export async function pricedModel(id: string, flag = '--price'): Promise<PricedModel> {
   const colon = id.indexOf(':');

@@ -1,5 +1,5 @@
 /** The messages between the server's thread and a replay worker (`replay-worker.ts`). */
-import type { ReplayResponse } from '../server/inspector/api-types.js';
+import type { ReplayResponse } from './api-types.js';
 
 /** Sent once: the raw request body (its buffer is transferred, not copied). */
 export interface ReplayWorkerRequest {
