@@ -19,6 +19,9 @@ import { formatNumber } from './format.js';
  *   compactions: Array<{ beforeCall: number, summarizerUsd: number,
  *     paybackCalls: number | null, callsAfter: number }>,
  *   perCallUsd: { withCompaction: number[], withoutCompaction: number[] } }} ReplayCost
+ * The live session chart's `cost` (`ChartCost`): USD per call, `null` for a call not priced.
+ * @typedef {{ model: string, perCallUsd: { withCompaction: Array<number | null>,
+ *   withoutCompaction?: number[] } }} PricedCalls
  */
 
 /**
@@ -54,18 +57,26 @@ export const COST_MEASURE = {
 
 /**
  * The cost chart's points: `perCallUsd` in call order (null when the report has no cost).
- * @param {{ cost?: ReplayCost }} report
+ * @param {{ cost?: ReplayCost | PricedCalls }} report
  * @returns {import('./chart.js').Point[] | null}
  */
 export function costChartPoints(report) {
   const perCall = report?.cost?.perCallUsd;
   if (!perCall || !Array.isArray(perCall.withCompaction)) return null;
   const without = Array.isArray(perCall.withoutCompaction) ? perCall.withoutCompaction : [];
-  return perCall.withCompaction.map((usd, index) => ({
-    call: index + 1,
-    tokens: usd,
-    uncompactedTokens: typeof without[index] === 'number' ? without[index] : null,
-  }));
+  // A call without an estimate (the live chart's `null`: no usage or no price) is not drawn.
+  /** @type {import('./chart.js').Point[]} */
+  const points = [];
+  perCall.withCompaction.forEach((usd, index) => {
+    if (typeof usd !== 'number') return;
+    const uncompacted = without[index];
+    points.push({
+      call: index + 1,
+      tokens: usd,
+      uncompactedTokens: typeof uncompacted === 'number' ? uncompacted : null,
+    });
+  });
+  return points;
 }
 
 /**
@@ -124,11 +135,21 @@ export function costSummary(cost) {
 
 /**
  * The request chart with a "Tokens | Cost (USD)" toggle when the report is priced; the token
- * chart alone otherwise. `tokenChart` draws the token chart (the replay form's).
- * @param {{ report: { cost?: ReplayCost }, tokenChart: () => HTMLElement,
- *   compactions: Array<{ call: number }> }} options
+ * chart alone otherwise. `tokenChart` draws the token chart (the replay form's, the session
+ * page's). `measure` is the one shown first (default tokens); `onMeasure` hears each choice, so
+ * a chart redrawn with new data keeps it. `caption` names the cost chart.
+ * @param {{ report: { cost?: ReplayCost | PricedCalls }, tokenChart: () => HTMLElement,
+ *   compactions: Array<{ call: number }>, caption?: string,
+ *   measure?: 'tokens' | 'cost', onMeasure?: (measure: 'tokens' | 'cost') => void }} options
  */
-export function chartWithCost({ report, tokenChart, compactions }) {
+export function chartWithCost({
+  report,
+  tokenChart,
+  compactions,
+  caption,
+  measure: initial = 'tokens',
+  onMeasure,
+}) {
   const points = costChartPoints(report);
   if (!points) return tokenChart();
   const costChart = () =>
@@ -136,17 +157,23 @@ export function chartWithCost({ report, tokenChart, compactions }) {
       points,
       threshold: null, // the threshold is in tokens: no line (and no legend entry) in dollars
       compactions,
-      caption: `Estimated USD per model call (replay, ${report.cost?.model})`,
+      caption: caption ?? `Estimated USD per model call (replay, ${report.cost?.model})`,
       measure: COST_MEASURE,
     });
-  const holder = h('div', { className: 'chart-holder' }, tokenChart());
+  const holder = h(
+    'div',
+    { className: 'chart-holder' },
+    initial === 'cost' ? costChart() : tokenChart(),
+  );
   /** @type {HTMLButtonElement[]} */
   const buttons = [];
-  const choose = (/** @type {string} */ measure) => {
+  /** @param {'tokens' | 'cost'} measure */
+  const choose = (measure) => {
     for (const button of buttons) {
       button.setAttribute('aria-pressed', String(button.dataset.measure === measure));
     }
     holder.replaceChildren(measure === 'cost' ? costChart() : tokenChart());
+    onMeasure?.(measure);
   };
   for (const [measure, label] of /** @type {const} */ ([
     ['tokens', 'Tokens'],
@@ -159,7 +186,7 @@ export function chartWithCost({ report, tokenChart, compactions }) {
           {
             type: 'button',
             className: 'measure-option',
-            'aria-pressed': String(measure === 'tokens'),
+            'aria-pressed': String(measure === initial),
             dataset: { measure },
             onclick: () => choose(measure),
           },

@@ -9,6 +9,7 @@ import { createCallTrace } from './call-trace.js';
 import { renderChart } from './chart.js';
 import { renderChatBox } from './chat-box.js';
 import { renderCompactionList } from './compaction-list.js';
+import { chartWithCost } from './cost-view.js';
 import { h } from './dom.js';
 import { formatNumber, plural, sessionCountsText } from './format.js';
 import { followSession } from './live-stream.js';
@@ -156,16 +157,35 @@ export async function showSession({ root, key, view, branch = null, signal, onEr
       }),
     );
   };
+  /** Tokens or cost: kept across the chart's live redraws. @type {'tokens' | 'cost'} */
+  let chartMeasure = 'tokens';
   const loadChart = async () => {
     try {
       const chart = await api.chart(key, { signal });
-      chartSlot.replaceChildren(
+      const tokenChart = () =>
         renderChart({
           points: chart.points,
           threshold: chart.threshold,
           compactions: chart.compactions,
           caption: 'Estimated request tokens per model call',
-        }),
+        });
+      // With a catalog price for the agent's model: USD per call from the reported usage.
+      const cost = chart.cost;
+      chartSlot.replaceChildren(
+        cost
+          ? chartWithCost({
+              report: {
+                cost: { model: cost.model, perCallUsd: { withCompaction: cost.perCallUsd } },
+              },
+              tokenChart,
+              compactions: chart.compactions,
+              caption: `Estimated USD per model call (${cost.model}, from reported usage)`,
+              measure: chartMeasure,
+              onMeasure: (measure) => {
+                chartMeasure = measure;
+              },
+            })
+          : tokenChart(),
       );
     } catch (error) {
       if (!signal.aborted) onError(error);

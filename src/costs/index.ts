@@ -12,6 +12,13 @@ export {
   geminiMinimumTokens,
 } from './default-policy.js';
 export { CostModelError } from './errors.js';
+export {
+  type ExplicitCacheDecision,
+  type ExplicitCacheDecisionOptions,
+  type ExplicitCacheReason,
+  explicitCacheDecision,
+  geminiStoragePerMTokHour,
+} from './gemini-explicit.js';
 export { compactionPayback, type Payback, type PaybackOptions } from './payback.js';
 export type { CacheSplit, PromptCachePolicy } from './prompt-cache.js';
 export { openAiCached, simulatePromptCache } from './prompt-cache.js';

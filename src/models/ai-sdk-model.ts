@@ -4,10 +4,11 @@
  * `stream`) directly: one request, no retries and no tool execution, because the tool loop and
  * retry policy are orrery's.
  */
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  SharedV3ProviderOptions,
+import {
+  APICallError,
+  type LanguageModelV3,
+  type LanguageModelV3CallOptions,
+  type SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
 import {
   cacheKeyOptions,
@@ -19,6 +20,11 @@ import { classifyModelError } from './classify-error.js';
 import { knownContextWindowTokens } from './context-windows.js';
 import { fromAiSdkResult } from './from-ai-sdk-result.js';
 import { fromAiSdkStream } from './from-ai-sdk-stream.js';
+import {
+  type CachedRequest,
+  GeminiExplicitCache,
+  type GeminiExplicitCacheSettings,
+} from './gemini-explicit-cache.js';
 import { signatureFamilyOf, toAiSdkPrompt, toAiSdkTools } from './to-ai-sdk-prompt.js';
 import type {
   Model,
@@ -44,6 +50,13 @@ export interface FromAiSdkOptions {
    * false sends neither.
    */
   cacheHints?: boolean;
+  /**
+   * Google models only: Gemini explicit caching of the stable prefix (system instruction, tools,
+   * compaction summary) where the cost model says it pays (docs/cost.md#gemini-explicit-caching).
+   * Off by default (Gemini's implicit caching already discounts a repeated prefix, without a
+   * storage fee); only for requests with a `cacheKey`. Ignored for other providers.
+   */
+  geminiExplicitCache?: GeminiExplicitCacheSettings | false;
 }
 
 /** Wraps an AI SDK v3 language model as an orrery `Model`. */
@@ -56,10 +69,18 @@ class AiSdkModel implements Model {
   readonly contextWindowTokens?: number;
   private readonly model: LanguageModelV3;
   private readonly options: FromAiSdkOptions;
+  private readonly geminiCache?: GeminiExplicitCache;
 
   constructor(model: LanguageModelV3, options: FromAiSdkOptions) {
     this.model = model;
     this.options = options;
+    // The Gemini API's provider only: Vertex AI's caches are another API.
+    if (options.geminiExplicitCache && model.provider === 'google.generative-ai') {
+      this.geminiCache = new GeminiExplicitCache({
+        model: model.modelId,
+        settings: options.geminiExplicitCache,
+      });
+    }
     this.modelId = options.modelId ?? defaultModelId(model);
     this.contextWindowTokens =
       options.contextWindowTokens ?? knownContextWindowTokens(model.modelId);
@@ -69,7 +90,10 @@ class AiSdkModel implements Model {
     const signal = request.signal;
     signal?.throwIfAborted();
     try {
-      const result = await this.model.doGenerate(this.callOptions(request, signal));
+      const cached = await this.geminiCache?.prepare(request);
+      const result = await this.withCacheFallback(request, cached, (sent, name) =>
+        this.model.doGenerate(this.callOptions(sent, signal, name)),
+      );
       return fromAiSdkResult(result, { modelId: this.modelId });
     } catch (error) {
       throw classifyModelError(error, { modelId: this.modelId, signal });
@@ -83,16 +107,39 @@ class AiSdkModel implements Model {
     const signal = options.signal ?? request.signal;
     signal?.throwIfAborted();
     try {
-      const { stream } = await this.model.doStream(this.callOptions(request, signal));
+      const cached = await this.geminiCache?.prepare(request);
+      const { stream } = await this.withCacheFallback(request, cached, (sent, name) =>
+        this.model.doStream(this.callOptions(sent, signal, name)),
+      );
       yield* fromAiSdkStream(stream, { modelId: this.modelId, signal });
     } catch (error) {
       throw classifyModelError(error, { modelId: this.modelId, signal });
     }
   }
 
+  /**
+   * The call with the explicit cache, and once more without it when the API refuses the cache
+   * (expired or deleted early): a cache never fails a turn.
+   */
+  private async withCacheFallback<Result>(
+    request: ModelRequest,
+    cached: CachedRequest | undefined,
+    call: (sent: ModelRequest, cachedContent?: string) => PromiseLike<Result>,
+  ): Promise<Result> {
+    if (!cached) return call(request);
+    try {
+      return await call(cached.request, cached.cachedContent);
+    } catch (error) {
+      if (!isCacheRefusal(error) || request.cacheKey === undefined) throw error;
+      this.geminiCache?.invalidate(request.cacheKey, cached.cachedContent);
+      return call(request);
+    }
+  }
+
   private callOptions(
     request: ModelRequest,
     signal: AbortSignal | undefined,
+    cachedContent?: string,
   ): LanguageModelV3CallOptions {
     const plain = toAiSdkPrompt({
       contents: request.contents,
@@ -106,7 +153,10 @@ class AiSdkModel implements Model {
     const prompt = hints && family === 'anthropic' ? withCacheBreakpoints(plain) : plain;
     const providerOptions = mergeOptions(
       this.options.providerOptions,
-      hints ? cacheKeyOptions(family, request.cacheKey) : undefined,
+      mergeOptions(
+        hints ? cacheKeyOptions(family, request.cacheKey) : undefined,
+        cachedContent === undefined ? undefined : { google: { cachedContent } },
+      ),
     );
     const hasTools = request.tools !== undefined && request.tools.length > 0;
     return {
@@ -122,6 +172,14 @@ class AiSdkModel implements Model {
       abortSignal: signal,
     };
   }
+}
+
+/** The Gemini API refused a request's `cachedContent` (not found, expired, no permission). */
+function isCacheRefusal(error: unknown): boolean {
+  if (!APICallError.isInstance(error)) return false;
+  const status = error.statusCode ?? 0;
+  if (![400, 403, 404].includes(status)) return false;
+  return /cached ?content|cache/i.test(`${error.message} ${error.responseBody ?? ''}`);
 }
 
 function defaultModelId(model: LanguageModelV3): string {

@@ -5,6 +5,12 @@ export { classifyModelError, looksLikeContextOverflow, retryAfterMs } from './cl
 export { knownContextWindow, knownContextWindowTokens } from './context-windows.js';
 export * from './errors.js';
 export { fromAiSdkResult, toUsageMetadata } from './from-ai-sdk-result.js';
+export { GeminiCacheError } from './gemini-cached-content.js';
+export type {
+  GeminiCacheLogger,
+  GeminiExplicitCacheOptions,
+  GeminiExplicitCacheSettings,
+} from './gemini-explicit-cache.js';
 export { lookupModelPrice, type ModelPrice } from './price-catalog.js';
 export type { KnownProvider, ResolveModelOptions } from './resolve-model.js';
 export { knownProviders, parseModelId, resolveModel } from './resolve-model.js';

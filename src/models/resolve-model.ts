@@ -9,6 +9,7 @@ import { errorMessage } from '../util/error-message.js';
 import { importOptional } from '../util/import-optional.js';
 import { knownContextWindowTokens } from './context-windows.js';
 import { ModelConfigError } from './errors.js';
+import type { GeminiExplicitCacheOptions } from './gemini-explicit-cache.js';
 import type { Model } from './types.js';
 
 export interface ResolveModelOptions {
@@ -24,7 +25,16 @@ export interface ResolveModelOptions {
   providerOptions?: SharedV3ProviderOptions;
   /** Prompt-cache hints (see `fromAiSdk`); default true. */
   cacheHints?: boolean;
+  /**
+   * `google:` models: Gemini explicit caching of the stable prefix where it pays, with the
+   * resolved key, base URL and `fetch` (docs/cost.md#gemini-explicit-caching). Off by default;
+   * `true` takes the default options. Ignored for other providers. Absent:
+   * `ORRERY_GEMINI_EXPLICIT_CACHE` (`on`/`off`) decides.
+   */
+  geminiExplicitCache?: boolean | GeminiExplicitCacheOptions;
 }
+
+const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
 
 export const knownProviders = ['google', 'openai', 'anthropic', 'openai-compatible'] as const;
 export type KnownProvider = (typeof knownProviders)[number];
@@ -57,11 +67,25 @@ export async function resolveModel(options: ResolveModelOptions): Promise<Model>
   const env = options.env ?? process.env;
   const languageModel = await createLanguageModel(provider, modelName, env, options.fetch);
   const { fromAiSdk } = await import('./ai-sdk-model.js');
+  const settings = providerSettings(provider, modelName, env);
+  // The option wins over ORRERY_GEMINI_EXPLICIT_CACHE.
+  const explicit =
+    options.geminiExplicitCache ??
+    (settings.provider === 'google' ? settings.explicitCache : undefined);
   return fromAiSdk(languageModel, {
     modelId: `${provider}:${modelName}`,
     contextWindowTokens: options.contextWindowTokens ?? knownContextWindowTokens(modelName),
     providerOptions: options.providerOptions,
     ...(options.cacheHints === undefined ? {} : { cacheHints: options.cacheHints }),
+    ...(explicit &&
+      settings.provider === 'google' && {
+        geminiExplicitCache: {
+          ...(explicit === true ? {} : explicit),
+          apiKey: settings.apiKey,
+          baseURL: GOOGLE_BASE_URL,
+          ...(options.fetch !== undefined && { fetch: options.fetch }),
+        },
+      }),
   });
 }
 
@@ -76,7 +100,7 @@ export function checkModelSettings(options: { modelId: string; env?: Environment
 }
 
 type ProviderSettings =
-  | { provider: 'google'; apiKey: string }
+  | { provider: 'google'; apiKey: string; explicitCache?: boolean }
   | { provider: 'openai'; apiKey: string; baseURL: string; api: 'responses' | 'chat' }
   | { provider: 'anthropic'; apiKey: string; baseURL: string }
   | { provider: 'openai-compatible'; baseURL: string; apiKey?: string };
@@ -88,11 +112,14 @@ function providerSettings(
   env: Environment,
 ): ProviderSettings {
   switch (provider) {
-    case 'google':
+    case 'google': {
+      const explicitCache = onOff(env, 'ORRERY_GEMINI_EXPLICIT_CACHE');
       return {
         provider,
         apiKey: requireOneOf(env, ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'], provider),
+        ...(explicitCache !== undefined && { explicitCache }),
       };
+    }
     case 'openai': {
       const apiKey = requireOneOf(env, ['OPENAI_API_KEY'], provider);
       const baseURL = optionalUrl(env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1';
@@ -142,7 +169,7 @@ async function createLanguageModel(
       return createGoogleGenerativeAI({
         apiKey: settings.apiKey,
         // Explicit, so the provider never falls back to reading process.env itself.
-        baseURL: 'https://generativelanguage.googleapis.com/v1beta',
+        baseURL: GOOGLE_BASE_URL,
         ...(fetch !== undefined && { fetch }),
       })(modelName);
     }
@@ -206,6 +233,20 @@ function importProvider<Module>(
 function value(env: Environment, variable: string): string | undefined {
   const raw = env[variable]?.trim();
   return raw === undefined || raw === '' ? undefined : raw;
+}
+
+/** `true`/`1`/`on` or `false`/`0`/`off` (any case), unset or empty: `undefined`. */
+function onOff(env: Environment, variable: string): boolean | undefined {
+  const raw = value(env, variable);
+  if (raw === undefined) return undefined;
+  const word = raw.toLowerCase();
+  if (['true', '1', 'on'].includes(word)) return true;
+  if (['false', '0', 'off'].includes(word)) return false;
+  throw new ModelConfigError({
+    variable,
+    value: raw,
+    message: `${variable}='${raw}' is invalid: expected on, off, true, false, 1 or 0`,
+  });
 }
 
 function requireOneOf(env: Environment, variables: string[], provider: KnownProvider): string {

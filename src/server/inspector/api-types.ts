@@ -139,12 +139,26 @@ export interface ChartPoint {
   uncompactedTokens: number;
 }
 
+/**
+ * Estimated USD per stored model call (docs/cost.md#live-spend): the usage each call reported,
+ * at the catalog price of its agent's model.
+ */
+export interface ChartCost {
+  /** The served agent's model id, e.g. `google:gemini-2.5-flash`. */
+  model: string;
+  currency: 'USD';
+  /** One per chart point, in call order; `null` for a call without usage or price. */
+  perCallUsd: Array<number | null>;
+}
+
 /** `GET .../sessions/:session/chart`. */
 export interface ChartResponse {
   threshold: number | null;
   points: ChartPoint[];
   /** Each compaction that became the checkpoint, and the model call (1-based) it preceded. */
   compactions: Array<{ seq: number; call: number }>;
+  /** Present when the catalog prices at least one call's model. */
+  cost?: ChartCost;
 }
 
 /** `POST /inspector/api/replay` body. Settings as `orrery replay`'s flags. */

@@ -6,6 +6,7 @@
  */
 import type { Hono } from 'hono';
 import { eventsOnBranch } from '../../compaction/branch-view.js';
+import { SpendPrices } from '../../runtime/turn/live-spend.js';
 import { integerQuery } from '../integer-query.js';
 import { notFound } from '../problem.js';
 import type { ServerEnv } from '../server-env.js';
@@ -17,6 +18,7 @@ import {
   type TimelineResponse,
   type ViewResponse,
 } from './api-types.js';
+import { ChartCostCollector } from './chart-cost.js';
 import { type InspectorDeps, inspectorKeyOf, requireSession } from './inspector-deps.js';
 import { agentOverheadTokens, readBranchView } from './next-request-view.js';
 import { NextRequestViews } from './next-request-views.js';
@@ -109,12 +111,22 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, deps: InspectorDeps)
     return context.json(body);
   });
 
+  // One catalog lookup per model for the server's life (the catalog loads at the first).
+  const chartPrices = new SpendPrices();
   app.get(`${base}/chart`, async (context) => {
     const key = inspectorKeyOf(context);
     const signal = context.req.raw.signal;
     const chart = new RequestChart({ overheadTokens: agentOverheadTokens(deps.runner.agent) });
-    for await (const page of readHistory({ sessionService, key, signal })) chart.add(page);
-    const body: ChartResponse = chart.result(thresholdOf(deps));
+    const cost = new ChartCostCollector();
+    for await (const page of readHistory({ sessionService, key, signal })) {
+      chart.add(page);
+      cost.add(page);
+    }
+    const priced = await cost.result({ agent: deps.runner.agent, prices: chartPrices });
+    const body: ChartResponse = {
+      ...chart.result(thresholdOf(deps)),
+      ...(priced && { cost: priced }),
+    };
     return context.json(body);
   });
 }

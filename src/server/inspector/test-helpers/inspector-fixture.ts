@@ -31,6 +31,8 @@ export function inspectorFixture(
     inspector?: InspectorOptions;
     compaction?: EventsCompactionConfig | null;
     maxBodyBytes?: number;
+    /** The agent's model id (default `scripted`, which no price catalog lists). */
+    modelId?: string;
   } = {},
 ): InspectorFixture {
   const service = options.service ?? new InMemorySessionService();
@@ -38,7 +40,10 @@ export function inspectorFixture(
     appName: APP,
     agent: new LlmAgent({
       name: 'assistant',
-      model: new ScriptedModel({ script: [] }),
+      model: new ScriptedModel({
+        script: [],
+        ...(options.modelId !== undefined && { modelId: options.modelId }),
+      }),
       instruction: 'Answer briefly.',
     }),
     sessionService: service,
