@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { recordAccess, requestIdOf } from './access-log.js';
 import { type Principal, type TokenAuth, UNAUTHORIZED_HEADERS, unauthorized } from './auth.js';
 import type { HttpMetrics } from './http-metrics.js';
+import type { TrackedRun } from './in-flight.js';
 import { type PlainReply, problemReply } from './problem.js';
 import { bodyTooLarge, jsonBodyOf } from './request-body.js';
 import { requestFailureReply } from './request-failure.js';
@@ -84,6 +85,19 @@ function joinedHeader(request: IncomingMessage, lowerName: string): string | und
   return value;
 }
 
+/** What a request's steps share: its id, its client's presence, what the access line needs. */
+interface RequestState {
+  readonly requestId: string;
+  /** The request's logger, made on first use (most requests log only their access line). */
+  logger(): Logger;
+  /** Set when the client went away before the answer (it aborts the run, if one started). */
+  clientGone: boolean;
+  clientGoneReason?: string;
+  run?: TrackedRun;
+  principal?: Principal;
+  userId?: string;
+}
+
 async function serveRun(
   options: FastRunOptions,
   request: IncomingMessage,
@@ -91,23 +105,35 @@ async function serveRun(
 ): Promise<void> {
   const started = performance.now();
   const requestId = requestIdOf(request.headers['x-request-id'] as string | undefined);
-  const logger = requestLogger(options.logger, requestId);
-  const client = new AbortController();
+  let logger: Logger | undefined;
+  const state: RequestState = {
+    requestId,
+    logger: () => {
+      logger ??= requestLogger(options.logger, requestId);
+      return logger;
+    },
+    clientGone: false,
+  };
   response.once('close', () => {
-    if (request.errored) client.abort(String(request.errored));
-    else if (!response.writableFinished) client.abort(CLIENT_GONE);
+    // As @hono/node-server aborts the request's signal (the Hono route's client signal).
+    if (request.errored || !response.writableFinished) {
+      state.clientGone = true;
+      state.clientGoneReason = request.errored ? String(request.errored) : CLIENT_GONE;
+      state.run?.abort(state.clientGoneReason);
+    }
     // A body left unread (a 401, a 413): read off and dropped, as @hono/node-server does.
     if (!request.readableEnded) setTimeout(() => setTimeout(() => drain(request)));
   });
-  const access = {
-    principal: undefined as Principal | undefined,
-    userId: undefined as string | undefined,
-  };
   let reply: PlainReply;
   try {
-    reply = await answer(options, { request, requestId, logger, client: client.signal, access });
+    reply = await answer(options, request, state);
   } catch (error) {
-    reply = requestFailureReply({ error, clientSignal: client.signal, logger, requestId });
+    reply = requestFailureReply({
+      error,
+      clientSignal: { aborted: state.clientGone },
+      logger: state.logger(),
+      requestId,
+    });
   }
   // Hono's order: the route's headers, `connection: close` while draining, the request id.
   const headers: Record<string, string | number> = { ...reply.headers };
@@ -122,8 +148,8 @@ async function serveRun(
     route: '/run',
     status: reply.status,
     started,
-    userId: access.userId,
-    tokenId: access.principal?.tokenId,
+    userId: state.userId,
+    tokenId: state.principal?.tokenId,
   });
   if (response.destroyed) return;
   if (reply.body === null) {
@@ -136,20 +162,15 @@ async function serveRun(
 
 async function answer(
   options: FastRunOptions,
-  context: {
-    request: IncomingMessage;
-    requestId: string;
-    logger: Logger;
-    client: AbortSignal;
-    access: { principal?: Principal; userId?: string };
-  },
+  request: IncomingMessage,
+  state: RequestState,
 ): Promise<PlainReply> {
-  const { request, requestId, access } = context;
+  const { requestId } = state;
   const authenticated = options.auth.authenticate(joinedHeader(request, 'authorization'));
   if (!authenticated.ok) {
     return problemReply(unauthorized(authenticated.reason), requestId, UNAUTHORIZED_HEADERS);
   }
-  access.principal = authenticated.principal;
+  state.principal = authenticated.principal;
   const tooLarge = () =>
     problemReply(bodyTooLarge({ detail: options.tooLargeDetail, field: 'body' }), requestId);
   const length = joinedHeader(request, 'content-length');
@@ -163,14 +184,17 @@ async function answer(
     deps: options.deps,
     principal: authenticated.principal,
     onUser: (userId) => {
-      access.userId = userId;
+      state.userId = userId;
     },
   });
   const { deps } = options;
-  const tracked = deps.inFlight.start(context.client);
+  // No client signal to hand over: the close handler aborts the run itself.
+  const run = deps.inFlight.start();
+  state.run = run;
+  if (state.clientGone) run.abort(state.clientGoneReason);
   const events: RunEvent[] = [];
   try {
-    await collectRun({ deps, request: runRequest, signal: tracked.signal, events });
+    await collectRun({ deps, request: runRequest, signal: run.signal, events });
     return {
       status: 200,
       headers: { 'content-type': 'application/json' },
@@ -180,13 +204,13 @@ async function answer(
     return runFailureReply({
       error,
       events,
-      signal: tracked.signal,
-      clientSignal: context.client,
-      logger: context.logger,
+      signal: run.signal,
+      clientSignal: { aborted: state.clientGone },
+      logger: state.logger(),
       requestId,
     });
   } finally {
-    tracked.finish();
+    run.finish();
   }
 }
 

@@ -11,8 +11,8 @@ import { type PlainReply, problemReply, toProblem } from './problem.js';
 
 export function requestFailureReply(options: {
   error: unknown;
-  /** Aborts when the client disconnected. */
-  clientSignal: AbortSignal;
+  /** Aborted when the client disconnected. */
+  clientSignal: Pick<AbortSignal, 'aborted'>;
   logger: Logger;
   requestId: string | undefined;
 }): PlainReply {

@@ -104,7 +104,7 @@ export function runFailureReply(options: {
   error: unknown;
   events: readonly RunEvent[];
   signal: AbortSignal;
-  clientSignal: AbortSignal;
+  clientSignal: Pick<AbortSignal, 'aborted'>;
   logger: Logger;
   requestId: string;
 }): PlainReply {
