@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { recordAccess, requestIdOf } from './access-log.js';
 import { type Principal, type TokenAuth, UNAUTHORIZED_HEADERS, unauthorized } from './auth.js';
+import { errorLogFields } from './client-closed.js';
 import type { HttpMetrics } from './http-metrics.js';
 import type { TrackedRun } from './in-flight.js';
 import { type PlainReply, problemReply } from './problem.js';
@@ -66,7 +67,15 @@ export function fastRunRoute(options: FastRunOptions & { defaultHost: string }):
     const host = request.headers.host || options.defaultHost;
     // A host @hono/node-server checks through `URL` (or refuses): its answer, not ours.
     if (!PLAIN_HOST.test(host)) return false;
-    void serveRun(options, request, response);
+    serveRun(options, request, response).catch((error: unknown) => {
+      // Every step answers its own failures; this is a bug's net (Hono's would be a 500).
+      options.logger.error(
+        { msgType: 'request_failed', status: 500, error: errorLogFields(error) },
+        'the POST /run route failed outside its error handling',
+      );
+      if (!response.headersSent) response.writeHead(500).end();
+      else response.destroy();
+    });
     return true;
   };
 }
