@@ -1,11 +1,16 @@
 /**
  * CPU of the HTTP layer of `POST /run`, in process: the same turns through `runner.run`
- * directly and through the app's request handler (`app.fetch`), on an in-memory store with a
- * model that answers at once, the access log on (to a sink) and a bearer token.
- * `node --import tsx bench/http-layer-profile.ts [requests]` prints CPU ms per turn of each;
- * run it under `node --cpu-prof` and `node bench/profile-top.mjs <profile> 20` for where it goes.
+ * directly, through the app's request handler (`app.fetch`), and over loopback HTTP from a
+ * keep-alive client in this process to `server.listen()` (the `node:http` fast path of
+ * `POST /run`) and to the app on @hono/node-server (the path `/run` took before; the client's
+ * own CPU is in both), on an in-memory store with a model that answers at once, the access log
+ * on (to a sink) and a bearer token. `node --import tsx bench/http-layer-profile.ts [requests]
+ * [only]` prints CPU ms per turn of each; `only` (`http`: app.fetch, `listen`, `hono`) runs just
+ * that one, for a profile: `node --cpu-prof` and `node bench/profile-top.mjs <profile> 20`.
  */
+import { Agent, request as httpRequest, type Server } from 'node:http';
 import { Writable } from 'node:stream';
+import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { LlmAgent } from '../src/runtime/agents/llm-agent.js';
 import { Runner } from '../src/runtime/turn/runner.js';
@@ -81,6 +86,53 @@ async function viaHttp(index: number): Promise<void> {
   await response.text();
 }
 
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function viaLoopback(port: () => number, prefix: string) {
+  return (index: number) =>
+    new Promise<void>((resolve, reject) => {
+      const body = JSON.stringify({
+        appName: 'bench',
+        userId: 'user',
+        sessionId: `${prefix}${index % sessions}`,
+        newMessage: { role: 'user', parts: [{ text: 'next' }] },
+      });
+      const outgoing = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: port(),
+          path: '/run',
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${token}`,
+            'content-length': String(Buffer.byteLength(body)),
+          },
+        },
+        (incoming) => {
+          let text = '';
+          incoming.setEncoding('utf8');
+          incoming.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          incoming.on('end', () =>
+            incoming.statusCode === 200
+              ? resolve()
+              : reject(new Error(`status ${incoming.statusCode}: ${text}`)),
+          );
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+}
+
+for (let index = 0; index < sessions; index++) {
+  await service.createSession({ appName: 'bench', userId: 'user', sessionId: `l${index}` });
+  await service.createSession({ appName: 'bench', userId: 'user', sessionId: `o${index}` });
+}
+
 async function measure(turn: (index: number) => Promise<void>): Promise<number> {
   for (let index = 0; index < warmUp; index++) await turn(index);
   const started = process.cpuUsage();
@@ -89,15 +141,35 @@ async function measure(turn: (index: number) => Promise<void>): Promise<number> 
   return (used.user + used.system) / 1000 / requests;
 }
 
-// `http`: only the requests through the app (for a profile of the HTTP layer alone).
-const runnerMs = process.argv[3] === 'http' ? 0 : await measure(direct);
-const httpMs = await measure(viaHttp);
+const only = process.argv[3];
+const runnerMs = only ? 0 : await measure(direct);
+const httpMs = !only || only === 'http' ? await measure(viaHttp) : 0;
+let listenMs = 0;
+let honoMs = 0;
+// Hono first: `listen()`'s shutdown leaves the app draining.
+if (!only || only === 'hono') {
+  const hono = serve({ fetch: server.app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+  await new Promise((resolve) => hono.once('listening', resolve));
+  const address = hono.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  honoMs = await measure(viaLoopback(() => port, 'o'));
+  agent.destroy();
+  hono.close();
+}
+if (!only || only === 'listen') {
+  const listening = await server.listen({ port: 0, host: '127.0.0.1' });
+  listenMs = await measure(viaLoopback(() => listening.port, 'l'));
+  agent.destroy();
+  await listening.shutdown({ timeoutMs: 1_000 });
+}
 console.log(
   JSON.stringify({
     requests,
     runnerCpuMs: Number(runnerMs.toFixed(3)),
     httpCpuMs: Number(httpMs.toFixed(3)),
     httpLayerMs: Number((httpMs - runnerMs).toFixed(3)),
+    listenCpuMs: Number(listenMs.toFixed(3)),
+    honoListenCpuMs: Number(honoMs.toFixed(3)),
     logBytes,
   }),
 );

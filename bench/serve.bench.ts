@@ -13,7 +13,8 @@
  * server got on a shared machine. After the cells, every orrery session is read back: each
  * answered run's events must be stored (`lost` must be 0).
  * `ORRERY_BENCH_SERVE_CONNECTIONS=16` picks the connection counts (default `1,16,64`),
- * `ORRERY_BENCH_SERVE_TARGETS=orrery-sqlite,floor` the targets.
+ * `ORRERY_BENCH_SERVE_TARGETS=orrery-sqlite,floor` the targets, `ORRERY_BENCH_SERVE_CPU_PROF=prof`
+ * a folder for a CPU profile of each orrery server (`node bench/profile-top.mjs` reads it).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -79,9 +80,21 @@ async function startTarget(
   const ids = connectionCounts.flatMap((connections) =>
     Array.from({ length: rounds + 1 }, (_, round) => sessionIdsFor(connections, round - 1)).flat(),
   );
+  // `ORRERY_BENCH_SERVE_CPU_PROF=<folder>`: orrery's servers write a V8 CPU profile there.
+  const profile = process.env.ORRERY_BENCH_SERVE_CPU_PROF;
+  const profileArgs =
+    profile && kind.startsWith('orrery') ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(folder, 'serve-target.ts'), kind, directory, ids.join(',')],
+    [
+      ...profileArgs,
+      '--import',
+      'tsx',
+      join(folder, 'serve-target.ts'),
+      kind,
+      directory,
+      ids.join(','),
+    ],
     { env, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout! });

@@ -12,7 +12,7 @@ export const CLIENT_CLOSED_STATUS = 499;
 const CLOSED_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
 
 /** The request's signal aborted (the client went away), or reading its body failed for that. */
-export function isClientClosed(error: unknown, signal: AbortSignal): boolean {
+export function isClientClosed(error: unknown, signal: Pick<AbortSignal, 'aborted'>): boolean {
   if (signal.aborted) return true;
   for (let cause = error, depth = 0; cause && depth < 4; depth++) {
     if (typeof cause !== 'object') break;

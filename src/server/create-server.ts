@@ -13,11 +13,9 @@ import type { AgentApp } from '../runtime/turn/app.js';
 import { Runner } from '../runtime/turn/runner.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { DigestSummarizer } from '../summarizers/digest-summarizer.js';
-import { errorMessage } from '../util/error-message.js';
 import { accessLog } from './access-log.js';
-import { TokenAuth } from './auth.js';
-import { CLIENT_CLOSED_STATUS, errorLogFields, isClientClosed } from './client-closed.js';
-import { HttpProblem } from './errors.js';
+import { TokenAuth, UNAUTHORIZED_HEADERS, unauthorized } from './auth.js';
+import { fastRunRoute } from './fast-run.js';
 import { createHttpMetrics } from './http-metrics.js';
 import { InFlightRuns } from './in-flight.js';
 import type { InspectorOptions } from './inspector/inspector-deps.js';
@@ -27,8 +25,9 @@ import {
   registerInspector,
 } from './inspector/register-inspector.js';
 import { type ListeningServer, listenOn } from './listen.js';
-import { notFound, problemResponse, toProblem } from './problem.js';
+import { notFound, problemResponse, webResponse } from './problem.js';
 import { limitBody } from './request-body.js';
+import { requestFailureReply } from './request-failure.js';
 import { registerAdkSessionRoutes } from './routes/adk-sessions.js';
 import { registerDevUiRoutes } from './routes/dev-ui.js';
 import { registerMemoryRoutes } from './routes/memory.js';
@@ -130,13 +129,10 @@ export function createServer(options: CreateServerOptions): OrreryServer {
 
   const app = new Hono<ServerEnv>();
   app.use(accessLog({ logger, metrics }));
-  app.use(async (context, next) => {
-    await next();
-    // A draining server tells keep-alive clients to reconnect (to another replica).
-    if (draining) context.header('connection', 'close');
-  });
 
   const publicPaths = new Set(['/healthz', '/readyz', '/version']);
+  // The token check and the draining header, one middleware (each one is a dispatch of
+  // Hono's compose, on every request).
   app.use(async (context, next) => {
     const path = context.req.path;
     if (
@@ -146,37 +142,28 @@ export function createServer(options: CreateServerOptions): OrreryServer {
       path.startsWith('/dev-ui/')
     ) {
       context.set('principal', { userIds: 'any', operator: false });
-      return next();
+      await next();
+    } else {
+      const result = auth.authenticate(context.req.header('authorization'));
+      if (result.ok) {
+        context.set('principal', result.principal);
+        await next();
+      } else {
+        context.res = problemResponse(
+          unauthorized(result.reason),
+          context.get('requestId'),
+          UNAUTHORIZED_HEADERS,
+        );
+      }
     }
-    const result = auth.authenticate(context.req.header('authorization'));
-    if (!result.ok) {
-      const detail =
-        result.reason === 'missing'
-          ? 'this server needs a bearer token: send Authorization: Bearer <token>'
-          : result.reason === 'malformed'
-            ? 'the Authorization header must be "Bearer <token>"'
-            : 'the bearer token is not one this server knows';
-      return problemResponse(
-        new HttpProblem({
-          status: 401,
-          slug: 'unauthorized',
-          title: 'Unauthorized',
-          detail,
-          field: 'authorization',
-          // Help text of the server's own ("Bearer <token>"): the credential masks would eat it.
-          ownText: true,
-        }),
-        context.get('requestId'),
-        { 'www-authenticate': 'Bearer realm="orrery"' },
-      );
-    }
-    context.set('principal', result.principal);
-    return next();
+    // A draining server tells keep-alive clients to reconnect (to another replica).
+    if (draining) context.header('connection', 'close');
   });
+  const tooLargeDetail = `the request body is over this server's limit of ${maxBodyBytes} bytes`;
   app.use(
     limitBody({
       maxBytes: maxBodyBytes,
-      detail: `the request body is over this server's limit of ${maxBodyBytes} bytes`,
+      detail: tooLargeDetail,
       field: 'body',
       // The inspector's replay takes a whole transcript: it has its own limit.
       skip: hasOwnBodyLimit,
@@ -202,25 +189,16 @@ export function createServer(options: CreateServerOptions): OrreryServer {
       context.get('requestId'),
     ),
   );
-  app.onError((error, context) => {
-    const requestLogger = context.get('logger') ?? logger;
-    if (isClientClosed(error, context.req.raw.signal)) {
-      // Nobody reads this answer: logged and counted apart from the server's own failures.
-      requestLogger.info(
-        { msgType: 'client_closed', reason: errorMessage(error) },
-        'the client closed the connection before the answer',
-      );
-      return new Response(null, { status: CLIENT_CLOSED_STATUS });
-    }
-    const problem = toProblem(error);
-    if (problem.status >= 500) {
-      requestLogger.error(
-        { msgType: 'request_failed', status: problem.status, error: errorLogFields(error) },
-        problem.message,
-      );
-    }
-    return problemResponse(problem, context.get('requestId'));
-  });
+  app.onError((error, context) =>
+    webResponse(
+      requestFailureReply({
+        error,
+        clientSignal: context.req.raw.signal,
+        logger: context.get('logger') ?? logger,
+        requestId: context.get('requestId'),
+      }),
+    ),
+  );
 
   return {
     app,
@@ -239,6 +217,16 @@ export function createServer(options: CreateServerOptions): OrreryServer {
           draining = true;
           shuttingDown.abort();
         },
+        nodeRoute: (defaultHost) =>
+          fastRunRoute({
+            deps,
+            auth,
+            logger,
+            metrics,
+            maxBodyBytes,
+            tooLargeDetail,
+            defaultHost,
+          }),
       }),
   };
 }

@@ -5,6 +5,8 @@
 
 export interface TrackedRun {
   readonly signal: AbortSignal;
+  /** Aborts the run (its client went away: the `node:http` route has no client signal). */
+  abort(reason: unknown): void;
   /** Call once the run has ended (however it ended). */
   finish(): void;
 }
@@ -28,6 +30,7 @@ export class InFlightRuns {
     let finished = false;
     return {
       signal: controller.signal,
+      abort: (reason) => controller.abort(reason),
       finish: () => {
         if (finished) return;
         finished = true;

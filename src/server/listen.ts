@@ -4,13 +4,14 @@
  * compactions (`runner.flush()`). Closing the store is the owner's (the CLI's) last step.
  */
 
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Runner } from '../runtime/turn/runner.js';
 import { ServeConfigError, ServerDrainingError } from './errors.js';
+import type { NodeRoute } from './fast-run.js';
 import type { InFlightRuns } from './in-flight.js';
 import type { ServerEnv } from './server-env.js';
 
@@ -62,14 +63,25 @@ export async function listenOn(options: {
   runner: Pick<Runner, 'flush'>;
   logger: Logger;
   startDraining: () => void;
+  /**
+   * Routes served on `node:http` before Hono sees the request (`POST /run`, `fast-run.ts`);
+   * given the listening host, the one a request without a `Host` header names.
+   */
+  nodeRoute?: (defaultHost: string) => NodeRoute;
 }): Promise<ListeningServer> {
   const { inFlight, runner, logger } = options;
   const server = await new Promise<Server>((resolve, reject) => {
-    const started = serve({
-      fetch: options.app.fetch,
-      port: options.port,
-      hostname: options.host,
-    }) as Server;
+    // `serve()` of @hono/node-server, with the node route in front.
+    const hono = getRequestListener(options.app.fetch, { hostname: options.host });
+    const nodeRoute = options.nodeRoute?.(options.host);
+    const started = createServer(
+      nodeRoute
+        ? (request, response) => {
+            if (!nodeRoute(request, response)) void hono(request, response);
+          }
+        : hono,
+    );
+    started.listen(options.port, options.host);
     started.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
     started.once('listening', () => {
       started.off('error', reject);

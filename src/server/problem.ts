@@ -124,13 +124,37 @@ export function problemBody(problem: HttpProblem, requestId?: string): ProblemBo
   return body;
 }
 
+/**
+ * An answer as plain data: what the Hono routes turn into a web `Response` and the `node:http`
+ * fast path of `POST /run` writes as it is, so both answer the same bytes.
+ */
+export interface PlainReply {
+  status: number;
+  headers: Record<string, string>;
+  /** `null`: no body. */
+  body: string | null;
+}
+
+export function problemReply(
+  problem: HttpProblem,
+  requestId?: string,
+  headers: Record<string, string> = {},
+): PlainReply {
+  return {
+    status: problem.status,
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...problem.headers, ...headers },
+    body: JSON.stringify(problemBody(problem, requestId)),
+  };
+}
+
+export function webResponse(reply: PlainReply): Response {
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+}
+
 export function problemResponse(
   problem: HttpProblem,
   requestId?: string,
   headers: Record<string, string> = {},
 ): Response {
-  return new Response(JSON.stringify(problemBody(problem, requestId)), {
-    status: problem.status,
-    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...problem.headers, ...headers },
-  });
+  return webResponse(problemReply(problem, requestId, headers));
 }

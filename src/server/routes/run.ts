@@ -7,61 +7,56 @@
  */
 import type { Context, Hono } from 'hono';
 import { toAdkEventJson } from '../../events/adk-json-export.js';
-import type { NewEvent } from '../../events/types.js';
-import { errorLogFields } from '../client-closed.js';
-import { type HttpProblem, ServerDrainingError } from '../errors.js';
-import { plainRunRequest } from '../plain-run-request.js';
-import { badRequest, problemBody, problemResponse, toProblem } from '../problem.js';
+import { problemBody, toProblem, webResponse } from '../problem.js';
+import { newMessageContent, readJsonBody } from '../request-body.js';
 import {
-  newMessageContent,
-  parseBody,
-  type RunRequest,
-  RunRequestSchema,
-  readJsonBody,
-} from '../request-body.js';
+  checkRunRequest,
+  collectRun,
+  logRunFailure,
+  type RunEvent,
+  runFailureReply,
+} from '../run-json.js';
 import { runOptionsFor } from '../run-options.js';
 import type { RouteDeps, ServerEnv } from '../server-env.js';
-import { checkApp, checkUser } from '../session-access.js';
 import { closeStream, sseMessage, sseResponse } from '../sse.js';
 
-/** A stored event, or a partial one (no `seq`) when the run streams. */
-type RunEvent = NewEvent & { seq?: number };
+async function readRunRequest(context: Context<ServerEnv>, deps: RouteDeps) {
+  return checkRunRequest({
+    body: await readJsonBody(context),
+    deps,
+    principal: context.get('principal'),
+    onUser: (userId) => context.set('userId', userId),
+  });
+}
 
-async function readRunRequest(context: Context<ServerEnv>, deps: RouteDeps): Promise<RunRequest> {
-  const body = await readJsonBody(context);
-  const request = plainRunRequest(body) ?? parseBody(RunRequestSchema, body);
-  checkApp(deps, request.appName);
-  checkUser(context, request.userId, request.sessionId);
-  if (request.stateDelta && Object.keys(request.stateDelta).length > 0) {
-    throw badRequest(
-      'stateDelta: orrery applies no state delta with a message (state changes come from events the agent stores)',
-      'stateDelta',
-    );
-  }
-  if (deps.isDraining()) throw new ServerDrainingError();
-  return request;
+/** A run that threw, answered as `runFailureReply` says. */
+function runFailure(
+  context: Context<ServerEnv>,
+  error: unknown,
+  events: RunEvent[],
+  signal: AbortSignal,
+): Response {
+  return webResponse(
+    runFailureReply({
+      error,
+      events,
+      signal,
+      clientSignal: context.req.raw.signal,
+      logger: context.get('logger'),
+      requestId: context.get('requestId'),
+    }),
+  );
 }
 
 export function registerRunRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
+  // `node:http` serves `POST /run` itself (`fast-run.ts`) when the server listens; this route
+  // answers `app.fetch` and `app.request` callers, alike.
   app.post('/run', async (context) => {
     const request = await readRunRequest(context, deps);
     const tracked = deps.inFlight.start(context.req.raw.signal);
     const events: RunEvent[] = [];
     try {
-      const run = deps.runner.run(
-        runOptionsFor({
-          request,
-          newMessage: newMessageContent(request),
-          signal: tracked.signal,
-          streaming: false,
-        }),
-      );
-      let userMessage = true;
-      for await (const event of run) {
-        // ADK's runner stores the user's message without yielding it: its clients add it.
-        if (userMessage) userMessage = false;
-        else if (!event.partial) events.push(event);
-      }
+      await collectRun({ deps, request, signal: tracked.signal, events });
       return context.json(events.map((event) => toAdkEventJson(event)));
     } catch (error) {
       return runFailure(context, error, events, tracked.signal);
@@ -120,59 +115,5 @@ export function registerRunRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
       },
     });
     return sseResponse({ body, requestId: context.get('requestId') });
-  });
-}
-
-function logRunFailure(
-  logger: ServerEnv['Variables']['logger'],
-  problem: HttpProblem,
-  error: unknown,
-): void {
-  const level = problem.status >= 500 ? 'error' : 'info';
-  logger[level](
-    { msgType: 'run_failed', status: problem.status, error: errorLogFields(error) },
-    problem.message,
-  );
-}
-
-/** A run that threw: a problem, with the events stored before it (ADK answers `{ error, events }`). */
-function runFailure(
-  context: Context<ServerEnv>,
-  error: unknown,
-  events: RunEvent[],
-  signal: AbortSignal,
-): Response {
-  const logger = context.get('logger');
-  if (signal.aborted && !context.req.raw.signal.aborted) {
-    // The shutdown deadline passed: the client is still there and hears why.
-    const problem = new ServerDrainingError({ aborted: true });
-    logger.warn({ msgType: 'run_aborted' }, problem.message);
-    return withEvents(problem, context, events);
-  }
-  if (context.req.raw.signal.aborted) {
-    logger.info(
-      { msgType: 'client_disconnected', storedEvents: events.length },
-      'client disconnected; the run stopped',
-    );
-    return new Response(null, { status: 499 });
-  }
-  const problem = toProblem(error);
-  logRunFailure(logger, problem, error);
-  return withEvents(problem, context, events);
-}
-
-function withEvents(
-  problem: HttpProblem,
-  context: Context<ServerEnv>,
-  events: RunEvent[],
-): Response {
-  if (events.length === 0) return problemResponse(problem, context.get('requestId'));
-  const body = {
-    ...problemBody(problem, context.get('requestId')),
-    events: events.map((event) => toAdkEventJson(event)),
-  };
-  return new Response(JSON.stringify(body), {
-    status: problem.status,
-    headers: { 'content-type': 'application/problem+json' },
   });
 }
