@@ -33,56 +33,22 @@ export type ServeTargetKind =
 interface Started {
   port: number;
   close(): Promise<void>;
-  /** CPU ms used so far by the database server processes serving this target (PostgreSQL). */
-  databaseCpuMs?(): Promise<number>;
 }
 
-/** The application_name this target's PostgreSQL connections carry (its backends are found by it). */
-const applicationName = `orrery-bench-serve-${process.pid}`;
+/**
+ * The application_name this target's PostgreSQL connections carry: the bench finds their
+ * backends by it (bench/postgres-backend-cpu.ts).
+ */
+export function benchApplicationName(pid: number): string {
+  return `orrery-bench-serve-${pid}`;
+}
 
 /** `url` with `application_name` set, so the target's backends can be told from others'. */
 function withApplicationName(url: string | undefined): string | undefined {
   if (!url) return url;
   const parsed = new URL(url);
-  parsed.searchParams.set('application_name', applicationName);
+  parsed.searchParams.set('application_name', benchApplicationName(process.pid));
   return parsed.toString();
-}
-
-/**
- * User + system CPU ms of the PostgreSQL backends serving this target, from /proc/<pid>/stat
- * (the server must run on this machine). A backend that exited keeps the last figure read.
- */
-function backendCpuMeter(url: string | undefined): () => Promise<number> {
-  const seen = new Map<number, number>();
-  const ticksPerSecond = 100; // USER_HZ on Linux
-  return async () => {
-    const { readFile } = await import('node:fs/promises');
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ pid: number }>(
-        'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
-        [applicationName],
-      );
-      for (const { pid } of rows) {
-        try {
-          const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-          // Fields 14 and 15 of stat (utime, stime); index 11 and 12 after the name.
-          const ticks = Number(fields[11]) + Number(fields[12]);
-          seen.set(pid, (ticks * 1000) / ticksPerSecond);
-        } catch {
-          // exited meanwhile: its last figure stays
-        }
-      }
-    } finally {
-      await client.end();
-    }
-    let total = 0;
-    for (const value of seen.values()) total += value;
-    return total;
-  };
 }
 
 async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds: string[]) {
@@ -143,8 +109,6 @@ async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds:
       await server.shutdown({ timeoutMs: 5_000 });
       await service.close();
     },
-    databaseCpuMs:
-      kind === 'orrery-postgres' ? backendCpuMeter(process.env.ORRERY_BENCH_PG_URL) : undefined,
   };
 }
 
@@ -271,16 +235,10 @@ async function main(): Promise<void> {
   );
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {
-    if (line !== 'cpu') return;
-    const used = process.cpuUsage();
-    const cpuMs = (used.user + used.system) / 1000;
-    void (started.databaseCpuMs?.() ?? Promise.resolve(undefined)).then(
-      (databaseCpuMs) => process.stdout.write(`${JSON.stringify({ cpuMs, databaseCpuMs })}\n`),
-      (error: unknown) => {
-        process.stderr.write(`database CPU not read: ${String(error)}\n`);
-        process.stdout.write(`${JSON.stringify({ cpuMs })}\n`);
-      },
-    );
+    if (line === 'cpu') {
+      const used = process.cpuUsage();
+      process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000 })}\n`);
+    }
   });
   lines.on('close', () => {
     void started.close().finally(() => process.exit(0));

@@ -25,8 +25,14 @@ import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { quoteIdentifier } from '../src/sessions/postgres/migrations.js';
 import type { SessionService } from '../src/sessions/session-service.js';
+import { backendCpuMeter } from './postgres-backend-cpu.js';
 import type { BenchOptions } from './run.js';
-import { BENCH_APP, BENCH_TOKEN, type ServeTargetKind } from './serve-target.js';
+import {
+  BENCH_APP,
+  BENCH_TOKEN,
+  benchApplicationName,
+  type ServeTargetKind,
+} from './serve-target.js';
 import { median } from './workload.js';
 
 /** The parts of autocannon's result this bench reads (the package ships no types). */
@@ -51,6 +57,10 @@ const rounds = Number(process.env.ORRERY_BENCH_SERVE_ROUNDS ?? 3);
 interface Target {
   kind: ServeTargetKind;
   url: string;
+  /** The server's process id (its PostgreSQL connections are named after it). */
+  pid: number;
+  /** The PostgreSQL server a PostgreSQL target uses. */
+  databaseUrl?: string;
   child: ChildProcess;
   lines: Interface;
   nextLine(): Promise<string>;
@@ -104,13 +114,14 @@ async function startTarget(
         resolve(value);
       });
     });
-  const { url } = JSON.parse(await nextLine()) as { url: string };
-  return { kind, url, child, lines, nextLine };
+  const { url, pid } = JSON.parse(await nextLine()) as { url: string; pid: number };
+  const databaseUrl = kind === 'orrery-postgres' ? env.ORRERY_BENCH_PG_URL : undefined;
+  return { kind, url, pid, databaseUrl, child, lines, nextLine };
 }
 
-async function cpuMs(target: Target): Promise<{ cpuMs: number; databaseCpuMs?: number }> {
+async function cpuMs(target: Target): Promise<number> {
   target.child.stdin!.write('cpu\n');
-  return JSON.parse(await target.nextLine()) as { cpuMs: number; databaseCpuMs?: number };
+  return (JSON.parse(await target.nextLine()) as { cpuMs: number }).cpuMs;
 }
 
 async function loadCell(
@@ -121,7 +132,16 @@ async function loadCell(
 ): Promise<Cell> {
   const sessionIds = sessionIdsFor(connections, round);
   let next = 0;
+  // A PostgreSQL target's backends are other processes: their CPU is read beside the server's.
+  const meter =
+    target.databaseUrl === undefined
+      ? undefined
+      : await backendCpuMeter({
+          url: target.databaseUrl,
+          applicationName: benchApplicationName(target.pid),
+        });
   const before = await cpuMs(target);
+  meter?.start();
   const result = await autocannon({
     url: `${target.url}/run`,
     method: 'POST',
@@ -139,8 +159,8 @@ async function loadCell(
       );
     },
   });
-  const after = await cpuMs(target);
-  const used = after.cpuMs - before.cpuMs;
+  const used = (await cpuMs(target)) - before;
+  const databaseUsed = meter ? (await meter.stop()) - meter.initialMs : undefined;
   const answered = result['2xx'];
   const cell: Cell = {
     requestsPerSecond: result.requests.average,
@@ -150,9 +170,8 @@ async function loadCell(
     failed: result.non2xx + result.errors + result.timeouts,
     cpuPerRequest: answered > 0 ? used / answered : Number.NaN,
   };
-  if (after.databaseCpuMs !== undefined && before.databaseCpuMs !== undefined) {
-    cell.databaseCpuPerRequest =
-      answered > 0 ? (after.databaseCpuMs - before.databaseCpuMs) / answered : Number.NaN;
+  if (databaseUsed !== undefined) {
+    cell.databaseCpuPerRequest = answered > 0 ? databaseUsed / answered : Number.NaN;
   }
   return cell;
 }
