@@ -6,18 +6,21 @@ import { PostgresSessionService } from './postgres-session-service.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
 /** Every statement the pool's clients send (first two words) and the rows each returned. */
-function recordStatements(pool: pg.Pool): { text: string; rows: { part?: number }[] }[] {
-  const sent: { text: string; rows: { part?: number }[] }[] = [];
+function recordStatements(
+  pool: pg.Pool,
+): { text: string; named: boolean; rows: { part?: number }[] }[] {
+  const sent: { text: string; named: boolean; rows: { part?: number }[] }[] = [];
   const patched = new WeakSet<pg.PoolClient>();
   pool.on('acquire', (client) => {
     if (patched.has(client)) return;
     patched.add(client);
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
-      const first = args[0] as string | { text: string };
+      const first = args[0] as string | { text: string; name?: string };
       const text = typeof first === 'string' ? first : first.text;
       const entry: (typeof sent)[number] = {
         text: text.trim().split(/\s+/).slice(0, 2).join(' '),
+        named: typeof first !== 'string' && first.name !== undefined,
         rows: [],
       };
       sent.push(entry);
@@ -126,5 +129,31 @@ describePostgres('PostgreSQL lease and view in one statement', (url) => {
     await taken.lease.release();
     const again = await other.acquireLease({ ...key, waitMs: 0 });
     await again.release();
+  });
+
+  it('sends no named statement with preparedStatements: false, and checks the option', async () => {
+    const key = { appName: 'app', userId: 'u', sessionId: 'unprepared' };
+    const unprepared = new PostgresSessionService({
+      pool,
+      schema: fixture.schema,
+      preparedStatements: false,
+    });
+    await unprepared.createSession(key);
+    const first = await unprepared.acquireLeaseAndGetSession(key);
+    await unprepared.appendEvent({ ...key, event: userTextEvent({ text: 'one' }) });
+    await first.lease.release();
+    sent.length = 0;
+    const second = await unprepared.acquireLeaseAndGetSession(key);
+    await unprepared.appendEvent({ ...key, event: userTextEvent({ text: 'two' }) });
+    await second.lease.release();
+    expect(sent.map((statement) => statement.text)).toEqual([
+      'WITH taken',
+      'WITH s',
+      'DELETE FROM',
+    ]);
+    expect(sent.some((statement) => statement.named)).toBe(false);
+    expect(() => new PostgresSessionService({ pool, preparedStatements: 'yes' as never })).toThrow(
+      expect.objectContaining({ argument: 'preparedStatements' }),
+    );
   });
 });
