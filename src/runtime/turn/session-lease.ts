@@ -61,8 +61,8 @@ export async function acquireRunLease(options: {
 
 /**
  * `acquireRunLease`, with the session read under the lease when the store can do both in one
- * step (`acquireLeaseAndGetSession`: fewer round trips); `session` is absent when it was not
- * read (the caller reads it), `undefined` inside `read` when it does not exist.
+ * step (`acquireLeaseAndGetSession`: fewer round trips). `read` is absent when the session was
+ * not read (the caller reads it); `read.session` is `undefined` when it does not exist.
  */
 export async function acquireRunLeaseAndSession(options: {
   sessionService: SessionService;
