@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  */
 const integration = [
   'src/sessions/postgres/**/*.test.ts',
+  'src/runtime/turn/postgres-*.test.ts',
   'src/**/*multi-process*.test.ts',
   'src/server/**/*.test.ts',
   'src/adapters/adk/**/*.test.ts',

@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- round-trips`: what one quiet `Runner.run` turn asks of its store, counted,
  * not timed (so the figure does not depend on the machine's load): PostgreSQL statements sent
- * (each a network round trip; `BEGIN`/`COMMIT` count), and SQLite transactions. With the CPU
+ * (each a network round trip; `BEGIN`/`COMMIT` count; `prepared`: how many of them ran as
+ * named prepared statements), and SQLite transactions. With the CPU
  * per request of `npm run bench -- serve`, these give the per-request cost model of
  * docs/performance.md: a replica's throughput is bounded by its own CPU per request, the
  * database's by its CPU per statement and the round trips a request waits for.
@@ -63,6 +64,10 @@ async function postgresCounts(url: string): Promise<Map<string, number>> {
       const text = typeof first === 'string' ? first : (first?.text ?? first?.name ?? '?');
       const word = text.trim().split(/\s+/)[0]?.toUpperCase() ?? '?';
       counts.set(word, (counts.get(word) ?? 0) + 1);
+      // A named prepared statement: the server skips parse and plan (counted beside, not added).
+      if (typeof first !== 'string' && first?.name) {
+        counts.set('prepared', (counts.get('prepared') ?? 0) + 1);
+      }
     }
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;
@@ -144,7 +149,7 @@ async function sqliteCounts(): Promise<Map<string, number>> {
 function line(store: string, counts: Map<string, number>): string {
   // Transactions are counted beside the statements they hold, not added to them.
   const total = [...counts]
-    .filter(([word]) => !word.endsWith(' tx'))
+    .filter(([word]) => !word.endsWith(' tx') && word !== 'prepared')
     .reduce((sum, [, count]) => sum + count, 0);
   const detail = [...counts]
     .sort((left, right) => right[1] - left[1])

@@ -35,6 +35,22 @@ interface Started {
   close(): Promise<void>;
 }
 
+/**
+ * The application_name this target's PostgreSQL connections carry: the bench finds their
+ * backends by it (bench/postgres-backend-cpu.ts).
+ */
+export function benchApplicationName(pid: number): string {
+  return `orrery-bench-serve-${pid}`;
+}
+
+/** `url` with `application_name` set, so the target's backends can be told from others'. */
+function withApplicationName(url: string | undefined): string | undefined {
+  if (!url) return url;
+  const parsed = new URL(url);
+  parsed.searchParams.set('application_name', benchApplicationName(process.pid));
+  return parsed.toString();
+}
+
 async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds: string[]) {
   const [{ default: pino }, { LlmAgent }, { Runner }, { createServer }, summarizers, testing] =
     await Promise.all([
@@ -50,7 +66,7 @@ async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds:
       ? new (
           await import('../src/sessions/postgres/postgres-session-service.js')
         ).PostgresSessionService({
-          connectionString: process.env.ORRERY_BENCH_PG_URL,
+          connectionString: withApplicationName(process.env.ORRERY_BENCH_PG_URL),
           schema: process.env.ORRERY_BENCH_PG_SCHEMA,
         })
       : new (await import('../src/sessions/sqlite/index.js')).SqliteSessionService({

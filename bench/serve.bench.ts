@@ -26,8 +26,14 @@ import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { quoteIdentifier } from '../src/sessions/postgres/migrations.js';
 import type { SessionService } from '../src/sessions/session-service.js';
+import { backendCpuMeter } from './postgres-backend-cpu.js';
 import type { BenchOptions } from './run.js';
-import { BENCH_APP, BENCH_TOKEN, type ServeTargetKind } from './serve-target.js';
+import {
+  BENCH_APP,
+  BENCH_TOKEN,
+  benchApplicationName,
+  type ServeTargetKind,
+} from './serve-target.js';
 import { median } from './workload.js';
 
 /** The parts of autocannon's result this bench reads (the package ships no types). */
@@ -52,6 +58,10 @@ const rounds = Number(process.env.ORRERY_BENCH_SERVE_ROUNDS ?? 3);
 interface Target {
   kind: ServeTargetKind;
   url: string;
+  /** The server's process id (its PostgreSQL connections are named after it). */
+  pid: number;
+  /** The PostgreSQL server a PostgreSQL target uses. */
+  databaseUrl?: string;
   child: ChildProcess;
   lines: Interface;
   nextLine(): Promise<string>;
@@ -64,6 +74,8 @@ interface Cell {
   answered: number;
   failed: number;
   cpuPerRequest: number;
+  /** The PostgreSQL backends' CPU per answered request (PostgreSQL targets only). */
+  databaseCpuPerRequest?: number;
 }
 
 /** Round -1 is the warm-up (JIT, caches, connections): one cell per target, not counted. */
@@ -115,8 +127,9 @@ async function startTarget(
         resolve(value);
       });
     });
-  const { url } = JSON.parse(await nextLine()) as { url: string };
-  return { kind, url, child, lines, nextLine };
+  const { url, pid } = JSON.parse(await nextLine()) as { url: string; pid: number };
+  const databaseUrl = kind === 'orrery-postgres' ? env.ORRERY_BENCH_PG_URL : undefined;
+  return { kind, url, pid, databaseUrl, child, lines, nextLine };
 }
 
 async function cpuMs(target: Target): Promise<number> {
@@ -132,7 +145,16 @@ async function loadCell(
 ): Promise<Cell> {
   const sessionIds = sessionIdsFor(connections, round);
   let next = 0;
+  // A PostgreSQL target's backends are other processes: their CPU is read beside the server's.
+  const meter =
+    target.databaseUrl === undefined
+      ? undefined
+      : await backendCpuMeter({
+          url: target.databaseUrl,
+          applicationName: benchApplicationName(target.pid),
+        });
   const before = await cpuMs(target);
+  meter?.start();
   const result = await autocannon({
     url: `${target.url}/run`,
     method: 'POST',
@@ -151,14 +173,20 @@ async function loadCell(
     },
   });
   const used = (await cpuMs(target)) - before;
-  return {
+  const databaseUsed = meter ? (await meter.stop()) - meter.initialMs : undefined;
+  const answered = result['2xx'];
+  const cell: Cell = {
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    answered: result['2xx'],
+    answered,
     failed: result.non2xx + result.errors + result.timeouts,
-    cpuPerRequest: result['2xx'] > 0 ? used / result['2xx'] : Number.NaN,
+    cpuPerRequest: answered > 0 ? used / answered : Number.NaN,
   };
+  if (databaseUsed !== undefined) {
+    cell.databaseCpuPerRequest = answered > 0 ? databaseUsed / answered : Number.NaN;
+  }
+  return cell;
 }
 
 async function stopTarget(target: Target): Promise<void> {
@@ -256,6 +284,14 @@ export async function run(options: BenchOptions = {}): Promise<void> {
   }
 }
 
+/** The median database CPU ms per request over the cells, or '-' when not measured. */
+function databaseCpu(list: Cell[]): string {
+  const values = list.flatMap((cell) =>
+    cell.databaseCpuPerRequest === undefined ? [] : [cell.databaseCpuPerRequest],
+  );
+  return values.length === 0 ? '-' : median(values).toFixed(2);
+}
+
 function print(options: {
   kinds: ServeTargetKind[];
   cells: Map<string, Cell[]>;
@@ -267,16 +303,16 @@ function print(options: {
     `POST /run on loopback, stub model, each server in its own process, ${rounds} rounds of ${seconds} s a cell (targets in turn), each connection its own session; load average (1 min) at the rounds: ${load.map((value) => value.toFixed(1)).join(', ')}\n`,
   );
   console.log(
-    '| connections | server | requests/s | p50 ms | p99 ms | CPU ms / request | answered | failed | lost |',
+    '| connections | server | requests/s | p50 ms | p99 ms | CPU ms / request | database CPU ms / request | answered | failed | lost |',
   );
-  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const connections of connectionCounts) {
     for (const kind of kinds) {
       const list = cells.get(`${kind} ${connections}`) ?? [];
       const sum = (pick: (cell: Cell) => number) =>
         list.reduce((total, cell) => total + pick(cell), 0);
       console.log(
-        `| ${connections} | ${kind} | ${median(list.map((cell) => cell.requestsPerSecond)).toFixed(0)} | ${median(list.map((cell) => cell.p50))} | ${median(list.map((cell) => cell.p99))} | ${median(list.map((cell) => cell.cpuPerRequest)).toFixed(2)} | ${sum((cell) => cell.answered)} | ${sum((cell) => cell.failed)} | ${lost.get(kind) ?? '-'} |`,
+        `| ${connections} | ${kind} | ${median(list.map((cell) => cell.requestsPerSecond)).toFixed(0)} | ${median(list.map((cell) => cell.p50))} | ${median(list.map((cell) => cell.p99))} | ${median(list.map((cell) => cell.cpuPerRequest)).toFixed(2)} | ${databaseCpu(list)} | ${sum((cell) => cell.answered)} | ${sum((cell) => cell.failed)} | ${lost.get(kind) ?? '-'} |`,
       );
     }
   }
@@ -290,8 +326,10 @@ function print(options: {
   console.log(
     '\nRatios (median over the rounds of the per-round ratio; requests/s: higher is better for the first; CPU/request: the first over the second):\n',
   );
-  console.log('| connections | ratio | requests/s | CPU ms / request |');
-  console.log('|---:|---|---:|---:|');
+  // SQLite runs in the server's process; PostgreSQL's backends are separate processes: the
+  // last column adds their CPU to the server's (the whole machine's cost of a request).
+  console.log('| connections | ratio | requests/s | CPU ms / request | CPU incl. database |');
+  console.log('|---:|---|---:|---:|---:|');
   for (const connections of connectionCounts) {
     for (const [first, second] of pairs) {
       const a = cells.get(`${first} ${connections}`);
@@ -305,8 +343,12 @@ function print(options: {
       const cpu = median(
         a.map((cell, round) => cell.cpuPerRequest / (b[round]?.cpuPerRequest ?? Number.NaN)),
       );
+      const whole = (cell: Cell) => cell.cpuPerRequest + (cell.databaseCpuPerRequest ?? 0);
+      const cpuWhole = median(
+        a.map((cell, round) => whole(cell) / (b[round] ? whole(b[round]) : Number.NaN)),
+      );
       console.log(
-        `| ${connections} | ${first} / ${second} | ${throughput.toFixed(2)}x | ${cpu.toFixed(2)}x |`,
+        `| ${connections} | ${first} / ${second} | ${throughput.toFixed(2)}x | ${cpu.toFixed(2)}x | ${cpuWhole.toFixed(2)}x |`,
       );
     }
   }

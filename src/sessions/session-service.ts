@@ -135,6 +135,12 @@ export interface AcquireLeaseOptions extends SessionKey {
   signal?: AbortSignal;
 }
 
+/** What `acquireLeaseAndGetSession` returns: the held lease and the session read under it. */
+export interface LeasedSession {
+  lease: SessionLease;
+  session: Session | undefined;
+}
+
 /** A held lease on one session: only its holder runs invocations or compactions there. */
 export interface SessionLease {
   /** Unique per acquisition. */
@@ -226,6 +232,14 @@ export interface SessionService {
    * serialized only within one Runner.
    */
   acquireLease?(options: AcquireLeaseOptions): Promise<SessionLease>;
+  /**
+   * Optional capability, beside `acquireLease`: the lease, then the session as the view-mode
+   * `getSession` returns it, read after the lease is held (`undefined` when the session does
+   * not exist; the lease is held all the same and the caller releases it). A store may do both
+   * in fewer round trips (PostgreSQL: one statement on a cached view). The Runner calls it
+   * when present, `acquireLease` and `getSession` otherwise.
+   */
+  acquireLeaseAndGetSession?(options: AcquireLeaseOptions): Promise<LeasedSession>;
   /**
    * Optional capability: a whole session and its events stored all or nothing (one
    * transaction): until it returns, no reader sees the session; on failure or abort nothing

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { hasElisionRule } from '../../compaction/elision.js';
 import type { EventsCompactionConfig } from '../../compaction/types.js';
 import { createEvent, newId } from '../../events/event-helpers.js';
-import type { Event, SessionKey } from '../../events/types.js';
+import type { Event, Session, SessionKey } from '../../events/types.js';
 import { createRuntimeLogger } from '../../observability/compaction-log.js';
 import { type CompactionMetrics, createCompactionMetrics } from '../../observability/metrics.js';
 import { createModelMetrics, type ModelMetrics } from '../../observability/model-metrics.js';
@@ -42,7 +42,11 @@ import {
   toUserContent,
 } from './runner-options.js';
 import { RunnerTelemetry } from './runner-telemetry.js';
-import { acquireRunLease, eitherSignal, type SessionLeaseOptions } from './session-lease.js';
+import {
+  acquireRunLeaseAndSession,
+  eitherSignal,
+  type SessionLeaseOptions,
+} from './session-lease.js';
 import { InvocationState } from './state.js';
 
 export type { RunnerOptions, RunOptions } from './runner-options.js';
@@ -142,7 +146,8 @@ export class Runner {
       sessionId: options.sessionId,
     };
     // Taken before the view is read, held until the invocation and its compaction are done.
-    const lease = await acquireRunLease({
+    // The session is read with the lease when the store can do both at once (one round trip).
+    const { lease, read } = await acquireRunLeaseAndSession({
       sessionService: this.sessionService,
       key,
       lease: this.sessionLease,
@@ -164,6 +169,7 @@ export class Runner {
       handedToBackground = yield* this.runInvocation({
         ...options,
         key,
+        read,
         signal: linked?.signal ?? options.signal,
         lease,
         agentSpan,
@@ -186,11 +192,19 @@ export class Runner {
    * compaction took the lease over (it releases it when done).
    */
   private async *runInvocation(
-    options: RunOptions & { key: SessionKey; lease?: SessionLease; agentSpan: TelemetrySpan },
+    options: RunOptions & {
+      key: SessionKey;
+      lease?: SessionLease;
+      agentSpan: TelemetrySpan;
+      /** The session as read with the lease (`acquireRunLeaseAndSession`), if it was. */
+      read?: { session: Session | undefined };
+    },
   ): AsyncGenerator<AgentEvent, boolean, undefined> {
     const { signal, key } = options;
     signal?.throwIfAborted();
-    const session = await this.sessionService.getSession({ ...key, signal });
+    const session = options.read
+      ? options.read.session
+      : await this.sessionService.getSession({ ...key, signal });
     if (!session) throw new SessionNotFoundError(key);
 
     const invocation = new Invocation({

@@ -3,7 +3,7 @@
  * invocation, and the signal an invocation runs under (the caller's, aborted too when the lease
  * is lost).
  */
-import type { SessionKey } from '../../events/types.js';
+import type { Session, SessionKey } from '../../events/types.js';
 import type { SessionLease, SessionService } from '../../sessions/session-service.js';
 import { RunnerConfigError } from '../errors.js';
 
@@ -57,6 +57,29 @@ export async function acquireRunLease(options: {
   const { sessionService, lease } = options;
   if (lease === false || !sessionService.acquireLease) return undefined;
   return sessionService.acquireLease({ ...options.key, ...lease, signal: options.signal });
+}
+
+/**
+ * `acquireRunLease`, with the session read under the lease when the store can do both in one
+ * step (`acquireLeaseAndGetSession`: fewer round trips). `read` is absent when the session was
+ * not read (the caller reads it); `read.session` is `undefined` when it does not exist.
+ */
+export async function acquireRunLeaseAndSession(options: {
+  sessionService: SessionService;
+  key: SessionKey;
+  lease: SessionLeaseOptions | false;
+  signal?: AbortSignal;
+}): Promise<{ lease?: SessionLease; read?: { session: Session | undefined } }> {
+  const { sessionService, lease } = options;
+  if (lease === false || !sessionService.acquireLeaseAndGetSession) {
+    return { lease: await acquireRunLease(options) };
+  }
+  const leased = await sessionService.acquireLeaseAndGetSession({
+    ...options.key,
+    ...lease,
+    signal: options.signal,
+  });
+  return { lease: leased.lease, read: { session: leased.session } };
 }
 
 /** A signal aborted by either input (with its reason); `dispose` detaches it from both. */

@@ -15,10 +15,11 @@ function recordStatements(pool: pg.Pool, parameters: unknown[][] = []): string[]
     patched.add(client);
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
-      const first = args[0] as string | { text: string };
+      const first = args[0] as string | { text: string; values?: unknown[] };
       const text = typeof first === 'string' ? first : first.text;
       statements.push(text.trim().split(/\s+/).slice(0, 2).join(' '));
-      parameters.push((args[1] as unknown[] | undefined) ?? []);
+      const values = typeof first === 'string' ? undefined : first.values;
+      parameters.push((args[1] as unknown[] | undefined) ?? values ?? []);
       return query(...args);
     };
   });

@@ -13,6 +13,7 @@ import { migrate } from './migrations.js';
 import type { PostgresSessionServiceOptions } from './options.js';
 import { type CheckoutOptions, withClient, withTransaction } from './pg-checkout.js';
 import { passwordsOf, poolSecrets, redactSecrets, toStoreError } from './pg-errors.js';
+import { type Statement, withValues } from './queries.js';
 import type { SynchronousCommit } from './synchronous-commit.js';
 
 export interface PostgresConnectionOptions {
@@ -74,18 +75,19 @@ export class PostgresConnection {
     await pool.end();
   }
 
-  /** One statement, auto-committed, its rows. */
+  /** One statement, auto-committed, its rows; a named `Statement` runs as a prepared one. */
   async query<Row extends object>(
     key: SessionKey,
     signal: AbortSignal | undefined,
-    text: string,
+    text: string | Statement,
     values: unknown[],
     options: { operation?: string } = {},
   ): Promise<Row[]> {
+    const config = typeof text === 'string' ? { text, values } : withValues(text, values);
     return this.withConnection(
       key,
       signal,
-      async (client) => (await client.query<Row>(text, values)).rows,
+      async (client) => (await client.query<Row>(config)).rows,
       options.operation ?? 'query',
     );
   }

@@ -7,7 +7,7 @@ import type { Event, SessionKey } from '../../events/types.js';
 import { SessionNotFoundError } from '../errors.js';
 import type { splitState } from '../store-helpers.js';
 import { keyParams } from './key-and-errors.js';
-import type { Queries } from './queries.js';
+import { type Queries, withValues } from './queries.js';
 import type { PreparedEventRow } from './rows.js';
 import type { SynchronousCommit } from './synchronous-commit.js';
 
@@ -20,32 +20,47 @@ export interface InsertPostgresEventOptions {
   commitMode?: SynchronousCommit;
 }
 
+/** What an insert stored: the event, its row's JSON, the session's creation time (its identity). */
+export interface InsertedPostgresEvent {
+  event: Event;
+  json: string;
+  createdAt: number;
+}
+
 /** Inserts the event with the next seq; `SessionNotFoundError` when the session is missing. */
-export async function insertPostgresEvent(options: InsertPostgresEventOptions): Promise<Event> {
+export async function insertPostgresEvent(
+  options: InsertPostgresEventOptions,
+): Promise<InsertedPostgresEvent> {
   const { client, queries, key, commitMode } = options;
   const { values, scoped } = options.row;
   const stored = values.stored;
   const now = Date.now() / 1000;
-  const text = commitMode ? queries.appendEventWithCommitMode : queries.appendEvent;
-  const inserted = await client.query<{ seq: string }>(text, [
-    ...keyParams(key),
-    now,
-    JSON.stringify(scoped.session),
-    stored.id,
-    stored.invocationId,
-    stored.author,
-    stored.timestamp,
-    values.isCompaction,
-    values.compactionStartSeq,
-    values.compactionEndSeq,
-    values.json,
-    ...(commitMode ? [commitMode] : []),
-  ]);
+  const statement = commitMode ? queries.appendEventWithCommitMode : queries.appendEvent;
+  const inserted = await client.query<{ seq: string; created_at: number }>(
+    withValues(statement, [
+      ...keyParams(key),
+      now,
+      JSON.stringify(scoped.session),
+      stored.id,
+      stored.invocationId,
+      stored.author,
+      stored.timestamp,
+      values.isCompaction,
+      values.compactionStartSeq,
+      values.compactionEndSeq,
+      values.json,
+      ...(commitMode ? [commitMode] : []),
+    ]),
+  );
   const insertedRow = inserted.rows[0];
   if (!insertedRow) throw new SessionNotFoundError(key);
   // Session row first, then app, then user: one lock order for every writer (no deadlock).
   await upsertScopedState({ client, queries, key, scoped, now });
-  return { ...stored, seq: Number(insertedRow.seq) } as Event;
+  return {
+    event: { ...stored, seq: Number(insertedRow.seq) } as Event,
+    json: values.json,
+    createdAt: insertedRow.created_at,
+  };
 }
 
 /** Merges the `app:` and `user:` parts of a state delta into their rows. */

@@ -18,17 +18,19 @@ import { acquireRecordLease } from '../record-lease.js';
 import type { AcquireLeaseOptions, SessionLease } from '../session-service.js';
 import { keyParams, wrapError } from './key-and-errors.js';
 import { quoteIdentifier } from './migrations.js';
+import { type Statement, statement, withValues } from './queries.js';
 
-interface LeaseQueries {
-  take: string;
-  renew: string;
-  release: string;
+export interface LeaseQueries {
+  take: Statement;
+  renew: Statement;
+  release: Statement;
 }
 
-function buildLeaseQueries(schema: string): LeaseQueries {
+/** The lease statements of a schema (named prepared statements unless `prepared` is off). */
+export function buildLeaseQueries(schema: string, prepared = true): LeaseQueries {
   const table = `${quoteIdentifier(schema)}.orrery_session_leases`;
   const expiry = `clock_timestamp() + $5::integer * interval '1 millisecond'`;
-  return {
+  const texts = {
     // Taken when there is no row, or the row's holder let it expire.
     take: `INSERT INTO ${table} AS lease (app_name, user_id, session_id, holder, expires_at)
       VALUES ($1, $2, $3, $4, ${expiry})
@@ -41,19 +43,31 @@ function buildLeaseQueries(schema: string): LeaseQueries {
     release: `DELETE FROM ${table}
       WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $4`,
   };
+  return {
+    take: statement(texts.take, prepared),
+    renew: statement(texts.renew, prepared),
+    release: statement(texts.release, prepared),
+  };
 }
 
-function leaseRecords(pool: Pool, queries: LeaseQueries, key: SessionKey): LeaseRecordOperations {
-  const run = async (text: string, values: unknown[]): Promise<number> => {
+function leaseRecords(
+  pool: Pool,
+  queries: LeaseQueries,
+  key: SessionKey,
+  take: LeaseRecordOperations['tryAcquire'] | undefined,
+): LeaseRecordOperations {
+  const run = async (query: Statement, values: unknown[]): Promise<number> => {
     try {
-      return (await pool.query(text, values)).rowCount ?? 0;
+      return (await pool.query(withValues(query, values))).rowCount ?? 0;
     } catch (error) {
       throw wrapError(error, key);
     }
   };
   return {
-    tryAcquire: async (leaseId, ttlMs) =>
-      (await run(queries.take, [...keyParams(key), leaseId, ttlMs])) === 1,
+    tryAcquire:
+      take ??
+      (async (leaseId, ttlMs) =>
+        (await run(queries.take, [...keyParams(key), leaseId, ttlMs])) === 1),
     renew: async (leaseId, ttlMs) =>
       (await run(queries.renew, [...keyParams(key), leaseId, ttlMs])) === 1,
     release: async (leaseId) => {
@@ -64,18 +78,27 @@ function leaseRecords(pool: Pool, queries: LeaseQueries, key: SessionKey): Lease
 
 export interface AcquirePostgresLeaseOptions {
   pool: Pool;
-  schema: string;
+  queries: LeaseQueries;
   /** The service's in-process gate. */
   local: InMemoryLeases;
   lease: AcquireLeaseOptions;
+  /**
+   * Takes the lease record in place of the plain `take` statement (the service's take that
+   * reads the session's view in the same statement); `true` when taken.
+   */
+  take?: LeaseRecordOperations['tryAcquire'];
 }
 
 export function acquirePostgresLease(options: AcquirePostgresLeaseOptions): Promise<SessionLease> {
-  const queries = buildLeaseQueries(options.schema);
   const { appName, userId, sessionId } = options.lease;
   return acquireRecordLease({
     local: options.local,
     lease: options.lease,
-    records: leaseRecords(options.pool, queries, { appName, userId, sessionId }),
+    records: leaseRecords(
+      options.pool,
+      options.queries,
+      { appName, userId, sessionId },
+      options.take,
+    ),
   });
 }

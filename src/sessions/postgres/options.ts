@@ -47,6 +47,25 @@ export interface PostgresSessionServiceOptions {
    * database stays consistent and `seq` gapless either way.
    */
   synchronousCommit?: SynchronousCommit;
+  /**
+   * `true` (default): the statements of a turn (view read, append, lease) are named prepared
+   * statements, parsed and planned once per connection. `false` for a pooler in transaction
+   * mode that cannot keep them (PgBouncer before 1.21, or without `max_prepared_statements`).
+   */
+  preparedStatements?: boolean;
+}
+
+/** `preparedStatements`: a boolean, or the default (true). */
+export function preparedStatementsOption(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (typeof value !== 'boolean') {
+    throw new InvalidArgumentError({
+      argument: 'preparedStatements',
+      message: `must be true or false, got ${String(value)}`,
+      value,
+    });
+  }
+  return value;
 }
 
 /** pino-compatible: `logger.warn({ ...fields }, message)`. */

@@ -26,6 +26,7 @@ import type {
   GetSessionOptions,
   ImportSessionOptions,
   ImportSessionResult,
+  LeasedSession,
   ListAllSessionsOptions,
   ListEventsOptions,
   ListSessionsOptions,
@@ -49,18 +50,27 @@ import {
 import { ViewCache } from '../view-cache.js';
 import { PostgresConnection } from './connection.js';
 import { headerStamp, PostgresEventReader, type ViewRow } from './event-reader.js';
-import { insertPostgresEvent, upsertScopedState } from './event-writer.js';
+import {
+  type InsertedPostgresEvent,
+  insertPostgresEvent,
+  upsertScopedState,
+} from './event-writer.js';
 import { importPostgresSession } from './import-session.js';
 import { assertJsonbStorable } from './jsonb-state.js';
 import { keyParams, pickKey, validateKey } from './key-and-errors.js';
-import { acquirePostgresLease } from './lease.js';
+import { acquirePostgresLease, buildLeaseQueries, type LeaseQueries } from './lease.js';
+import { sessionFromTake, type TakeRows } from './lease-and-view.js';
 import {
   buildListAllSessionsStatement,
   type OverviewRow,
   toSessionOverviews,
 } from './list-all-sessions.js';
 import { quoteIdentifier } from './migrations.js';
-import { type PostgresSessionServiceOptions, timeoutOption } from './options.js';
+import {
+  type PostgresSessionServiceOptions,
+  preparedStatementsOption,
+  timeoutOption,
+} from './options.js';
 import { buildQueries, type Queries } from './queries.js';
 import { type EventRow, prepareEventRow, rowToEvent } from './rows.js';
 import {
@@ -77,6 +87,7 @@ export type { PostgresSessionLogger, PostgresSessionServiceOptions } from './opt
 export class PostgresSessionService implements SessionService {
   readonly schema: string;
   private readonly queries: Queries;
+  private readonly leaseQueries: LeaseQueries;
   /** Waiters of this process queue here in order before polling the lease row. */
   private readonly leases = new InMemoryLeases();
   private searchStatements?: SearchStatements;
@@ -97,7 +108,9 @@ export class PostgresSessionService implements SessionService {
         message: `Invalid PostgreSQL schema name '${this.schema}': 1 to 63 characters`,
       });
     }
-    this.queries = buildQueries(this.schema);
+    const prepared = preparedStatementsOption(options.preparedStatements);
+    this.queries = buildQueries(this.schema, prepared);
+    this.leaseQueries = buildLeaseQueries(this.schema, prepared);
     this.searchLanguage = resolveSearchLanguage(options.searchLanguage);
     this.synchronousCommit = synchronousCommitOption(options.synchronousCommit);
     this.connection = new PostgresConnection({
@@ -265,29 +278,42 @@ export class PostgresSessionService implements SessionService {
     const key = pickKey(options);
     assertValidNewEvent(options.event, { kind: 'event' });
     const row = prepareEventRow(options.event);
-    if (row.touchesSharedState) {
-      return this.connection.transaction(
-        key,
-        options.signal,
-        (client) => insertPostgresEvent({ client, queries: this.queries, key, row }),
-        'appendEvent',
-      );
-    }
-    // One auto-committed statement allocates the seq and inserts (queries.ts: appendEvent):
-    // one round trip instead of BEGIN / statement / COMMIT, the same all-or-nothing write.
-    return this.connection.withConnection(
-      key,
-      options.signal,
-      (client) =>
-        insertPostgresEvent({
-          client,
-          queries: this.queries,
+    const inserted = row.touchesSharedState
+      ? await this.connection.transaction(
           key,
-          row,
-          commitMode: this.synchronousCommit,
-        }),
-      'appendEvent',
-    );
+          options.signal,
+          (client) => insertPostgresEvent({ client, queries: this.queries, key, row }),
+          'appendEvent',
+        )
+      : // One auto-committed statement allocates the seq and inserts (queries.ts: appendEvent):
+        // one round trip instead of BEGIN / statement / COMMIT, the same all-or-nothing write.
+        await this.connection.withConnection(
+          key,
+          options.signal,
+          (client) =>
+            insertPostgresEvent({
+              client,
+              queries: this.queries,
+              key,
+              row,
+              commitMode: this.synchronousCommit,
+            }),
+          'appendEvent',
+        );
+    this.keepAppended(key, inserted);
+    return inserted.event;
+  }
+
+  /**
+   * A committed append of this instance, into its cached view when it directly follows it
+   * (view-cache.ts: `appended`), so the next read returns no row for it. The cache gets a copy
+   * parsed from the row's JSON, never the object returned to the caller.
+   */
+  private keepAppended(key: SessionKey, inserted: InsertedPostgresEvent): void {
+    if (this.views.peekLastSeq(key) !== inserted.event.seq - 1) return;
+    const copy = JSON.parse(inserted.json) as Event;
+    copy.seq = inserted.event.seq;
+    this.views.appended(key, inserted.createdAt, copy);
   }
 
   async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
@@ -313,12 +339,8 @@ export class PostgresSessionService implements SessionService {
         }
         assertCompactionFits(options.event, Number(lockedRow.last_seq) + 1);
         const row = prepareEventRow(options.event);
-        return (await insertPostgresEvent({
-          client,
-          queries: this.queries,
-          key,
-          row,
-        })) as CompactionEvent;
+        const inserted = await insertPostgresEvent({ client, queries: this.queries, key, row });
+        return inserted.event as CompactionEvent;
       },
       'appendCompaction',
     );
@@ -430,7 +452,73 @@ export class PostgresSessionService implements SessionService {
   /** One invocation at a time per session, across processes (see `lease.ts`). */
   async acquireLease(options: AcquireLeaseOptions): Promise<SessionLease> {
     const pool = await this.connection.connect(options.signal);
-    return acquirePostgresLease({ pool, schema: this.schema, local: this.leases, lease: options });
+    return acquirePostgresLease({
+      pool,
+      queries: this.leaseQueries,
+      local: this.leases,
+      lease: options,
+    });
+  }
+
+  /**
+   * The lease and the session's view in one statement when this instance holds the view
+   * (`leaseAndViewSince`: the take, then the rows appended since, plus a check that nothing
+   * committed between the statement's snapshot and the take); otherwise, or when that check
+   * fails, the view is read after the take as `getSession` reads it (lease-and-view.ts).
+   */
+  async acquireLeaseAndGetSession(options: AcquireLeaseOptions): Promise<LeasedSession> {
+    const pool = await this.connection.connect(options.signal);
+    const key = pickKey(options);
+    let taken: TakeRows | undefined;
+    const afterSeq = this.views.peekLastSeq(key);
+    const lease = await acquirePostgresLease({
+      pool,
+      queries: this.leaseQueries,
+      local: this.leases,
+      lease: options,
+      take: async (leaseId, ttlMs) => {
+        const rows = await this.connection.query<ViewRow>(
+          key,
+          options.signal,
+          this.queries.leaseAndViewSince,
+          [...keyParams(key), afterSeq ?? null, leaseId, ttlMs],
+          { operation: 'acquireLease' },
+        );
+        if (rows[0]?.part !== -1) return false;
+        taken = { rows, afterSeq };
+        return true;
+      },
+    });
+    try {
+      const read = taken && this.viewFromTake(key, taken);
+      if (read === 'missing') return { lease, session: undefined };
+      const session = read ?? (await this.getSession({ ...key, signal: options.signal }));
+      return { lease, session };
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
+  }
+
+  /**
+   * The session from a take's rows: `missing` when it does not exist, `undefined` when they
+   * cannot say (no cached view, a writer committed after the snapshot, a compaction among the
+   * new rows): the caller then reads it.
+   */
+  private viewFromTake(key: SessionKey, taken: TakeRows): Session | 'missing' | undefined {
+    const found = sessionFromTake(taken);
+    if (found.kind !== 'current') return found.kind === 'missing' ? 'missing' : undefined;
+    const { header, rows } = found;
+    const stamp = headerStamp(header);
+    const cached = this.views.lookup(key, stamp, Number(header.seq));
+    let view: StoredView | undefined;
+    if (cached.kind === 'hit') view = cached.view;
+    else if (cached.kind === 'behind' && cached.afterSeq === taken.afterSeq) {
+      view = this.views.extend(key, stamp, this.reader.parseRows(rows, key), Number(header.seq));
+    }
+    if (!view) return undefined;
+    const events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
+    return { ...key, ...this.reader.readHeader(header), events };
   }
 
   /**

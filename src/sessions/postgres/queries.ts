@@ -2,7 +2,30 @@
  * The SQL of the PostgreSQL store, built once per schema. Every statement is scoped by app and
  * user ($1, $2): no session is reachable from another user.
  */
+import { createHash } from 'node:crypto';
 import { quoteIdentifier } from './migrations.js';
+
+/**
+ * A hot statement: with a `name`, pg parses it once per connection (a named prepared statement)
+ * and later runs send only Bind/Execute, so the server skips parse and plan. The name is a hash
+ * of the text (two schemas sharing a pool get two names), short enough for PostgreSQL's 63-byte
+ * identifiers.
+ */
+export interface Statement {
+  readonly name?: string;
+  readonly text: string;
+}
+
+/** The statement, named unless `prepared` is off (a transaction-mode pooler without support). */
+export function statement(text: string, prepared: boolean): Statement {
+  if (!prepared) return { text };
+  return { name: `orrery_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text };
+}
+
+/** `{ name, text, values }` for `client.query`: a fresh object each call (pg keeps `values`). */
+export function withValues(query: Statement, values: unknown[]) {
+  return { name: query.name, text: query.text, values };
+}
 
 /** Columns an event row is read with (see `EventRow`). */
 const eventColumns = 'seq, is_compaction, compaction_start_seq, compaction_end_seq, event';
@@ -22,10 +45,18 @@ export interface Queries {
   /** The session header: state (session, app, user), last seq, update time. */
   header: string;
   /** Header (part 0), checkpoint (part 1) and tail (part 2) in one statement, one snapshot. */
-  view: string;
+  view: Statement;
   /** Header (part 0) and every event (part 2) in one statement. */
   full: string;
-  viewSince: string;
+  /** Header (part 0) and every row after $4 (part 2): a turn's read on a cached view. */
+  viewSince: Statement;
+  /**
+   * The lease taken (part -1 when taken: $5 holder, $6 ttl ms) and, when taken, `viewSince`'s
+   * header and rows ($4; NULL: none) in the statement's snapshot, plus part 3: the session's
+   * `last_seq` and creation time read after the take (a locking read sees the latest commit),
+   * which tell whether a writer committed between the snapshot and the take.
+   */
+  leaseAndViewSince: Statement;
   listEventsAsc: string;
   listEventsDesc: string;
   sessionExists: string;
@@ -33,17 +64,19 @@ export interface Queries {
   /** The checkpoint candidate's row ($4: seqs passed over). */
   checkpointSeq: string;
   /** Assigns the next seq (row-locks the session) and inserts the event, in one statement. */
-  appendEvent: string;
+  appendEvent: Statement;
   /** `appendEvent` that first sets `synchronous_commit` ($14) for its own transaction only. */
-  appendEventWithCommitMode: string;
+  appendEventWithCommitMode: Statement;
   /** Sets `synchronous_commit` ($1) until the end of the open transaction. */
   setCommitMode: string;
   listSessions: string;
   deleteSession: string;
 }
 
-export function buildQueries(schemaName: string): Queries {
+/** `prepared` (default true): the hot statements are named prepared statements. */
+export function buildQueries(schemaName: string, prepared = true): Queries {
   const schema = quoteIdentifier(schemaName);
+  const leases = `${schema}.orrery_session_leases`;
   const sessions = `${schema}.orrery_sessions`;
   const events = `${schema}.orrery_events`;
   const appState = `${schema}.orrery_app_state`;
@@ -73,11 +106,42 @@ export function buildQueries(schemaName: string): Queries {
         UPDATE ${sessions} SET last_seq = last_seq + 1, event_count = event_count + 1,
           updated_at = greatest(updated_at, $4), state = state || $5::jsonb
         WHERE app_name = $1 AND user_id = $2 AND id = $3${guard}
-        RETURNING last_seq)
+        RETURNING last_seq, created_at)
       INSERT INTO ${events} (app_name, user_id, session_id, seq, event_id, invocation_id, author,
         timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event)
       SELECT $1, $2, $3, s.last_seq, $6, $7, $8, $9, $10, $11, $12, $13::json FROM s
-      RETURNING seq`;
+      RETURNING seq, (SELECT created_at FROM s) AS created_at`;
+
+  const rowsSince = (guard: string) => `SELECT 2, ${eventColumns} FROM ${events}
+        WHERE ${sessionKey} AND seq > $4${guard}
+          AND seq <= (SELECT last_seq FROM ${sessions}
+            WHERE app_name = $1 AND user_id = $2 AND id = $3)`;
+  const viewSince = `${header}
+      UNION ALL ${rowsSince('')}
+      ORDER BY part, seq`;
+  const taken = ' AND EXISTS (SELECT 1 FROM taken)';
+  // The CTEs share the statement's snapshot, so the header and rows may predate a writer
+  // whose commit the take waited for (a holder's release); part 3 is read by a locking read
+  // after the take (\`EXISTS ... taken\` runs the insert first), which returns the row's latest
+  // version: the caller compares its last_seq and creation time with the header's.
+  const leaseAndViewSince = `WITH taken AS (
+        INSERT INTO ${leases} AS lease (app_name, user_id, session_id, holder, expires_at)
+        VALUES ($1, $2, $3, $5, clock_timestamp() + $6::integer * interval '1 millisecond')
+        ON CONFLICT (app_name, user_id, session_id) DO UPDATE
+          SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+          WHERE lease.expires_at <= clock_timestamp()
+        RETURNING holder),
+      latest AS (SELECT s.last_seq, s.created_at FROM ${sessions} s
+        WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3${taken}
+        FOR SHARE)
+      SELECT -1 AS part, NULL::bigint AS seq, false AS is_compaction,
+        NULL::bigint AS compaction_start_seq, NULL::bigint AS compaction_end_seq,
+        NULL::json AS event FROM taken
+      UNION ALL SELECT 3, last_seq, false, NULL, NULL, json_build_object('createdAt', created_at)
+        FROM latest
+      UNION ALL ${header}${taken}
+      UNION ALL ${rowsSince(taken)}
+      ORDER BY part, seq`;
 
   return {
     createSession: `INSERT INTO ${sessions} (app_name, user_id, id, state, created_at, updated_at)
@@ -93,7 +157,8 @@ export function buildQueries(schemaName: string): Queries {
     header,
     // The tail is a closed seq range (checkpoint end, last seq]: with both bounds the planner
     // always takes the primary-key range scan, whatever the statistics say about one bound.
-    view: `WITH cp AS (${checkpoint})
+    view: statement(
+      `WITH cp AS (${checkpoint})
       ${header}
       UNION ALL SELECT 1, ${eventColumns} FROM cp
       UNION ALL SELECT 2, ${eventColumns} FROM ${events}
@@ -102,17 +167,15 @@ export function buildQueries(schemaName: string): Queries {
           AND seq <= (SELECT last_seq FROM ${sessions}
             WHERE app_name = $1 AND user_id = $2 AND id = $3)
       ORDER BY part, seq`,
+      prepared,
+    ),
     full: `${header}
       UNION ALL SELECT 2, ${eventColumns} FROM ${events} WHERE ${sessionKey}
       ORDER BY part, seq`,
     // The header and every row (compactions too) after a view the store already holds
     // (view-cache.ts): one round trip that reads only what was appended since.
-    viewSince: `${header}
-      UNION ALL SELECT 2, ${eventColumns} FROM ${events}
-        WHERE ${sessionKey} AND seq > $4
-          AND seq <= (SELECT last_seq FROM ${sessions}
-            WHERE app_name = $1 AND user_id = $2 AND id = $3)
-      ORDER BY part, seq`,
+    viewSince: statement(viewSince, prepared),
+    leaseAndViewSince: statement(leaseAndViewSince, prepared),
     listEventsAsc: `SELECT ${eventColumns} FROM ${events}
       WHERE ${sessionKey} AND seq > $4 AND seq < $5 ORDER BY seq ASC LIMIT $6`,
     listEventsDesc: `SELECT ${eventColumns} FROM ${events}
@@ -121,13 +184,16 @@ export function buildQueries(schemaName: string): Queries {
     lockSession: `SELECT last_seq FROM ${sessions}
       WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE`,
     checkpointSeq: `SELECT ${eventColumns} FROM (${checkpoint}) c`,
-    appendEvent: appendEvent('', ''),
+    appendEvent: statement(appendEvent('', ''), prepared),
     // set_config(..., true) lasts until this statement's implicit transaction commits; the
     // UPDATE references it so the (volatile, never inlined) CTE runs before the commit.
-    appendEventWithCommitMode: appendEvent(
-      `commit_mode AS (SELECT set_config('synchronous_commit', $14, true) AS mode),
+    appendEventWithCommitMode: statement(
+      appendEvent(
+        `commit_mode AS (SELECT set_config('synchronous_commit', $14, true) AS mode),
       `,
-      ' AND (SELECT mode FROM commit_mode) IS NOT NULL',
+        ' AND (SELECT mode FROM commit_mode) IS NOT NULL',
+      ),
+      prepared,
     ),
     setCommitMode: `SELECT set_config('synchronous_commit', $1, true)`,
     listSessions: `SELECT id, updated_at, event_count FROM ${sessions}

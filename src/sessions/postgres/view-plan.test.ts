@@ -64,7 +64,7 @@ describePostgres('PostgreSQL view plan', (url) => {
       Array.from({ length: 99 }, (_, index) => events - 100 + 1 + index),
     );
     const explained = await fixture.pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-      `EXPLAIN (FORMAT JSON) ${buildQueries(fixture.schema).view}`,
+      `EXPLAIN (FORMAT JSON) ${buildQueries(fixture.schema).view.text}`,
       [key.appName, key.userId, key.sessionId, '{}'],
     );
     const plan = explained.rows[0]?.['QUERY PLAN'][0]?.Plan;

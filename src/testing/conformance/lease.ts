@@ -7,6 +7,7 @@ import type {
   SessionLease,
   SessionService,
 } from '../../sessions/session-service.js';
+import { userTextEvent } from '../event-builders.js';
 import { type ConformanceContext, rejection } from './context.js';
 
 /** Long enough that nothing here waits it out: it only bounds a hang. */
@@ -170,6 +171,28 @@ export function describeLease(context: ConformanceContext): void {
       }
       expect(await isFree(key)).toBe(false);
       await holder.release();
+    });
+
+    it('acquireLeaseAndGetSession (when present) holds the lease and reads the session under it', async (test) => {
+      const service = context.service;
+      if (!service.acquireLeaseAndGetSession) return test.skip();
+      const key = await newSession();
+      for (const round of [1, 2]) {
+        // The second round reads after the first round's own append (a store's cached view).
+        const taken = await service.acquireLeaseAndGetSession(key);
+        expect(await isFree(key)).toBe(false);
+        expect(taken.session).toEqual(await service.getSession(key));
+        await service.appendEvent({ ...key, event: userTextEvent({ text: `round ${round}` }) });
+        await taken.lease.release();
+      }
+      expect((await service.getSession(key))?.events).toHaveLength(2);
+      expect(await isFree(key)).toBe(true);
+      const missing = { ...key, sessionId: `${key.sessionId}-missing` };
+      const held = await service.acquireLeaseAndGetSession(missing);
+      expect(held.session).toBeUndefined();
+      expect(await isFree(missing)).toBe(false);
+      await held.lease.release();
+      expect(await isFree(missing)).toBe(true);
     });
 
     it('rejects bad options with InvalidArgumentError naming them', async () => {

@@ -1,0 +1,159 @@
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { userTextEvent } from '../../testing/event-builders.js';
+import { quoteIdentifier } from './migrations.js';
+import { PostgresSessionService } from './postgres-session-service.js';
+import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
+
+/** Every statement the pool's clients send (first two words) and the rows each returned. */
+function recordStatements(
+  pool: pg.Pool,
+): { text: string; named: boolean; rows: { part?: number }[] }[] {
+  const sent: { text: string; named: boolean; rows: { part?: number }[] }[] = [];
+  const patched = new WeakSet<pg.PoolClient>();
+  pool.on('acquire', (client) => {
+    if (patched.has(client)) return;
+    patched.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+      const first = args[0] as string | { text: string; name?: string };
+      const text = typeof first === 'string' ? first : first.text;
+      const entry: (typeof sent)[number] = {
+        text: text.trim().split(/\s+/).slice(0, 2).join(' '),
+        named: typeof first !== 'string' && first.name !== undefined,
+        rows: [],
+      };
+      sent.push(entry);
+      // pg-pool's own `pool.query` passes a callback (and gets no promise back).
+      if (typeof args.at(-1) === 'function') return query(...args);
+      return query(...args).then((result) => {
+        entry.rows = result.rows;
+        return result;
+      });
+    };
+  });
+  return sent;
+}
+
+/** Resolves once a statement of the pool's application waits for a row lock. */
+async function waitForLockWait(admin: pg.Pool, applicationName: string): Promise<void> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const { rows } = await admin.query(
+      `SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+      [applicationName],
+    );
+    if (rows.length > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the take never waited for the lock');
+}
+
+describePostgres('PostgreSQL lease and view in one statement', (url) => {
+  const fixture = useSchemaFixture(url);
+  const applicationName = `orrery-lease-and-view-${process.pid}`;
+  let pool: pg.Pool;
+  let replica: PostgresSessionService;
+  let other: PostgresSessionService;
+  let sent: ReturnType<typeof recordStatements>;
+
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: url, max: 4, application_name: applicationName });
+    sent = recordStatements(pool);
+    replica = new PostgresSessionService({ pool, schema: fixture.schema });
+    other = new PostgresSessionService({ connectionString: url, schema: fixture.schema });
+  });
+  afterAll(async () => {
+    await replica.close();
+    await other.close();
+    await pool.end();
+  });
+
+  it('takes the lease and reads only what another writer appended, in one statement', async () => {
+    const key = { appName: 'app', userId: 'u', sessionId: 'one-statement' };
+    await replica.createSession(key);
+    const cold = await replica.acquireLeaseAndGetSession(key);
+    expect(cold.session?.events).toEqual([]);
+    const own = await replica.appendEvent({ ...key, event: userTextEvent({ text: 'mine' }) });
+    await cold.lease.release();
+    const foreign = await other.appendEvent({ ...key, event: userTextEvent({ text: 'theirs' }) });
+
+    sent.length = 0;
+    const warm = await replica.acquireLeaseAndGetSession(key);
+    // One statement: the take with the header and the one row appended by the other writer
+    // (the instance's own append is in its view cache, not read again).
+    expect(sent.map((statement) => statement.text)).toEqual(['WITH taken']);
+    expect(sent[0]?.rows.filter((row) => row.part === 2)).toHaveLength(1);
+    expect(warm.session?.events.map((event) => event.seq)).toEqual([own.seq, foreign.seq]);
+    // The lease is held: another instance cannot take it.
+    await expect(other.acquireLease({ ...key, waitMs: 0 })).rejects.toThrow(/busy|waited/i);
+    await warm.lease.release();
+  });
+
+  it('reads the view again when a writer committed after the snapshot the take waited in', async () => {
+    const key = { appName: 'app', userId: 'u', sessionId: 'snapshot-race' };
+    await replica.createSession(key);
+    const first = await replica.acquireLeaseAndGetSession(key);
+    await first.lease.release();
+    // Another transaction holds the lease row's lock (a holder releasing), so the take waits
+    // after its statement's snapshot was taken.
+    const blocker = await fixture.pool.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query(
+        `INSERT INTO ${quoteIdentifier(fixture.schema)}.orrery_session_leases
+          (app_name, user_id, session_id, holder, expires_at)
+          VALUES ($1, $2, $3, 'releasing-holder', clock_timestamp() + interval '1 minute')`,
+        [key.appName, key.userId, key.sessionId],
+      );
+      sent.length = 0;
+      const taking = replica.acquireLeaseAndGetSession({ ...key, waitMs: 60_000 });
+      await waitForLockWait(fixture.pool, applicationName);
+      // The "previous holder" appends its answer, then drops its lease row (the rollback).
+      const answer = await other.appendEvent({ ...key, event: userTextEvent({ text: 'late' }) });
+      await blocker.query('ROLLBACK');
+      const taken = await taking;
+      expect(taken.session?.events.map((event) => event.seq)).toEqual([answer.seq]);
+      // The take's snapshot missed the answer; the check saw it and the view was read again.
+      expect(sent.map((statement) => statement.text)).toEqual(['WITH taken', 'SELECT 0']);
+      await taken.lease.release();
+    } finally {
+      blocker.release();
+    }
+  });
+
+  it('holds the lease for a missing session and reports it missing', async () => {
+    const key = { appName: 'app', userId: 'u', sessionId: 'never-created' };
+    const taken = await replica.acquireLeaseAndGetSession(key);
+    expect(taken.session).toBeUndefined();
+    await expect(other.acquireLease({ ...key, waitMs: 0 })).rejects.toThrow(/busy|waited/i);
+    await taken.lease.release();
+    const again = await other.acquireLease({ ...key, waitMs: 0 });
+    await again.release();
+  });
+
+  it('sends no named statement with preparedStatements: false, and checks the option', async () => {
+    const key = { appName: 'app', userId: 'u', sessionId: 'unprepared' };
+    const unprepared = new PostgresSessionService({
+      pool,
+      schema: fixture.schema,
+      preparedStatements: false,
+    });
+    await unprepared.createSession(key);
+    const first = await unprepared.acquireLeaseAndGetSession(key);
+    await unprepared.appendEvent({ ...key, event: userTextEvent({ text: 'one' }) });
+    await first.lease.release();
+    sent.length = 0;
+    const second = await unprepared.acquireLeaseAndGetSession(key);
+    await unprepared.appendEvent({ ...key, event: userTextEvent({ text: 'two' }) });
+    await second.lease.release();
+    expect(sent.map((statement) => statement.text)).toEqual([
+      'WITH taken',
+      'WITH s',
+      'DELETE FROM',
+    ]);
+    expect(sent.some((statement) => statement.named)).toBe(false);
+    expect(() => new PostgresSessionService({ pool, preparedStatements: 'yes' as never })).toThrow(
+      expect.objectContaining({ argument: 'preparedStatements' }),
+    );
+  });
+});
