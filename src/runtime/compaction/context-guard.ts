@@ -6,6 +6,7 @@
 import type { ViewScope } from '../../compaction/branch-view.js';
 import { fitViewToCeilings } from '../../compaction/ceilings.js';
 import {
+  ContentTokenMemo,
   estimateContentBytes,
   estimateContentListBytes,
   estimateContentListTokens,
@@ -100,17 +101,23 @@ export interface ViewSize {
 /**
  * The request's estimated tokens and bytes. `bytes: false` skips the byte count (a JSON
  * serialization of every content) when no byte ceiling applies: `bytes` is then the overhead's;
- * `tokens: false` likewise skips the token count when no token limit applies.
+ * `tokens: false` likewise skips the token count when no token limit applies. With `memo`, contents
+ * estimated before (the same objects) are not scanned again: the same figure, less work.
  */
 export function measureView(
   view: ActiveView,
   overhead: RequestOverhead,
-  options: { bytes?: boolean; tokens?: boolean } = {},
+  options: { bytes?: boolean; tokens?: boolean; memo?: ContentTokenMemo } = {},
 ): ViewSize {
   const countBytes = options.bytes ?? true;
   const bytes = overhead.bytes + (countBytes ? estimateContentListBytes(view.contents) : 0);
   const countTokens = options.tokens ?? true;
-  const contents = countTokens ? estimateContentListTokens(view.contents) : 0;
+  const memo = options.memo;
+  const contents = !countTokens
+    ? 0
+    : memo
+      ? memo.listTokens(view.contents)
+      : estimateContentListTokens(view.contents);
   return { tokens: overhead.tokens + contents, bytes };
 }
 
@@ -160,6 +167,8 @@ export class ContextGuard {
   private readonly onViewWarnings?: (options: { key: SessionKey; warnings: ViewWarning[] }) => void;
   private readonly estimateEvent?: (event: Event) => number;
   private readonly costModel?: () => Promise<CostAwareModel | undefined>;
+  /** The view's contents are re-assembled from the same stored events each turn: estimated once. */
+  private readonly contentTokens = new ContentTokenMemo();
 
   constructor(options: {
     sessionService: SessionService;
@@ -274,6 +283,7 @@ export class ContextGuard {
     const measure = {
       bytes: this.config.maxRequestBytes !== undefined || options.shrinkTo?.bytes !== undefined,
       tokens: model.contextWindowTokens !== undefined || options.shrinkTo?.tokens !== undefined,
+      memo: this.contentTokens,
     };
     let size = measureView(view, overhead, measure);
     if (this.overCeilings(size, model) && !this.summaryOversizedIn(turnKey, invocationId)) {
