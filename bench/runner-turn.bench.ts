@@ -162,7 +162,7 @@ export async function run(options: BenchOptions = {}): Promise<void> {
   const rows: string[] = [];
   const results = new Map<string, number[]>();
   try {
-    for (const backend of ['memory', 'sqlite'] as const) {
+    for (const backend of ['memory', 'sqlite', 'sqlite exclusive'] as const) {
       const turnRow: number[] = [];
       const cpuRow: number[] = [];
       const warmRow: number[] = [];
@@ -171,7 +171,14 @@ export async function run(options: BenchOptions = {}): Promise<void> {
         const service: SessionService =
           backend === 'memory'
             ? new InMemorySessionService()
-            : new SqliteSessionService({ path: join(directory, `turn-${size}.db`) });
+            : new SqliteSessionService({
+                path: join(
+                  directory,
+                  `turn-${size}-${backend === 'sqlite' ? 'shared' : 'exclusive'}.db`,
+                ),
+                // One process on the file: leases in process, no lease row per turn.
+                exclusive: backend === 'sqlite exclusive',
+              });
         const sessionId = `session-${size}`;
         await seed(service, sessionId, size);
         const costs = await turnCosts(service, sessionId);
@@ -199,6 +206,10 @@ export async function run(options: BenchOptions = {}): Promise<void> {
     'sqlite turn, CPU warm median': '-',
     'memory append': '0.04 / 5.7 / 60',
     'sqlite append': '15.8 / 14.7 / 30.3',
+    'sqlite exclusive turn': '-',
+    'sqlite exclusive turn, CPU mean with cold first turn': '-',
+    'sqlite exclusive turn, CPU warm median': '-',
+    'sqlite exclusive append': '-',
     'postgres turn': '-',
     'postgres append': '-',
   };
