@@ -2,9 +2,10 @@
  * Where a warm quiet turn's CPU goes: a session of `events` events (the runner-turn bench's
  * history, a compaction every 1,000) in memory or on SQLite, `warmUp` turns, then `turns` quiet
  * turns (a stub model, no compaction) under the V8 profiler.
- * `node --import tsx bench/quiet-turn-profile.ts memory|sqlite [events] [turns] [profile-file]`
+ * `node --import tsx bench/quiet-turn-profile.ts memory|sqlite|sqlite-exclusive [events] [turns] [profile-file]`
  * prints the CPU ms per warm turn and writes the profile (summarize it with
- * `node bench/profile-top.mjs <profile> 25`).
+ * `node bench/profile-top.mjs <profile> 25`); a profile file `-` runs without the profiler (the
+ * CPU figure alone, without the profiler's overhead).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -19,7 +20,8 @@ import { DigestSummarizer } from '../src/summarizers/index.js';
 import { textResponse } from '../src/testing/scripted-model.js';
 import { seed } from './runner-turn.bench.js';
 
-const backend = process.argv[2] === 'sqlite' ? 'sqlite' : 'memory';
+const backends = ['memory', 'sqlite', 'sqlite-exclusive'] as const;
+const backend = backends.find((name) => name === process.argv[2]) ?? 'memory';
 const events = Number(process.argv[3] ?? 100_000);
 const turns = Number(process.argv[4] ?? 300);
 const profileFile = process.argv[5] ?? `quiet-turn-${backend}.cpuprofile`;
@@ -29,7 +31,10 @@ const directory = mkdtempSync(join(tmpdir(), 'orrery-quiet-turn-'));
 const service: SessionService =
   backend === 'memory'
     ? new InMemorySessionService()
-    : new SqliteSessionService({ path: join(directory, 'turn.db') });
+    : new SqliteSessionService({
+        path: join(directory, 'turn.db'),
+        exclusive: backend === 'sqlite-exclusive',
+      });
 try {
   await seed(service, 'session', events);
   const runner = new Runner({
@@ -64,18 +69,23 @@ try {
     }
   };
   for (let index = 0; index < warmUp; index++) await turn();
+  const profiling = profileFile !== '-';
   const inspector = new Session();
-  inspector.connect();
-  await inspector.post('Profiler.enable');
-  await inspector.post('Profiler.start');
+  if (profiling) {
+    inspector.connect();
+    await inspector.post('Profiler.enable');
+    await inspector.post('Profiler.start');
+  }
   const started = process.cpuUsage();
   for (let index = 0; index < turns; index++) await turn();
   const used = process.cpuUsage(started);
-  const { profile } = await inspector.post('Profiler.stop');
-  writeFileSync(profileFile, JSON.stringify(profile));
-  inspector.disconnect();
+  if (profiling) {
+    const { profile } = await inspector.post('Profiler.stop');
+    writeFileSync(profileFile, JSON.stringify(profile));
+    inspector.disconnect();
+  }
   console.log(
-    `${backend}, ${events} events, ${turns} warm quiet turns: ${((used.user + used.system) / 1000 / turns).toFixed(3)} CPU ms per turn (profiled); profile: ${profileFile}`,
+    `${backend}, ${events} events, ${turns} warm quiet turns: ${((used.user + used.system) / 1000 / turns).toFixed(3)} CPU ms per turn${profiling ? ` (profiled); profile: ${profileFile}` : ''}`,
   );
 } finally {
   await service.close?.();
