@@ -278,7 +278,9 @@ export class ContextGuard {
         } else current = wroteNothing(report);
       }
     }
-    let view = await this.restorer.assemble({ key, stored, signal });
+    // The same session as the same scope sees it: extended from the last turn's when it can be.
+    const viewKey = JSON.stringify([turnKey, options.scope ? (options.scope.branch ?? '') : null]);
+    let view = await this.restorer.assemble({ key, stored, viewKey, signal });
     // Bytes only matter under a byte ceiling (the config's or a retry's), tokens under a limit.
     const measure = {
       bytes: this.config.maxRequestBytes !== undefined || options.shrinkTo?.bytes !== undefined,
@@ -301,7 +303,7 @@ export class ContextGuard {
       });
       if (report.outcome === 'compacted') {
         stored = await this.load(options);
-        view = await this.restorer.assemble({ key, stored, signal });
+        view = await this.restorer.assemble({ key, stored, viewKey, signal });
         size = measureView(view, overhead, measure);
         this.noteSummarySize({ turnKey, stored, model, overhead, invocationId });
       }
