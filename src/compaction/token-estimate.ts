@@ -79,6 +79,43 @@ export function estimateContentListTokens(contents: readonly Content[]): number 
   return total;
 }
 
+/**
+ * `estimateContentTokens` remembered by identity: a content's part list (the stored event's own
+ * array when the view did not merge or repair it) and each part. A view is re-assembled every
+ * turn from the same stored events (the stores hand out the same objects while cached), so a
+ * turn estimates only what is new. Sound because views and stored events are never changed in
+ * place: merges, repairs, elision and truncation build new arrays and parts (a new array is a
+ * new key). One memo per runtime component, not shared globally; entries go with their objects.
+ */
+export class ContentTokenMemo {
+  private readonly byParts = new WeakMap<readonly Part[], number>();
+  private readonly byPart = new WeakMap<Part, number>();
+
+  contentTokens(content: Content): number {
+    const known = this.byParts.get(content.parts);
+    if (known !== undefined) return CONTENT_OVERHEAD + known;
+    let total = 0;
+    for (const part of content.parts) total += this.partTokens(part);
+    this.byParts.set(content.parts, total);
+    return CONTENT_OVERHEAD + total;
+  }
+
+  /** `estimateContentListTokens`, each content through the memo. */
+  listTokens(contents: readonly Content[]): number {
+    let total = 0;
+    for (const content of contents) total += this.contentTokens(content);
+    return total;
+  }
+
+  private partTokens(part: Part): number {
+    const known = this.byPart.get(part);
+    if (known !== undefined) return known;
+    const tokens = estimatePartTokens(part);
+    this.byPart.set(part, tokens);
+    return tokens;
+  }
+}
+
 /** What an event adds to a request: its content, or a compaction's summary. */
 export function estimateEventTokens(event: NewEvent): number {
   const summary = event.actions?.compaction?.compactedContent;

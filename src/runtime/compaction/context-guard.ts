@@ -5,6 +5,7 @@
  */
 import { fitViewToCeilings } from '../../compaction/ceilings.js';
 import {
+  ContentTokenMemo,
   estimateContentBytes,
   estimateContentListBytes,
   estimateContentListTokens,
@@ -103,17 +104,23 @@ export interface ViewSize {
 /**
  * The request's estimated tokens and bytes. `bytes: false` skips the byte count (a JSON
  * serialization of every content) when no byte ceiling applies: `bytes` is then the overhead's;
- * `tokens: false` likewise skips the token count when no token limit applies.
+ * `tokens: false` likewise skips the token count when no token limit applies. With `memo`, contents
+ * estimated before (the same objects) are not scanned again: the same figure, less work.
  */
 export function measureView(
   view: ActiveView,
   overhead: RequestOverhead,
-  options: { bytes?: boolean; tokens?: boolean } = {},
+  options: { bytes?: boolean; tokens?: boolean; memo?: ContentTokenMemo } = {},
 ): ViewSize {
   const countBytes = options.bytes ?? true;
   const bytes = overhead.bytes + (countBytes ? estimateContentListBytes(view.contents) : 0);
   const countTokens = options.tokens ?? true;
-  const contents = countTokens ? estimateContentListTokens(view.contents) : 0;
+  const memo = options.memo;
+  const contents = !countTokens
+    ? 0
+    : memo
+      ? memo.listTokens(view.contents)
+      : estimateContentListTokens(view.contents);
   return { tokens: overhead.tokens + contents, bytes };
 }
 
@@ -163,6 +170,8 @@ export class ContextGuard {
   private readonly onViewWarnings?: (options: { key: SessionKey; warnings: ViewWarning[] }) => void;
   private readonly estimateEvent?: (event: Event) => number;
   private readonly costModel?: () => Promise<CostAwareModel | undefined>;
+  /** The view's contents are re-assembled from the same stored events each turn: estimated once. */
+  private readonly contentTokens = new ContentTokenMemo();
 
   constructor(options: {
     sessionService: SessionService;
@@ -272,11 +281,14 @@ export class ContextGuard {
         } else current = wroteNothing(report);
       }
     }
-    let view = await this.restorer.assemble({ key, stored, signal });
+    // The same session as the same scope sees it: extended from the last turn's when it can be.
+    const viewKey = JSON.stringify([turnKey, options.scope ? (options.scope.branch ?? '') : null]);
+    let view = await this.restorer.assemble({ key, stored, viewKey, signal });
     // Bytes only matter under a byte ceiling (the config's or a retry's), tokens under a limit.
     const measure = {
       bytes: this.config.maxRequestBytes !== undefined || options.shrinkTo?.bytes !== undefined,
       tokens: model.contextWindowTokens !== undefined || options.shrinkTo?.tokens !== undefined,
+      memo: this.contentTokens,
     };
     let size = measureView(view, overhead, measure);
     if (this.overCeilings(size, model) && !this.summaryOversizedIn(turnKey, invocationId)) {
@@ -294,7 +306,7 @@ export class ContextGuard {
       });
       if (report.outcome === 'compacted') {
         stored = await this.load(options);
-        view = await this.restorer.assemble({ key, stored, signal });
+        view = await this.restorer.assemble({ key, stored, viewKey, signal });
         size = measureView(view, overhead, measure);
         this.noteSummarySize({ turnKey, stored, model, overhead, invocationId });
       }

@@ -99,6 +99,8 @@ export class Invocation implements InvocationContext {
   private readonly options: InvocationOptions;
   /** The stored view as of the last read, plus this invocation's appends since (see `knownView`). */
   private known?: StoredView;
+  /** The tail array `extendKnownView` made (only this invocation holds it: extended in place). */
+  private ownTail?: Event[];
 
   constructor(options: InvocationOptions) {
     this.options = options;
@@ -190,12 +192,17 @@ export class Invocation implements InvocationContext {
       this.known = undefined;
       return;
     }
-    // A copy: the stored event is also yielded to the caller, who may change it.
-    this.known = {
-      ...known,
-      tail: [...known.tail, structuredClone(event)],
-      lastSeq: event.seq,
-    };
+    // A copy of the event: the stored one is also yielded to the caller, who may change it.
+    // The tail array is copied once, the first time this invocation extends a view it was
+    // handed (a store's or the guard's), then extended in place: no one else holds it, and no
+    // copy of the whole tail per append.
+    let tail = known.tail;
+    if (tail !== this.ownTail) {
+      tail = [...tail];
+      this.ownTail = tail;
+    }
+    tail.push(structuredClone(event));
+    this.known = { ...known, tail, lastSeq: event.seq };
   }
 
   async generate(options: GenerateOptions): Promise<ModelResponse> {

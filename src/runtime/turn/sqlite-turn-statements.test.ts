@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { Event } from '../../events/types.js';
 import { SqliteSessionService } from '../../sessions/sqlite/sqlite-session-service.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import { textResponse } from '../../testing/scripted-model.js';
@@ -69,8 +70,8 @@ afterEach(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-it('a quiet turn runs 7 statements: lease, one view read, two appends of two statements, release', async () => {
-  await service.createSession({ appName: 'app', userId: 'user', sessionId: 'quiet' });
+/** A Runner with a stub model on `store`, and one turn of it (its stored events). */
+function quietTurns(store: SqliteSessionService): () => Promise<Event[]> {
   const runner = new Runner({
     appName: 'app',
     agent: new LlmAgent({
@@ -82,7 +83,7 @@ it('a quiet turn runs 7 statements: lease, one view read, two appends of two sta
           textResponse('ok', { promptTokenCount: 900, candidatesTokenCount: 1 }),
       },
     }),
-    sessionService: service,
+    sessionService: store,
     compaction: {
       tokenThreshold: 250_000,
       eventRetentionSize: 10,
@@ -90,7 +91,7 @@ it('a quiet turn runs 7 statements: lease, one view read, two appends of two sta
     },
     logger: false,
   });
-  const turn = async () => {
+  return async () => {
     const events = [];
     for await (const event of runner.run({
       userId: 'user',
@@ -101,6 +102,11 @@ it('a quiet turn runs 7 statements: lease, one view read, two appends of two sta
     }
     return events;
   };
+}
+
+it('a quiet turn runs 7 statements: lease, one view read, two appends of two statements, release', async () => {
+  await service.createSession({ appName: 'app', userId: 'user', sessionId: 'quiet' });
+  const turn = quietTurns(service);
   await turn(); // the first read of the session fills the view cache
   counting = true;
   const events = await turn();
@@ -121,4 +127,26 @@ it('a quiet turn runs 7 statements: lease, one view read, two appends of two sta
     events: 'full',
   });
   expect(session?.events.map((event) => event.seq)).toEqual([1, 2, 3, 4]);
+});
+
+it('with exclusive, a quiet turn writes no lease row: 5 statements', async () => {
+  const exclusive = new SqliteSessionService({ database, exclusive: true });
+  try {
+    await exclusive.createSession({ appName: 'app', userId: 'user', sessionId: 'quiet' });
+    const turn = quietTurns(exclusive);
+    await turn();
+    counting = true;
+    const events = await turn();
+    counting = false;
+    expect(events.map((event) => event.author)).toEqual(['user', 'agent']);
+    expect(Object.fromEntries(counts)).toEqual({
+      INSERT: 2, // the user's message, the answer
+      SELECT: 1,
+      UPDATE: 2,
+      'deferred transaction': 1,
+      'immediate transaction': 2,
+    });
+  } finally {
+    await exclusive.close();
+  }
 });

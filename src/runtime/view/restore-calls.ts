@@ -8,6 +8,7 @@
 import { type ActiveView, assembleView } from '../../compaction/view.js';
 import type { Event, SessionKey } from '../../events/types.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
+import { ViewExtender } from './view-extender.js';
 
 /** Stored events read backwards, at most, to find the calls of one view's orphan responses. */
 export const MAX_RESTORE_SCAN_EVENTS = 5_000;
@@ -65,6 +66,7 @@ export async function findOrphanCalls(
  */
 export class OrphanCallRestorer {
   private readonly cache = new Map<string, Event | null>();
+  private readonly extender = new ViewExtender();
 
   constructor(
     private readonly options: { sessionService: SessionService; maxScanEvents?: number },
@@ -73,10 +75,18 @@ export class OrphanCallRestorer {
   async assemble(options: {
     key: SessionKey;
     stored: StoredView;
+    /**
+     * Names the view (the session's, as one scope sees it) so the next call can extend this
+     * one by the events appended since instead of re-assembling it (`ViewExtender`).
+     */
+    viewKey?: string;
     signal?: AbortSignal;
   }): Promise<ActiveView> {
     const { checkpoint, tail, warnings } = options.stored;
-    const view = assembleView({ checkpoint, tail, warnings });
+    const view =
+      options.viewKey !== undefined && (warnings?.length ?? 0) === 0
+        ? this.extender.assemble({ viewKey: options.viewKey, checkpoint, tail })
+        : assembleView({ checkpoint, tail, warnings });
     const orphans = view.warnings.filter(
       (warning) => warning.kind === 'orphan_response_dropped' && warning.callId !== undefined,
     );

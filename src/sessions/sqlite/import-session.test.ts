@@ -15,6 +15,12 @@ describeImportSessionCases({
 });
 
 describeImportSessionCases({
+  name: 'SqliteSessionService (file, exclusive)',
+  createService: async () =>
+    new SqliteSessionService({ path: join(folder, `import-${++counter}.db`), exclusive: true }),
+});
+
+describeImportSessionCases({
   name: 'SqliteSessionService (:memory:)',
   createService: async () => new SqliteSessionService({ path: ':memory:' }),
 });

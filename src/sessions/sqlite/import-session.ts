@@ -5,8 +5,9 @@
  *
  * The transaction stays open while the events arrive (they may be an async stream), so it runs
  * on a connection of its own: the service's connection may serve other calls meanwhile, and
- * they must not join it. An in-memory database (`:memory:`) has no second connection: there the
- * events are read and checked first and written in one synchronous transaction.
+ * they must not join it. An in-memory database (`:memory:`) has no second connection, nor has a
+ * store opened `exclusive`: there the events are read and checked first and written in one
+ * synchronous transaction.
  *
  * The import holds the file's write lock until it commits: other writers wait (busy timeout).
  * Taking that lock waits as the store's writes do, without blocking the event loop.
@@ -28,6 +29,8 @@ export interface SqliteImportOptions {
   database: BetterSqlite3.Database;
   busyTimeoutMs: number;
   synchronous: 'normal' | 'full';
+  /** The service holds the file's lock (`exclusive`): no second connection can open it. */
+  exclusive?: boolean;
   import: ImportSessionOptions;
 }
 
@@ -52,7 +55,8 @@ export async function importSqliteSession(
     .prepare('SELECT 1 FROM sessions WHERE app_name = ? AND user_id = ? AND id = ?')
     .get(key.appName, key.userId, key.sessionId);
   if (taken) throw new SessionAlreadyExistsError(key);
-  if (options.database.memory) return importInOneStep(options.database, key, state, options);
+  if (options.database.memory || options.exclusive)
+    return importInOneStep(options.database, key, state, options);
   // The same driver that opened the service's connection opens the import's.
   const Driver = options.database.constructor as SqliteDriver;
   const database = new Driver(options.database.name, { fileMustExist: true });

@@ -40,9 +40,19 @@ export async function openSqliteDatabase(
     database.pragma('busy_timeout = 0');
     const opened = database;
     const wait = { key: {}, waitMs: options.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS };
+    // Before WAL is entered: the WAL index then lives in this process's memory, and the first
+    // read below (switching to WAL, migrating) takes the lock this connection keeps.
+    if (options.exclusive) database.pragma('locking_mode = EXCLUSIVE');
     await runWhileBusy(() => opened.pragma('journal_mode = WAL'), { ...wait, operation: 'open' });
     database.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     await runWhileBusy(() => migrateSqlite(opened), { ...wait, operation: 'migrate' });
+    // A write takes the exclusive lock now, not at the first append: from here on no other
+    // connection reads or writes the file (an up-to-date schema makes migrating a read only).
+    if (options.exclusive)
+      await runWhileBusy(() => opened.exec('BEGIN IMMEDIATE; COMMIT'), {
+        ...wait,
+        operation: 'open',
+      });
     return { database, statements: prepareStatements(database) };
   } catch (error) {
     if (!options.database) database.close();

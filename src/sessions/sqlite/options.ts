@@ -36,6 +36,16 @@ export interface SqliteSessionServiceOptions {
    * turns it off.
    */
   viewCache?: ViewCacheOptions;
+  /**
+   * Only this process (and only this store instance) opens the file: the connection holds
+   * SQLite's lock on it for as long as the store is open (`PRAGMA locking_mode = EXCLUSIVE`, set
+   * before the first read), so another connection or process gets `SQLITE_BUSY` on any read or
+   * write, and opening fails while another one holds the file. Session leases are then taken in
+   * this process only: no lease row is written or deleted each turn. Imports run on this
+   * connection (their events are read and checked first, as for `:memory:`). Default `false`:
+   * any number of processes share the file and leases are rows (docs/performance.md).
+   */
+  exclusive?: boolean;
 }
 
 export const DEFAULT_SQLITE_PATH = './.orrery/orrery.db';

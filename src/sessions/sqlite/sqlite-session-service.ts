@@ -305,9 +305,13 @@ export class SqliteSessionService implements SessionService {
     });
   }
 
-  /** One invocation at a time per session, across processes (see `lease.ts`). */
+  /**
+   * One invocation at a time per session, across processes (see `lease.ts`); with `exclusive`
+   * (no other process can open the file) within this process only, with no row written.
+   */
   async acquireLease(options: AcquireLeaseOptions): Promise<SessionLease> {
     const { database } = await this.open(options.signal);
+    if (this.options.exclusive) return this.leases.acquire(options);
     return acquireSqliteLease({ database, local: this.leases, lease: options });
   }
 
@@ -318,6 +322,7 @@ export class SqliteSessionService implements SessionService {
       database,
       busyTimeoutMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS,
       synchronous: this.options.synchronous ?? 'normal',
+      exclusive: this.options.exclusive ?? false,
       import: options,
     });
   }
