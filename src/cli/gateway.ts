@@ -62,7 +62,7 @@ export function flagOf(env: Record<string, string | undefined>, variable: string
 /** Beside `serve`'s 8000 and `inspect`'s 8010, so all can run. */
 export const DEFAULT_GATEWAY_PORT = 8020;
 
-type GatewayFlags = Omit<ServeFlags, 'devUi'> & { db?: string; app: string };
+type GatewayFlags = Omit<ServeFlags, 'devUi' | 'exclusive'> & { db?: string; app: string };
 
 /** An upstream base URL from `variable`: an http(s) URL, or the variable is named. */
 export function baseUrlOf(

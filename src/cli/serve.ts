@@ -52,6 +52,10 @@ export function registerServe(program: Command, io: CliIo): void {
       `on SIGTERM, how long runs in flight may finish before they are stopped (env ${SERVE_ENV.shutdownTimeoutMs}; default ${DEFAULT_SHUTDOWN_TIMEOUT_MS})`,
     )
     .option(
+      '--exclusive',
+      `this server is the only process on its SQLite --db: it holds the file's lock and takes leases in process, no lease rows a turn (env ${SERVE_ENV.exclusive}=1)`,
+    )
+    .option(
       '--dev-ui',
       `serve ADK's web UI at /dev-ui/ (env ${SERVE_ENV.devUi}=1; needs @google/adk-devtools; no tokens)`,
     );
@@ -80,7 +84,12 @@ Examples:
       // The agent and model settings are checked before the store is opened.
       const settings = await resolveAgentSettings(io, agentOptionsOf(flags, invoked));
       const db = resolveDb({ db: flags.db, io });
-      const service = await openStore({ db, appName: settings.appName, userId: 'orrery-serve' });
+      const service = await openStore({
+        db,
+        appName: settings.appName,
+        userId: 'orrery-serve',
+        exclusive: config.exclusive,
+      });
       try {
         const logger = pino(
           { level: config.logLevel },

@@ -79,6 +79,8 @@ export async function openStore(options: {
   appName: string;
   userId: string;
   mustExist?: boolean;
+  /** SQLite only: this process alone opens the file (`SqliteSessionServiceOptions.exclusive`). */
+  exclusive?: boolean;
 }): Promise<SessionService> {
   if (
     options.mustExist &&
@@ -91,13 +93,21 @@ export async function openStore(options: {
       message: `no session store at ${options.db}: nothing was imported or run there yet (check --db or ORRERY_DB)`,
     });
   }
+  if (options.exclusive && (isPostgresUrl(options.db) || options.db === ':memory:')) {
+    throw new SessionStoreError({
+      message: `--exclusive holds a SQLite file's lock; ${redact(options.db)} is not a SQLite file`,
+    });
+  }
   let service: SessionService;
   if (isPostgresUrl(options.db)) {
     const { PostgresSessionService } = await import('../sessions/postgres/index.js');
     service = new PostgresSessionService(postgresStoreOptions(options.db));
   } else {
     const { SqliteSessionService } = await import('../sessions/sqlite/index.js');
-    service = new SqliteSessionService({ path: options.db });
+    service = new SqliteSessionService({
+      path: options.db,
+      ...(options.exclusive ? { exclusive: true } : {}),
+    });
   }
   try {
     await service.listSessions({ appName: options.appName, userId: options.userId });

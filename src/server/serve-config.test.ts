@@ -40,10 +40,20 @@ describe('resolveServeConfig', () => {
       maxBodyBytes: 1_048_576,
       shutdownTimeoutMs: 10_000,
       devUi: false,
+      exclusive: false,
       logLevel: 'info',
       maxConcurrentReplays: 2,
       maxConcurrentReplaysPerUser: 1,
     });
+  });
+
+  it('reads --exclusive or ORRERY_SERVE_EXCLUSIVE; a bad value is named', async () => {
+    expect((await resolve({ exclusive: true })).exclusive).toBe(true);
+    expect((await resolve({}, { ORRERY_SERVE_EXCLUSIVE: 'on' })).exclusive).toBe(true);
+    expect((await resolve({}, { ORRERY_SERVE_EXCLUSIVE: '0' })).exclusive).toBe(false);
+    const error = await failure(resolve({}, { ORRERY_SERVE_EXCLUSIVE: 'sometimes' }));
+    expect(error.field).toBe('ORRERY_SERVE_EXCLUSIVE');
+    expect(error.message).toContain('"sometimes"');
   });
 
   it('reads the replay bounds from ORRERY_SERVE_MAX_REPLAYS(_PER_USER); a bad one is named', async () => {

@@ -18,6 +18,7 @@ export const SERVE_ENV = {
   maxBodyBytes: 'ORRERY_SERVE_MAX_BODY_BYTES',
   shutdownTimeoutMs: 'ORRERY_SERVE_SHUTDOWN_TIMEOUT_MS',
   devUi: 'ORRERY_SERVE_DEV_UI',
+  exclusive: 'ORRERY_SERVE_EXCLUSIVE',
   logLevel: 'ORRERY_SERVE_LOG_LEVEL',
   maxReplays: 'ORRERY_SERVE_MAX_REPLAYS',
   maxReplaysPerUser: 'ORRERY_SERVE_MAX_REPLAYS_PER_USER',
@@ -36,6 +37,7 @@ export interface ServeFlags {
   maxBodyBytes?: string;
   shutdownTimeout?: string;
   devUi?: boolean;
+  exclusive?: boolean;
   logLevel?: string;
 }
 
@@ -49,6 +51,11 @@ export interface ServeConfig {
   maxBodyBytes: number;
   shutdownTimeoutMs: number;
   devUi: boolean;
+  /**
+   * This process is the only one on its SQLite file: the store holds the file's lock and takes
+   * leases in process (`SqliteSessionServiceOptions.exclusive`), no lease rows a turn.
+   */
+  exclusive: boolean;
   logLevel: (typeof LOG_LEVELS)[number];
   /** Inspector replays at once on the server (`ORRERY_SERVE_MAX_REPLAYS`). */
   maxConcurrentReplays: number;
@@ -128,6 +135,8 @@ export async function resolveServeConfig(options: {
     3_600_000,
   );
   const devUi = flags.devUi === true || boolean(pick(undefined, '--dev-ui', env, SERVE_ENV.devUi));
+  const exclusive =
+    flags.exclusive === true || boolean(pick(undefined, '--exclusive', env, SERVE_ENV.exclusive));
   const levelSetting = pick(flags.logLevel, '--log-level', env, SERVE_ENV.logLevel);
   const logLevel = (levelSetting?.value ?? 'info') as ServeConfig['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -172,6 +181,7 @@ export async function resolveServeConfig(options: {
     maxBodyBytes,
     shutdownTimeoutMs,
     devUi,
+    exclusive,
     logLevel,
     maxConcurrentReplays,
     maxConcurrentReplaysPerUser,
