@@ -7,6 +7,8 @@
  *
  * - `orrery-sqlite`, `orrery-postgres`: `createServer` over a Runner, stub model, the compaction
  *   triggers checked every turn, bearer auth, access log written to nowhere (as `orrery serve`).
+ * - `orrery-sqlite-exclusive`: the same on a SQLite store opened `exclusive` (`orrery serve
+ *   --exclusive`: one process alone on its file, leases in process, as the floor has none).
  * - `floor`: what the machine can do: bare `node:http` + better-sqlite3; parses the body, reads
  *   the session's last 50 events (parsed), writes the user event and the answer in one
  *   transaction, replies with the answer. No auth, no lease, no compaction, no validation.
@@ -25,6 +27,7 @@ export const BENCH_APP = 'bench';
 export const BENCH_TOKEN = 'bench-token-0123456789abcdef';
 export type ServeTargetKind =
   | 'orrery-sqlite'
+  | 'orrery-sqlite-exclusive'
   | 'orrery-postgres'
   | 'floor'
   | 'adk-memory'
@@ -51,6 +54,11 @@ function withApplicationName(url: string | undefined): string | undefined {
   return parsed.toString();
 }
 
+/** The SQLite file an orrery target writes, in the bench's directory. */
+export function orreryDatabaseFile(kind: ServeTargetKind): string {
+  return kind === 'orrery-sqlite-exclusive' ? 'orrery-exclusive.db' : 'orrery.db';
+}
+
 async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds: string[]) {
   const [{ default: pino }, { LlmAgent }, { Runner }, { createServer }, summarizers, testing] =
     await Promise.all([
@@ -70,7 +78,8 @@ async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds:
           schema: process.env.ORRERY_BENCH_PG_SCHEMA,
         })
       : new (await import('../src/sessions/sqlite/index.js')).SqliteSessionService({
-          path: join(directory, 'orrery.db'),
+          path: join(directory, orreryDatabaseFile(kind)),
+          exclusive: kind === 'orrery-sqlite-exclusive',
         });
   for (const sessionId of sessionIds) {
     await service.createSession({ appName: BENCH_APP, userId: 'user', sessionId });

@@ -32,6 +32,7 @@ import {
   BENCH_APP,
   BENCH_TOKEN,
   benchApplicationName,
+  orreryDatabaseFile,
   type ServeTargetKind,
 } from './serve-target.js';
 import { median } from './workload.js';
@@ -225,7 +226,14 @@ export async function run(options: BenchOptions = {}): Promise<void> {
   const schema = `orrery_bench_serve_${randomBytes(6).toString('hex')}`;
   const wanted = process.env.ORRERY_BENCH_SERVE_TARGETS?.split(',');
   const kinds = (
-    ['orrery-sqlite', 'floor', 'adk-memory', 'adk-sqlite', 'orrery-postgres'] as ServeTargetKind[]
+    [
+      'orrery-sqlite',
+      'orrery-sqlite-exclusive',
+      'floor',
+      'adk-memory',
+      'adk-sqlite',
+      'orrery-postgres',
+    ] as ServeTargetKind[]
   )
     .filter((kind) => kind !== 'orrery-postgres' || options.postgresUrl)
     .filter((kind) => !wanted || wanted.includes(kind));
@@ -256,10 +264,11 @@ export async function run(options: BenchOptions = {}): Promise<void> {
     }
     await Promise.all(targets.map(stopTarget));
     const lost = new Map<ServeTargetKind, number>();
-    if (kinds.includes('orrery-sqlite')) {
+    for (const kind of ['orrery-sqlite', 'orrery-sqlite-exclusive'] as const) {
+      if (!kinds.includes(kind)) continue;
       const { SqliteSessionService } = await import('../src/sessions/sqlite/index.js');
-      const service = new SqliteSessionService({ path: join(directory, 'orrery.db') });
-      lost.set('orrery-sqlite', await lostRuns(service, answered.get('orrery-sqlite')!));
+      const service = new SqliteSessionService({ path: join(directory, orreryDatabaseFile(kind)) });
+      lost.set(kind, await lostRuns(service, answered.get(kind)!));
       await service.close();
     }
     if (kinds.includes('orrery-postgres') && options.postgresUrl) {
@@ -318,6 +327,7 @@ function print(options: {
   }
   const pairs: [ServeTargetKind, ServeTargetKind][] = [
     ['orrery-sqlite', 'floor'],
+    ['orrery-sqlite-exclusive', 'floor'],
     ['orrery-sqlite', 'adk-memory'],
     ['orrery-sqlite', 'adk-sqlite'],
     ['orrery-postgres', 'orrery-sqlite'],
