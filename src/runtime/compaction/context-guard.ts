@@ -23,7 +23,7 @@ import type {
   ViewScope,
 } from '../../compaction/types.js';
 import { type ActiveView, summaryContent, type ViewWarning } from '../../compaction/view.js';
-import type { Event, SessionKey } from '../../events/types.js';
+import type { Content, Event, SessionKey } from '../../events/types.js';
 import type { FunctionDeclaration, Model } from '../../models/types.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import { ContextOverflowError, MessageTooLargeError } from '../errors.js';
@@ -110,7 +110,13 @@ export interface ViewSize {
 export function measureView(
   view: ActiveView,
   overhead: RequestOverhead,
-  options: { bytes?: boolean; tokens?: boolean; memo?: ContentTokenMemo } = {},
+  options: {
+    bytes?: boolean;
+    tokens?: boolean;
+    memo?: ContentTokenMemo;
+    /** The contents' token total, when the caller keeps one (`OrphanCallRestorer.contentTokens`). */
+    contentTokens?: (contents: readonly Content[]) => number;
+  } = {},
 ): ViewSize {
   const countBytes = options.bytes ?? true;
   const bytes = overhead.bytes + (countBytes ? estimateContentListBytes(view.contents) : 0);
@@ -118,9 +124,11 @@ export function measureView(
   const memo = options.memo;
   const contents = !countTokens
     ? 0
-    : memo
-      ? memo.listTokens(view.contents)
-      : estimateContentListTokens(view.contents);
+    : options.contentTokens
+      ? options.contentTokens(view.contents)
+      : memo
+        ? memo.listTokens(view.contents)
+        : estimateContentListTokens(view.contents);
   return { tokens: overhead.tokens + contents, bytes };
 }
 
@@ -193,7 +201,10 @@ export class ContextGuard {
     this.sessionService = options.sessionService;
     this.config = options.config;
     this.compact = options.compact;
-    this.restorer = new OrphanCallRestorer({ sessionService: options.sessionService });
+    this.restorer = new OrphanCallRestorer({
+      sessionService: options.sessionService,
+      memo: this.contentTokens,
+    });
     this.onViewWarnings = options.onViewWarnings;
     this.estimateEvent = options.estimateEvent;
     this.costModel = options.costModel;
@@ -288,7 +299,8 @@ export class ContextGuard {
     const measure = {
       bytes: this.config.maxRequestBytes !== undefined || options.shrinkTo?.bytes !== undefined,
       tokens: model.contextWindowTokens !== undefined || options.shrinkTo?.tokens !== undefined,
-      memo: this.contentTokens,
+      contentTokens: (contents: readonly Content[]) =>
+        this.restorer.contentTokens({ viewKey, contents }),
     };
     let size = measureView(view, overhead, measure);
     if (this.overCeilings(size, model) && !this.summaryOversizedIn(turnKey, invocationId)) {
