@@ -4,6 +4,7 @@
  * a last resort oversized tool output truncated in the view only.
  */
 import { fitViewToCeilings } from '../../compaction/ceilings.js';
+import { TailFacts } from '../../compaction/tail-facts.js';
 import {
   ContentTokenMemo,
   estimateContentBytes,
@@ -180,6 +181,8 @@ export class ContextGuard {
   private readonly costModel?: () => Promise<CostAwareModel | undefined>;
   /** The view's contents are re-assembled from the same stored events each turn: estimated once. */
   private readonly contentTokens = new ContentTokenMemo();
+  /** Each view's elision rule, extended turn by turn instead of scanned for. */
+  private readonly tailFacts = new TailFacts();
 
   constructor(options: {
     sessionService: SessionService;
@@ -254,6 +257,8 @@ export class ContextGuard {
     if (unread) this.checkMessageFits({ key, message: unread, model, overhead });
     // Whether `stored` is still what the store holds (a compaction attempt may have written).
     let current = true;
+    // The same session as the same scope sees it: extended from the last turn's when it can be.
+    const viewKey = JSON.stringify([turnKey, options.scope ? (options.scope.branch ?? '') : null]);
     const { tokenThreshold } = this.config;
     if (tokenThreshold) {
       const estimate = estimateNextRequest({
@@ -263,6 +268,7 @@ export class ContextGuard {
         branch,
         overheadTokens: overhead.tokens,
         estimateEvent: this.estimateEvent,
+        latestElision: this.tailFacts.latestElision({ viewKey, events: stored.tail }) ?? null,
       });
       const costModel = await this.costModel?.();
       const cost = costModel
@@ -292,8 +298,6 @@ export class ContextGuard {
         } else current = wroteNothing(report);
       }
     }
-    // The same session as the same scope sees it: extended from the last turn's when it can be.
-    const viewKey = JSON.stringify([turnKey, options.scope ? (options.scope.branch ?? '') : null]);
     let view = await this.restorer.assemble({ key, stored, viewKey, signal });
     // Bytes only matter under a byte ceiling (the config's or a retry's), tokens under a limit.
     const measure = {

@@ -9,7 +9,7 @@
  */
 
 import type { Logger } from 'pino';
-import { hasElisionRule } from '../../compaction/elision.js';
+import { TailFacts } from '../../compaction/tail-facts.js';
 import type { EventsCompactionConfig } from '../../compaction/types.js';
 import { createEvent, newId } from '../../events/event-helpers.js';
 import type { Event, Session, SessionKey } from '../../events/types.js';
@@ -73,6 +73,8 @@ export class Runner {
   private readonly recallTool?: Tool;
   /** The agent tree has a `ParallelAgent`: views are scoped by branch. */
   private readonly branched: boolean;
+  /** Each session's elision rule, extended turn by turn instead of scanned for. */
+  private readonly tailFacts = new TailFacts();
   /** Set with `estimateSpend`: catalog prices of each model called (docs/cost.md#live-spend). */
   private readonly spendPrices?: SpendPrices;
 
@@ -220,7 +222,9 @@ export class Runner {
       guard: this.compaction?.guard,
       builtinTools: this.recallTool ? [this.recallTool] : undefined,
       hasSummary:
-        session.events[0]?.actions?.compaction !== undefined || hasElisionRule(session.events),
+        session.events[0]?.actions?.compaction !== undefined ||
+        this.tailFacts.latestElision({ viewKey: sessionViewKey(key), events: session.events }) !==
+          undefined,
       trackView: this.plugins.plugins.length === 0,
       streaming: options.streaming === true,
       contextWindowTokens: this.contextWindowTokens,
@@ -303,4 +307,9 @@ export class Runner {
     });
     return true;
   }
+}
+
+/** Names one session's whole view (`TailFacts`). */
+function sessionViewKey(key: SessionKey): string {
+  return JSON.stringify([key.appName, key.userId, key.sessionId]);
 }
