@@ -102,8 +102,8 @@ export class ViewExtender {
         lastId: tail[tail.length - 1]!.id,
         lastSeq: tail[tail.length - 1]!.seq,
         // Copies: the returned arrays go to the model request, whose code may change them.
-        events: [...view.events],
-        contents: [...view.contents],
+        events: view.events.slice(),
+        contents: view.contents.slice(),
         returned: view.contents,
       });
       if (this.views.size > this.limit) {
