@@ -6,7 +6,10 @@
  * locking read, carries the session's latest `last_seq` and creation time. When they differ
  * from the header's, the rows are stale and the caller reads the view again.
  */
-import { headerStamp, type ViewRow } from './event-reader.js';
+import type { Session, SessionKey } from '../../events/types.js';
+import type { StoredView } from '../session-service.js';
+import type { ViewCache } from '../view-cache.js';
+import { headerStamp, type PostgresEventReader, type ViewRow } from './event-reader.js';
 
 /** The rows of a take that succeeded, and the cached `lastSeq` they were read after. */
 export interface TakeRows {
@@ -34,4 +37,31 @@ export function sessionFromTake(taken: TakeRows): TakeView {
     return { kind: 'read' };
   }
   return { kind: 'current', header, rows: rows.filter((row) => row.part === 2) };
+}
+
+/**
+ * The session from a take's rows: `missing` when it does not exist, `undefined` when they
+ * cannot say (no cached view, a writer committed after the snapshot, a compaction among the
+ * new rows): the caller then reads it.
+ */
+export function viewFromTake(options: {
+  key: SessionKey;
+  taken: TakeRows;
+  views: ViewCache;
+  reader: PostgresEventReader;
+}): Session | 'missing' | undefined {
+  const { key, taken, views, reader } = options;
+  const found = sessionFromTake(taken);
+  if (found.kind !== 'current') return found.kind === 'missing' ? 'missing' : undefined;
+  const { header, rows } = found;
+  const stamp = headerStamp(header);
+  const cached = views.lookup(key, stamp, Number(header.seq));
+  let view: StoredView | undefined;
+  if (cached.kind === 'hit') view = cached.view;
+  else if (cached.kind === 'behind' && cached.afterSeq === taken.afterSeq) {
+    view = views.extend(key, stamp, reader.parseRows(rows, key), Number(header.seq));
+  }
+  if (!view) return undefined;
+  const events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
+  return { ...key, ...reader.readHeader(header), events };
 }

@@ -3,6 +3,11 @@
  * expiry on the server's clock, so runner hosts need not agree on the time). Each operation is
  * one auto-committed statement on any pooled connection.
  *
+ * The row stays when the lease is released: the release marks it free (no holder, expired at
+ * `-infinity`) and the next take updates it. Neither changes an indexed column, so both are
+ * in-place (HOT) updates: no index entry, no dead row for VACUUM per turn, where an insert and
+ * a delete cost a B-tree insert and a dead tuple each time.
+ *
  * Why a table and not a session-level advisory lock: the lock belongs to one connection, so
  * each held lease would pin a pooled connection for the whole invocation (a pool of 10 would
  * run at most 10 sessions at once, and a poolers' transaction mode cannot hold it at all), and
@@ -40,8 +45,14 @@ export function buildLeaseQueries(schema: string, prepared = true): LeaseQueries
       RETURNING holder`,
     renew: `UPDATE ${table} SET expires_at = ${expiry}
       WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $4`,
-    release: `DELETE FROM ${table}
-      WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $4`,
+    // '' is no holder's id (lease ids are never empty), so a released holder cannot renew.
+    // The release's commit does not wait for the WAL flush (its transaction only): a release
+    // lost in a server crash leaves the row as a crashed holder does, free at its expiry.
+    release: `WITH commit_mode AS (
+        SELECT set_config('synchronous_commit', 'off', true) AS mode)
+      UPDATE ${table} SET holder = '', expires_at = '-infinity'
+      WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $4
+        AND (SELECT mode FROM commit_mode) IS NOT NULL`,
   };
   return {
     take: statement(texts.take, prepared),

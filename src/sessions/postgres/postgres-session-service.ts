@@ -16,7 +16,6 @@ import { prepareImport } from '../import-events.js';
 import { InMemoryLeases } from '../in-memory-lease.js';
 import { resolveListAllSessionsOptions } from '../list-all-sessions.js';
 import { resolveSearchLanguage, type SearchLanguage } from '../query-terms.js';
-import { resolveSearchOptions } from '../search-text.js';
 import type {
   AcquireLeaseOptions,
   AppendCompactionOptions,
@@ -59,7 +58,7 @@ import { importPostgresSession } from './import-session.js';
 import { assertJsonbStorable } from './jsonb-state.js';
 import { keyParams, pickKey, validateKey } from './key-and-errors.js';
 import { acquirePostgresLease, buildLeaseQueries, type LeaseQueries } from './lease.js';
-import { sessionFromTake, type TakeRows } from './lease-and-view.js';
+import { type TakeRows, viewFromTake } from './lease-and-view.js';
 import {
   buildListAllSessionsStatement,
   type OverviewRow,
@@ -73,12 +72,8 @@ import {
 } from './options.js';
 import { buildQueries, type Queries } from './queries.js';
 import { type EventRow, prepareEventRow, rowToEvent } from './rows.js';
-import {
-  buildSearchStatements,
-  type SearchRow,
-  type SearchStatements,
-  searchPostgresEvents,
-} from './search.js';
+import { buildSearchStatements, type SearchStatements } from './search.js';
+import { searchStoredEvents } from './search-events.js';
 import { type SynchronousCommit, synchronousCommitOption } from './synchronous-commit.js';
 import { TERM_SHARES_SQL, TermShares, type TermSharesRow } from './term-shares.js';
 
@@ -412,40 +407,14 @@ export class PostgresSessionService implements SessionService {
 
   /** Full-text search (`tsvector`, GIN, BM25) over the user's events (`search.ts`). */
   async searchEvents(options: SearchEventsOptions): Promise<SearchHit[]> {
-    const search = resolveSearchOptions(options);
-    const key = {
-      appName: search.appName,
-      userId: search.userId,
-      sessionId: search.sessionId ?? '',
-    };
     this.searchStatements ??= buildSearchStatements(this.schema);
-    const [scope] = await this.connection.query<{ sessions: number; events: number }>(
-      key,
-      options.signal,
-      this.searchStatements.scope,
-      [search.appName, search.userId, search.sessionId ?? null],
-      { operation: 'searchEvents' },
-    );
-    if (search.sessionId !== undefined && !scope?.sessions) throw new SessionNotFoundError(key);
-    await this.termShares.refresh(options.signal);
-    const shares = this.termShares;
-    return searchPostgresEvents({
-      search,
-      language: this.searchLanguage,
+    return searchStoredEvents({
+      options,
+      connection: this.connection,
       statements: this.searchStatements,
-      share: (term) =>
-        term.kind === 'word'
-          ? shares.word(term.text)
-          : term.kind === 'prefix'
-            ? shares.prefix(term.text)
-            : undefined,
-      tableRows: shares.rows(),
-      scopeEvents: Number(scope?.events ?? 0),
-      query: (text, values) =>
-        this.connection.query<SearchRow>(key, options.signal, text, values, {
-          operation: 'searchEvents',
-        }),
-      readRow: (row, sessionId) => this.reader.parseRows([row], { ...key, sessionId })[0],
+      termShares: this.termShares,
+      language: this.searchLanguage,
+      reader: this.reader,
     });
   }
 
@@ -490,7 +459,7 @@ export class PostgresSessionService implements SessionService {
       },
     });
     try {
-      const read = taken && this.viewFromTake(key, taken);
+      const read = taken && viewFromTake({ key, taken, views: this.views, reader: this.reader });
       if (read === 'missing') return { lease, session: undefined };
       const session = read ?? (await this.getSession({ ...key, signal: options.signal }));
       return { lease, session };
@@ -498,27 +467,6 @@ export class PostgresSessionService implements SessionService {
       await lease.release();
       throw error;
     }
-  }
-
-  /**
-   * The session from a take's rows: `missing` when it does not exist, `undefined` when they
-   * cannot say (no cached view, a writer committed after the snapshot, a compaction among the
-   * new rows): the caller then reads it.
-   */
-  private viewFromTake(key: SessionKey, taken: TakeRows): Session | 'missing' | undefined {
-    const found = sessionFromTake(taken);
-    if (found.kind !== 'current') return found.kind === 'missing' ? 'missing' : undefined;
-    const { header, rows } = found;
-    const stamp = headerStamp(header);
-    const cached = this.views.lookup(key, stamp, Number(header.seq));
-    let view: StoredView | undefined;
-    if (cached.kind === 'hit') view = cached.view;
-    else if (cached.kind === 'behind' && cached.afterSeq === taken.afterSeq) {
-      view = this.views.extend(key, stamp, this.reader.parseRows(rows, key), Number(header.seq));
-    }
-    if (!view) return undefined;
-    const events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
-    return { ...key, ...this.reader.readHeader(header), events };
   }
 
   /**
