@@ -45,6 +45,11 @@ export interface EstimateNextRequestOptions {
   overheadTokens?: number;
   /** How an event is estimated: default `estimateEventTokens` (e.g. a `SessionEventTokens` cache). */
   estimateEvent?: (event: Event) => number;
+  /**
+   * `latestElision(tail)` when the caller keeps it (`TailFacts`; `null`: no rule), so the tail
+   * is not scanned for it again.
+   */
+  latestElision?: ElisionEvent | null;
 }
 
 /** Index of the tail event whose reported usage anchors the estimate, or -1. */
@@ -73,8 +78,10 @@ function findUsageAnchor(options: EstimateNextRequestOptions): number {
 function viewEstimator(
   tail: Event[],
   estimateStored: (event: Event) => number,
+  known: ElisionEvent | null | undefined,
 ): (event: Event) => number {
-  const rule: EventElision | undefined = latestElision(tail)?.actions.elision;
+  const latest = known === undefined ? latestElision(tail) : (known ?? undefined);
+  const rule: EventElision | undefined = latest?.actions.elision;
   if (!rule) return estimateStored;
   return (event) => {
     const shown = elideEvent(event, rule);
@@ -89,7 +96,11 @@ function viewEstimator(
  */
 export function estimateNextRequest(options: EstimateNextRequestOptions): RequestEstimate {
   const { tail, checkpoint } = options;
-  const estimateEvent = viewEstimator(tail, options.estimateEvent ?? estimateEventTokens);
+  const estimateEvent = viewEstimator(
+    tail,
+    options.estimateEvent ?? estimateEventTokens,
+    options.latestElision,
+  );
   const anchor = findUsageAnchor(options);
   if (anchor >= 0) {
     const event = tail[anchor]!;

@@ -4,6 +4,7 @@
  * a last resort oversized tool output truncated in the view only.
  */
 import { fitViewToCeilings } from '../../compaction/ceilings.js';
+import { TailFacts } from '../../compaction/tail-facts.js';
 import {
   ContentTokenMemo,
   estimateContentBytes,
@@ -23,7 +24,7 @@ import type {
   ViewScope,
 } from '../../compaction/types.js';
 import { type ActiveView, summaryContent, type ViewWarning } from '../../compaction/view.js';
-import type { Event, SessionKey } from '../../events/types.js';
+import type { Content, Event, SessionKey } from '../../events/types.js';
 import type { FunctionDeclaration, Model } from '../../models/types.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import { ContextOverflowError, MessageTooLargeError } from '../errors.js';
@@ -110,7 +111,13 @@ export interface ViewSize {
 export function measureView(
   view: ActiveView,
   overhead: RequestOverhead,
-  options: { bytes?: boolean; tokens?: boolean; memo?: ContentTokenMemo } = {},
+  options: {
+    bytes?: boolean;
+    tokens?: boolean;
+    memo?: ContentTokenMemo;
+    /** The contents' token total, when the caller keeps one (`OrphanCallRestorer.contentTokens`). */
+    contentTokens?: (contents: readonly Content[]) => number;
+  } = {},
 ): ViewSize {
   const countBytes = options.bytes ?? true;
   const bytes = overhead.bytes + (countBytes ? estimateContentListBytes(view.contents) : 0);
@@ -118,9 +125,11 @@ export function measureView(
   const memo = options.memo;
   const contents = !countTokens
     ? 0
-    : memo
-      ? memo.listTokens(view.contents)
-      : estimateContentListTokens(view.contents);
+    : options.contentTokens
+      ? options.contentTokens(view.contents)
+      : memo
+        ? memo.listTokens(view.contents)
+        : estimateContentListTokens(view.contents);
   return { tokens: overhead.tokens + contents, bytes };
 }
 
@@ -172,6 +181,8 @@ export class ContextGuard {
   private readonly costModel?: () => Promise<CostAwareModel | undefined>;
   /** The view's contents are re-assembled from the same stored events each turn: estimated once. */
   private readonly contentTokens = new ContentTokenMemo();
+  /** Each view's elision rule, extended turn by turn instead of scanned for. */
+  private readonly tailFacts = new TailFacts();
 
   constructor(options: {
     sessionService: SessionService;
@@ -193,7 +204,10 @@ export class ContextGuard {
     this.sessionService = options.sessionService;
     this.config = options.config;
     this.compact = options.compact;
-    this.restorer = new OrphanCallRestorer({ sessionService: options.sessionService });
+    this.restorer = new OrphanCallRestorer({
+      sessionService: options.sessionService,
+      memo: this.contentTokens,
+    });
     this.onViewWarnings = options.onViewWarnings;
     this.estimateEvent = options.estimateEvent;
     this.costModel = options.costModel;
@@ -243,6 +257,8 @@ export class ContextGuard {
     if (unread) this.checkMessageFits({ key, message: unread, model, overhead });
     // Whether `stored` is still what the store holds (a compaction attempt may have written).
     let current = true;
+    // The same session as the same scope sees it: extended from the last turn's when it can be.
+    const viewKey = JSON.stringify([turnKey, options.scope ? (options.scope.branch ?? '') : null]);
     const { tokenThreshold } = this.config;
     if (tokenThreshold) {
       const estimate = estimateNextRequest({
@@ -252,6 +268,7 @@ export class ContextGuard {
         branch,
         overheadTokens: overhead.tokens,
         estimateEvent: this.estimateEvent,
+        latestElision: this.tailFacts.latestElision({ viewKey, events: stored.tail }) ?? null,
       });
       const costModel = await this.costModel?.();
       const cost = costModel
@@ -281,14 +298,13 @@ export class ContextGuard {
         } else current = wroteNothing(report);
       }
     }
-    // The same session as the same scope sees it: extended from the last turn's when it can be.
-    const viewKey = JSON.stringify([turnKey, options.scope ? (options.scope.branch ?? '') : null]);
     let view = await this.restorer.assemble({ key, stored, viewKey, signal });
     // Bytes only matter under a byte ceiling (the config's or a retry's), tokens under a limit.
     const measure = {
       bytes: this.config.maxRequestBytes !== undefined || options.shrinkTo?.bytes !== undefined,
       tokens: model.contextWindowTokens !== undefined || options.shrinkTo?.tokens !== undefined,
-      memo: this.contentTokens,
+      contentTokens: (contents: readonly Content[]) =>
+        this.restorer.contentTokens({ viewKey, contents }),
     };
     let size = measureView(view, overhead, measure);
     if (this.overCeilings(size, model) && !this.summaryOversizedIn(turnKey, invocationId)) {

@@ -2,12 +2,14 @@
  * The context guard's token estimate of a view, memoized by content identity
  * (`ContentTokenMemo`): one memo kept across turns gives the full recompute's figure after
  * appends, a compaction, an elision rule and a branch switch, on the in-memory and SQLite
- * stores (whose cached views hand out the same event objects), and scans only what is new.
+ * stores (whose cached views hand out the same event objects), and scans only what is new. The
+ * guard's running total per view (`OrphanCallRestorer.contentTokens`, kept with the extended
+ * view) equals the same full recompute at every step, and plain appends sum only what is new.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { scopeView } from '../../compaction/branch-view.js';
 import { ContentTokenMemo, estimateContentListTokens } from '../../compaction/token-estimate.js';
 import { assembleView } from '../../compaction/view.js';
@@ -16,6 +18,7 @@ import type { NewEvent, Part } from '../../events/types.js';
 import { InMemorySessionService } from '../../sessions/in-memory-session-service.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { SqliteSessionService } from '../../sessions/sqlite/sqlite-session-service.js';
+import { OrphanCallRestorer } from '../view/restore-calls.js';
 import { measureView } from './context-guard.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'orrery-view-token-memo-'));
@@ -64,15 +67,30 @@ describe.each(stores)('ContentTokenMemo on %s', (_name, createStore) => {
   it('equals the full recompute after appends, a compaction, an elision and a branch switch', async () => {
     const store = createStore();
     const memo = new ContentTokenMemo();
+    const restorer = new OrphanCallRestorer({
+      sessionService: store,
+      memo: new ContentTokenMemo(),
+    });
     const overhead = { tokens: 17, bytes: 0 };
-    /** The view as the guard sees it, measured with the memo and without. */
+    /** The view as the guard sees it, measured with the memo, with a running total, and without. */
     const check = async (scope?: { branch: string }) => {
       const stored = await store.loadView(key);
-      const view = assembleView(scope ? scopeView(stored, scope) : stored);
+      const scoped = scope ? scopeView(stored, scope) : stored;
+      const view = assembleView(scoped);
       const memoized = measureView(view, overhead, { bytes: false, memo });
       const full = measureView(view, overhead, { bytes: false });
       expect(memoized.tokens).toBe(full.tokens);
       expect(memoized.tokens).toBe(overhead.tokens + estimateContentListTokens(view.contents));
+      // As the guard: one key per scope, and one key every scope shares (each switch rebuilds).
+      for (const viewKey of [scope?.branch ?? 'trunk', 'shared']) {
+        const extended = await restorer.assemble({ key, stored: scoped, viewKey });
+        expect(extended).toEqual(view);
+        const running = measureView(extended, overhead, {
+          bytes: false,
+          contentTokens: (contents) => restorer.contentTokens({ viewKey, contents }),
+        });
+        expect(running.tokens).toBe(full.tokens);
+      }
       return memoized.tokens;
     };
     await store.createSession(key);
@@ -86,6 +104,17 @@ describe.each(stores)('ContentTokenMemo on %s', (_name, createStore) => {
       await store.appendEvent({ ...key, event: text('agent', 'model', `answer ${index}`) });
       sizes.push(await check());
     }
+    // Plain turns extend the view: the running total adds what is new, no pass over the view.
+    const extender = (restorer as unknown as { extender: { memo: ContentTokenMemo } }).extender;
+    const passes = vi.spyOn(extender.memo, 'listTokens');
+    for (let index = 0; index < 3; index++) {
+      await store.appendEvent({ ...key, event: text('user', 'user', `plain ${index}`) });
+      await store.appendEvent({ ...key, event: text('user', 'user', `more ${index}`) });
+      await store.appendEvent({ ...key, event: text('agent', 'model', `reply ${index} `) });
+      sizes.push(await check());
+    }
+    expect(passes).not.toHaveBeenCalled();
+    passes.mockRestore();
     // Appends: every turn adds to the estimate.
     expect(sizes).toEqual([...sizes].sort((left, right) => left - right));
     // A compaction: the summary replaces seqs 1-12.

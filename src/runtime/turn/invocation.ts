@@ -198,7 +198,7 @@ export class Invocation implements InvocationContext {
     // copy of the whole tail per append.
     let tail = known.tail;
     if (tail !== this.ownTail) {
-      tail = [...tail];
+      tail = tail.slice();
       this.ownTail = tail;
     }
     tail.push(structuredClone(event));

@@ -6,8 +6,9 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
+import { TailFacts } from '../../compaction/tail-facts.js';
 import { estimateEventTokens } from '../../compaction/token-estimate.js';
-import { countCompletedInvocations, estimateNextRequest } from '../../compaction/triggers.js';
+import { estimateNextRequest } from '../../compaction/triggers.js';
 import type {
   EventsCompactionConfig,
   EventsSummarizer,
@@ -67,6 +68,8 @@ export class RunnerCompaction {
   private readonly scope = new AsyncLocalStorage<SessionKey>();
   /** Cost-aware compaction's prices, looked up at first use (docs/cost.md#cost-aware-compaction). */
   private readonly costModel: (() => Promise<CostAwareModel | undefined>) | undefined;
+  /** Each view's completed invocations and elision rule, extended turn by turn. */
+  private readonly tailFacts = new TailFacts();
 
   constructor(options: RunnerCompactionOptions) {
     this.options = options;
@@ -160,9 +163,16 @@ export class RunnerCompaction {
     let stored = options.stored ?? (await load());
     // Whether `stored` is still what the store holds, so the compactor need not read it again.
     let current = true;
+    const viewKey = JSON.stringify([
+      key.appName,
+      key.userId,
+      key.sessionId,
+      options.scope ? (options.scope.branch ?? '') : null,
+    ]);
     if (
       config.compactionInterval &&
-      countCompletedInvocations({ tail: stored.tail }) >= config.compactionInterval
+      this.tailFacts.completedInvocations({ viewKey, events: stored.tail }) >=
+        config.compactionInterval
     ) {
       const report = await this.compact({ ...common, stored, trigger: 'sliding_window' });
       if (report.outcome === 'compacted') {
@@ -179,6 +189,7 @@ export class RunnerCompaction {
         agentName: options.agentName,
         branch: options.branch,
         overheadTokens: options.overheadTokens,
+        latestElision: this.tailFacts.latestElision({ viewKey, events: stored.tail }) ?? null,
       });
       if (estimate.tokens >= config.tokenThreshold) {
         const depth = await costAwareDepth({

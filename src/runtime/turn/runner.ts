@@ -9,7 +9,7 @@
  */
 
 import type { Logger } from 'pino';
-import { hasElisionRule } from '../../compaction/elision.js';
+import { TailFacts } from '../../compaction/tail-facts.js';
 import type { EventsCompactionConfig } from '../../compaction/types.js';
 import { createEvent, newId } from '../../events/event-helpers.js';
 import type { Event, Session, SessionKey } from '../../events/types.js';
@@ -29,7 +29,7 @@ import {
 import { PluginManager } from '../plugins/plugin-manager.js';
 import { createRecallTool } from '../tools/recall-tool.js';
 import type { Tool } from '../tools/tool.js';
-import { storedViewOf } from '../view/stored-view-of.js';
+import { StoredViewReader } from '../view/stored-view-of.js';
 import { ViewWarningLog } from '../view/view-warning-log.js';
 import { BackgroundCompactions } from './background-compactions.js';
 import { Invocation } from './invocation.js';
@@ -73,6 +73,10 @@ export class Runner {
   private readonly recallTool?: Tool;
   /** The agent tree has a `ParallelAgent`: views are scoped by branch. */
   private readonly branched: boolean;
+  /** Each session's elision rule, extended turn by turn instead of scanned for. */
+  private readonly tailFacts = new TailFacts();
+  /** `storedViewOf` of each session's read, by the events appended since the last one. */
+  private readonly storedViews = new StoredViewReader();
   /** Set with `estimateSpend`: catalog prices of each model called (docs/cost.md#live-spend). */
   private readonly spendPrices?: SpendPrices;
 
@@ -206,6 +210,7 @@ export class Runner {
       ? options.read.session
       : await this.sessionService.getSession({ ...key, signal });
     if (!session) throw new SessionNotFoundError(key);
+    const viewKey = sessionViewKey(key);
 
     const invocation = new Invocation({
       key,
@@ -220,7 +225,8 @@ export class Runner {
       guard: this.compaction?.guard,
       builtinTools: this.recallTool ? [this.recallTool] : undefined,
       hasSummary:
-        session.events[0]?.actions?.compaction !== undefined || hasElisionRule(session.events),
+        session.events[0]?.actions?.compaction !== undefined ||
+        this.tailFacts.latestElision({ viewKey, events: session.events }) !== undefined,
       trackView: this.plugins.plugins.length === 0,
       streaming: options.streaming === true,
       contextWindowTokens: this.contextWindowTokens,
@@ -231,7 +237,7 @@ export class Runner {
     });
     // The session was read with its view: with the user's message appended below, it is what
     // the first model call would read, unless something else writes in between.
-    invocation.rememberView(storedViewOf(session.events));
+    invocation.rememberView(this.storedViews.read({ viewKey, events: session.events }));
     const newMessage = toUserContent(options.newMessage);
     yield await invocation.appendEvent(
       createEvent({ author: 'user', invocationId: invocation.invocationId, content: newMessage }),
@@ -303,4 +309,9 @@ export class Runner {
     });
     return true;
   }
+}
+
+/** Names one session's whole view (`TailFacts`). */
+function sessionViewKey(key: SessionKey): string {
+  return JSON.stringify([key.appName, key.userId, key.sessionId]);
 }

@@ -5,8 +5,9 @@
  * from the response, and put back in the view right before it; a call not found within
  * `MAX_RESTORE_SCAN_EVENTS` leaves the response dropped with a warning, as the pure view does.
  */
+import type { ContentTokenMemo } from '../../compaction/token-estimate.js';
 import { type ActiveView, assembleView } from '../../compaction/view.js';
-import type { Event, SessionKey } from '../../events/types.js';
+import type { Content, Event, SessionKey } from '../../events/types.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import { ViewExtender } from './view-extender.js';
 
@@ -66,11 +67,26 @@ export async function findOrphanCalls(
  */
 export class OrphanCallRestorer {
   private readonly cache = new Map<string, Event | null>();
-  private readonly extender = new ViewExtender();
+  private readonly extender: ViewExtender;
 
   constructor(
-    private readonly options: { sessionService: SessionService; maxScanEvents?: number },
-  ) {}
+    private readonly options: {
+      sessionService: SessionService;
+      maxScanEvents?: number;
+      /** Token estimates by content identity, shared with the caller's other measures. */
+      memo?: ContentTokenMemo;
+    },
+  ) {
+    this.extender = new ViewExtender({ memo: options.memo });
+  }
+
+  /**
+   * `estimateContentListTokens(contents)`: for the contents `assemble` just returned under
+   * `viewKey`, the view's running total (the previous turn's plus what was appended).
+   */
+  contentTokens(options: { viewKey: string; contents: readonly Content[] }): number {
+    return this.extender.contentTokens(options);
+  }
 
   async assemble(options: {
     key: SessionKey;

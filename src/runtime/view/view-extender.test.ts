@@ -2,9 +2,11 @@
  * `ViewExtender`: every view it returns equals `assembleView`'s for the same checkpoint and tail,
  * whatever was appended (plain turns, calls pending then answered, a dangling call, an elision
  * rule, a compaction, a partial event, another scope's key); plain appends extend the previous
- * view (its contents objects are reused) instead of re-assembling it.
+ * view (its contents objects are reused) instead of re-assembling it. Its running token total
+ * equals `estimateContentListTokens` of the view at every step, extended or re-assembled.
  */
 import { expect, it } from 'vitest';
+import { estimateContentListTokens } from '../../compaction/token-estimate.js';
 import { assembleView } from '../../compaction/view.js';
 import type { CompactionEvent, Content, Event, Part } from '../../events/types.js';
 import { ViewExtender } from './view-extender.js';
@@ -68,6 +70,12 @@ it('equals the full assembly after every kind of append, and extends on plain on
     const tail = stored.filter((candidate) => candidate.seq > endSeq);
     const view = extender.assemble({ viewKey: 'session', checkpoint, tail });
     expect(view, name).toEqual(assembleView({ checkpoint, tail }));
+    // Asked every other step: a total computed once is kept up to date by the extensions after.
+    if (nextSeq % 2 === 0 || name.startsWith('plain')) {
+      expect(extender.contentTokens({ viewKey: 'session', contents: view.contents }), name).toBe(
+        estimateContentListTokens(view.contents),
+      );
+    }
     if (previous && previous.contents.length > 0 && view.contents[0] === previous.contents[0]) {
       extendedSteps.push(name);
     }
@@ -147,7 +155,48 @@ it('keeps its own copies: a caller changing the returned arrays does not change 
   view.contents.push({ role: 'user', parts: [{ text: 'injected' }] });
   view.events.pop();
   const longer = [...tail, say('user', 'c')];
-  expect(extender.assemble({ viewKey: 'session', tail: longer })).toEqual(
-    assembleView({ tail: longer }),
+  const extended = extender.assemble({ viewKey: 'session', tail: longer });
+  expect(extended).toEqual(assembleView({ tail: longer }));
+  // The extended view's arrays are the caller's own too (the extender extends private ones).
+  extended.contents.pop();
+  extended.events.pop();
+  const longest = [...longer, say('model', 'd')];
+  expect(extender.assemble({ viewKey: 'session', tail: longest })).toEqual(
+    assembleView({ tail: longest }),
   );
+});
+
+it('keeps the token total exact across extensions, merges, caller changes and a rebuild', () => {
+  const extender = new ViewExtender();
+  const tail = [say('user', 'a'), say('model', 'b')];
+  const total = (viewKey: string, contents: readonly Content[]) =>
+    extender.contentTokens({ viewKey, contents });
+  let view = extender.assemble({ viewKey: 'session', tail });
+  expect(total('session', view.contents)).toBe(estimateContentListTokens(view.contents));
+  for (let index = 0; index < 20; index++) {
+    // Same-role appends merge into the last content, which is re-estimated whole.
+    tail.push(say(index % 3 === 0 ? 'model' : 'user', `turn ${index} `.repeat(index + 1)));
+    view = extender.assemble({ viewKey: 'session', tail });
+    const expected = estimateContentListTokens(view.contents);
+    // The caller changing its copy after the assembly does not change the view's total.
+    view.contents.push({ role: 'user', parts: [{ text: 'injected '.repeat(40) }] });
+    expect(total('session', view.contents.slice(0, -1))).toBe(expected);
+    expect(total('session', view.contents)).toBe(expected);
+  }
+  // A list that is not the one just returned (another key's, a copy): summed whole.
+  const copy = view.contents.slice();
+  expect(total('session', copy)).toBe(estimateContentListTokens(copy));
+  expect(total('other', view.contents)).toBe(estimateContentListTokens(view.contents));
+  // A branch switch or a recreated session under the key falls back to a rebuild: still exact.
+  const branch = [say('user', 'x'), say('model', 'y '.repeat(30))];
+  view = extender.assemble({ viewKey: 'session', tail: branch });
+  expect(view).toEqual(assembleView({ tail: branch }));
+  expect(total('session', view.contents)).toBe(estimateContentListTokens(view.contents));
+  branch.push(call('c'));
+  view = extender.assemble({ viewKey: 'session', tail: branch });
+  expect(total('session', view.contents)).toBe(estimateContentListTokens(view.contents));
+  branch.push(answer('c'), say('model', 'done'));
+  view = extender.assemble({ viewKey: 'session', tail: branch });
+  expect(view).toEqual(assembleView({ tail: branch }));
+  expect(total('session', view.contents)).toBe(estimateContentListTokens(view.contents));
 });

@@ -5,10 +5,14 @@
  * change an earlier part of the view (a call or response, an elision rule, a compaction, a
  * partial event, repairs or warnings, a call still pending) falls back to `assembleView`.
  */
+import { ContentTokenMemo } from '../../compaction/token-estimate.js';
 import { type ActiveView, assembleView } from '../../compaction/view.js';
 import type { CompactionEvent, Content, Event } from '../../events/types.js';
 
-/** The previous assembly of one view: private copies of its arrays, and the tail it came from. */
+/**
+ * The previous assembly of one view: private copies of its arrays (extended in place: no one
+ * else holds them), the tail it came from, and its contents' token total once asked for.
+ */
 interface Extendable {
   checkpointId?: string;
   tailLength: number;
@@ -17,6 +21,10 @@ interface Extendable {
   lastSeq: number;
   events: Event[];
   contents: Content[];
+  /** `estimateContentListTokens(contents)`, kept up to date by each extension once computed. */
+  tokens?: number;
+  /** The contents array last handed out for this view (the caller's copy). */
+  returned: readonly Content[];
 }
 
 /** Views remembered at most (the least recently assembled are forgotten). */
@@ -62,9 +70,11 @@ function isExtendable(view: ActiveView): boolean {
 export class ViewExtender {
   private readonly views = new Map<string, Extendable>();
   private readonly limit: number;
+  private readonly memo: ContentTokenMemo;
 
-  constructor(options: { views?: number } = {}) {
+  constructor(options: { views?: number; memo?: ContentTokenMemo } = {}) {
     this.limit = Math.max(1, options.views ?? DEFAULT_VIEWS);
+    this.memo = options.memo ?? new ContentTokenMemo();
   }
 
   /**
@@ -75,10 +85,16 @@ export class ViewExtender {
   assemble(options: { viewKey: string; checkpoint?: CompactionEvent; tail: Event[] }): ActiveView {
     const { viewKey, checkpoint, tail } = options;
     const previous = this.views.get(viewKey);
-    const extended = previous && this.extend(previous, checkpoint, tail);
-    const view = extended ?? assembleView({ checkpoint, tail });
     this.views.delete(viewKey);
-    if (tail.length > 0 && (extended || isExtendable(view))) {
+    if (previous && this.extend(previous, checkpoint, tail)) {
+      this.views.set(viewKey, previous);
+      // Fresh arrays for the caller: the model request's code may change them.
+      const contents = previous.contents.slice();
+      previous.returned = contents;
+      return { checkpoint, events: previous.events.slice(), contents, warnings: [] };
+    }
+    const view = assembleView({ checkpoint, tail });
+    if (tail.length > 0 && isExtendable(view)) {
       this.views.set(viewKey, {
         checkpointId: checkpoint?.id,
         tailLength: tail.length,
@@ -86,8 +102,9 @@ export class ViewExtender {
         lastId: tail[tail.length - 1]!.id,
         lastSeq: tail[tail.length - 1]!.seq,
         // Copies: the returned arrays go to the model request, whose code may change them.
-        events: [...view.events],
-        contents: [...view.contents],
+        events: view.events.slice(),
+        contents: view.contents.slice(),
+        returned: view.contents,
       });
       if (this.views.size > this.limit) {
         const oldest = this.views.keys().next().value;
@@ -98,30 +115,45 @@ export class ViewExtender {
   }
 
   /**
-   * The previous view with the appended events pushed, or `undefined` when the tail is not the
-   * previous one plus plain events. Stored events never change and seqs only grow, so a tail
-   * whose first and previous-last events are the previous ones (by id) holds the same events
-   * in between.
+   * `estimateContentListTokens(contents)`, from the running total of `viewKey`'s view when
+   * `contents` is the array `assemble` just returned for it (so the previous total plus what was
+   * appended, not a pass over the whole view); any other list is summed through the memo.
+   */
+  contentTokens(options: { viewKey: string; contents: readonly Content[] }): number {
+    const entry = this.views.get(options.viewKey);
+    if (!entry || entry.returned !== options.contents) {
+      return this.memo.listTokens(options.contents);
+    }
+    // The private copy: the caller may have changed its own since.
+    entry.tokens ??= this.memo.listTokens(entry.contents);
+    return entry.tokens;
+  }
+
+  /**
+   * Pushes the appended events onto `previous` in place and returns true, or returns false
+   * (leaving it unchanged) when the tail is not the previous one plus plain events. Stored
+   * events never change and seqs only grow, so a tail whose first and previous-last events are
+   * the previous ones (by id) holds the same events in between.
    */
   private extend(
     previous: Extendable,
     checkpoint: CompactionEvent | undefined,
     tail: Event[],
-  ): ActiveView | undefined {
+  ): boolean {
     if (checkpoint?.id !== previous.checkpointId || tail.length < previous.tailLength) {
-      return undefined;
+      return false;
     }
     if (tail[0]?.id !== previous.firstId || tail[previous.tailLength - 1]?.id !== previous.lastId) {
-      return undefined;
+      return false;
     }
     let lastSeq = Math.max(previous.lastSeq, checkpoint?.actions.compaction.endSeq ?? 0);
     for (let index = previous.tailLength; index < tail.length; index++) {
       const event = tail[index]!;
-      if (event.seq <= lastSeq || !isPlain(event)) return undefined;
+      if (event.seq <= lastSeq || !isPlain(event)) return false;
       lastSeq = event.seq;
     }
-    const events = [...previous.events];
-    const contents = [...previous.contents];
+    const { events, contents } = previous;
+    let tokens = previous.tokens;
     for (let index = previous.tailLength; index < tail.length; index++) {
       const event = tail[index]!;
       events.push(event);
@@ -129,14 +161,22 @@ export class ViewExtender {
       if (!content || content.parts.length === 0) continue;
       // As `assembleView` merges consecutive same-role contents.
       const last = contents[contents.length - 1]!;
+      let added: Content;
       if (last.role === content.role) {
-        contents[contents.length - 1] = {
-          role: last.role,
-          parts: [...last.parts, ...content.parts],
-        };
-      } else contents.push({ role: content.role, parts: content.parts });
+        added = { role: last.role, parts: [...last.parts, ...content.parts] };
+        contents[contents.length - 1] = added;
+        // The merged content is estimated afresh (its parts through the memo).
+        if (tokens !== undefined) tokens -= this.memo.contentTokens(last);
+      } else {
+        added = { role: content.role, parts: content.parts };
+        contents.push(added);
+      }
+      if (tokens !== undefined) tokens += this.memo.contentTokens(added);
     }
-    const view: ActiveView = { checkpoint, events, contents, warnings: [] };
-    return view;
+    previous.tokens = tokens;
+    previous.tailLength = tail.length;
+    previous.lastId = tail[tail.length - 1]!.id;
+    previous.lastSeq = lastSeq;
+    return true;
   }
 }
