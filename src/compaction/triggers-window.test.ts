@@ -2,31 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { getText } from '../events/event-helpers.js';
 import type { CompactionEvent, Event } from '../events/types.js';
 import { HistoryBuilder } from '../testing/event-builders.js';
-import { type PlanCompactionOptions, planCompaction } from './triggers.js';
-import type { CompactionPlan, EventsCompactionConfig } from './types.js';
+import { apply, expectPlan, plan, seqs } from './test-helpers/plans.js';
+import type { EventsCompactionConfig } from './types.js';
 import { activeView, selectCheckpoint } from './view.js';
-
-/** Appends the compaction a plan describes, as the Compactor would. */
-function apply(history: HistoryBuilder, plan: CompactionPlan, text: string, tokensAfter = 0) {
-  const { startSeq, endSeq, trigger } = plan;
-  return history.compaction({ startSeq, endSeq, text, trigger, tokensAfter });
-}
-
-function plan(
-  history: HistoryBuilder,
-  options: Omit<PlanCompactionOptions, 'tail' | 'checkpoint'>,
-) {
-  const checkpoint = selectCheckpoint(history.events);
-  const view = activeView({ events: history.events });
-  return planCompaction({ ...options, checkpoint, tail: view.events });
-}
-
-function expectPlan(decision: ReturnType<typeof planCompaction>): CompactionPlan {
-  if (decision.kind !== 'compact') throw new Error(`expected a plan, got skip ${decision.reason}`);
-  return decision;
-}
-
-const seqs = (events: Event[]) => events.map((event) => event.seq);
 
 describe('planCompaction: sliding window', () => {
   const config: EventsCompactionConfig = { compactionInterval: 3, overlapSize: 1 };

@@ -2,37 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { getText } from '../events/event-helpers.js';
 import type { Event } from '../events/types.js';
 import { HistoryBuilder } from '../testing/event-builders.js';
+import { apply, expectPlan, plan, seqs } from './test-helpers/plans.js';
 import { estimateEventTokens } from './token-estimate.js';
 import {
   countCompletedInvocations,
   currentStepStart,
   estimateNextRequest,
-  type PlanCompactionOptions,
   planCompaction,
   unreadUserMessageIndex,
 } from './triggers.js';
-import type { CompactionPlan } from './types.js';
-import { activeView, selectCheckpoint } from './view.js';
-
-/** Appends the compaction a plan describes, as the Compactor would. */
-function apply(history: HistoryBuilder, plan: CompactionPlan, text: string, tokensAfter = 0) {
-  const { startSeq, endSeq, trigger } = plan;
-  return history.compaction({ startSeq, endSeq, text, trigger, tokensAfter });
-}
-
-function plan(
-  history: HistoryBuilder,
-  options: Omit<PlanCompactionOptions, 'tail' | 'checkpoint'>,
-) {
-  const checkpoint = selectCheckpoint(history.events);
-  const view = activeView({ events: history.events });
-  return planCompaction({ ...options, checkpoint, tail: view.events });
-}
-
-function expectPlan(decision: ReturnType<typeof planCompaction>): CompactionPlan {
-  if (decision.kind !== 'compact') throw new Error(`expected a plan, got skip ${decision.reason}`);
-  return decision;
-}
+import { activeView } from './view.js';
 
 /** Always over the threshold, retention by event count only. */
 const tiny = (events: number) => ({
@@ -40,8 +19,6 @@ const tiny = (events: number) => ({
   eventRetentionSize: events,
   retentionTokenBudget: 1_000_000,
 });
-
-const seqs = (events: Event[]) => events.map((event) => event.seq);
 
 describe('estimateNextRequest', () => {
   it('estimates checkpoint + tail + overhead when no usage was reported', () => {

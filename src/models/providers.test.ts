@@ -4,44 +4,11 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Content } from '../events/types.js';
-import { ModelConfigError, ModelError } from './errors.js';
+import { ModelConfigError } from './errors.js';
 import { resolveModel } from './resolve-model.js';
-import {
-  type Fixture,
-  fixtureFetch,
-  loadFixture,
-  type RecordedRequest,
-} from './test-helpers/fixture-fetch.js';
+import { loadFixture } from './test-helpers/fixture-fetch.js';
+import { connect, expectRecordedRequest, modelErrorOf } from './test-helpers/provider-checks.js';
 import { testEnv, travelRequest } from './test-helpers/travel-request.js';
-import type { Model } from './types.js';
-
-async function connect(
-  modelId: string,
-  fixtures: Fixture[],
-  env: Record<string, string> = testEnv,
-): Promise<{ model: Model; requests: RecordedRequest[] }> {
-  const { fetch, requests } = fixtureFetch(...fixtures);
-  const model = await resolveModel({ modelId, env, fetch });
-  return { model, requests };
-}
-
-function expectRecordedRequest(recorded: RecordedRequest | undefined, fixture: Fixture): void {
-  const expected = fixture.request;
-  if (expected === undefined) throw new Error('fixture has no request');
-  expect(recorded?.method).toBe(expected.method);
-  expect(recorded?.url).toBe(expected.url);
-  expect(recorded?.headers).toMatchObject(expected.headers ?? {});
-  expect(recorded?.body).toMatchObject(expected.body as Record<string, unknown>);
-}
-
-async function modelErrorOf(promise: Promise<unknown>): Promise<ModelError> {
-  const error = await promise.then(
-    () => undefined,
-    (rejection: unknown) => rejection,
-  );
-  if (!ModelError.isInstance(error)) throw new Error(`expected a ModelError, got ${String(error)}`);
-  return error;
-}
 
 /** The travel conversation continued with the model's answer and responses to its calls. */
 function continued(answer: Content): ReturnType<typeof travelRequest> {
