@@ -3,16 +3,13 @@
  * file while holding the file's lock, so a second process cannot open the file meanwhile; after
  * it exits the file opens as usual. `--exclusive` with PostgreSQL is refused, naming the store.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteSessionService } from '../../src/sessions/sqlite/index.js';
 import { cli, tempDir } from './in-process.js';
-import { root } from './run-cli.js';
+import { serveEnv, startServe } from './serve-process.js';
 
-const entry = join(root, 'src', 'cli', 'entry.ts');
-const tsxLoader = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const STARTUP_LINE = /^orrery serve: .* on (http:\/\/\S+),/m;
 
 let child: ChildProcess | undefined;
@@ -21,40 +18,21 @@ afterEach(() => {
   child = undefined;
 });
 
-function serveEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith('ORRERY_')) env[key] = value;
-  }
-  return {
-    ...env,
-    ORRERY_MODEL: 'openai-compatible:test-model',
-    ORRERY_OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:9/v1',
-  };
-}
-
 describe('orrery serve --exclusive', () => {
   it('serves its SQLite file and holds its lock until it exits', async () => {
     const cwd = tempDir();
     const db = join(cwd, 'store.db');
-    const started = spawn(
-      process.execPath,
-      ['--import', tsxLoader, entry, 'serve', '--port', '0', '--exclusive', '--db', db],
-      { cwd, env: serveEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    child = started;
-    let stderr = '';
-    const exited = new Promise<{ code: number | null }>((resolve) =>
-      started.once('close', (code) => resolve({ code })),
-    );
-    const url = await new Promise<string>((resolve, reject) => {
-      started.stderr?.on('data', (chunk) => {
-        stderr += String(chunk);
-        const match = STARTUP_LINE.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      void exited.then(({ code }) => reject(new Error(`exited (${code}) early: ${stderr}`)));
+    const {
+      child: started,
+      line,
+      exited,
+    } = await startServe({
+      args: ['serve', '--port', '0', '--exclusive', '--db', db],
+      cwd,
+      startupLine: STARTUP_LINE,
     });
+    child = started;
+    const url = line[1];
 
     const created = await fetch(`${url}/apps/orrery/users/ada/sessions/s1`, {
       method: 'POST',
@@ -73,7 +51,7 @@ describe('orrery serve --exclusive', () => {
     await other.close();
 
     started.kill('SIGTERM');
-    expect(await exited).toEqual({ code: 0 });
+    expect(await exited).toEqual({ code: 0, signal: null });
     const after = new SqliteSessionService({ path: db });
     const session = await after.getSession({ appName: 'orrery', userId: 'ada', sessionId: 's1' });
     expect(session?.state).toEqual({ plan: 'pro' });
@@ -83,12 +61,7 @@ describe('orrery serve --exclusive', () => {
   it('refuses --exclusive with a PostgreSQL store, naming it', async () => {
     const result = await cli(
       ['serve', '--port', '0', '--exclusive', '--db', 'postgres://u:secret@127.0.0.1:1/x'],
-      {
-        env: {
-          ORRERY_MODEL: 'openai-compatible:test-model',
-          ORRERY_OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:9/v1',
-        },
-      },
+      { env: serveEnv() },
     );
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('--exclusive');
