@@ -8,7 +8,11 @@ import { SessionStoreError } from '../errors.js';
 import { POSTGRES_LIST_ALL_SESSIONS_MIGRATION } from './list-all-sessions.js';
 import { defaultConnectionTimeoutMs, defaultQueryTimeoutMs, withClient } from './pg-checkout.js';
 import { isConnectionError, poolSecrets, toStoreError } from './pg-errors.js';
-import { POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION, POSTGRES_SEARCH_MIGRATION } from './search.js';
+import {
+  POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION,
+  POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION,
+  POSTGRES_SEARCH_MIGRATION,
+} from './search.js';
 
 export interface Migration {
   version: number;
@@ -113,6 +117,11 @@ export const migrations: Migration[] = [
     version: 6,
     name: 'history search across sessions: events by user and seq',
     statements: POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION,
+  },
+  {
+    version: 7,
+    name: 'history search: the tsvector computed from the text the writer sends',
+    statements: POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION,
   },
 ];
 
