@@ -5,7 +5,10 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { SessionStoreError } from '../errors.js';
-import { POSTGRES_LIST_ALL_SESSIONS_MIGRATION } from './list-all-sessions.js';
+import {
+  POSTGRES_LIST_ALL_SESSIONS_MIGRATION,
+  POSTGRES_SESSIONS_BY_MINUTE_MIGRATION,
+} from './list-all-sessions.js';
 import { defaultConnectionTimeoutMs, defaultQueryTimeoutMs, withClient } from './pg-checkout.js';
 import { isConnectionError, poolSecrets, toStoreError } from './pg-errors.js';
 import {
@@ -122,6 +125,11 @@ export const migrations: Migration[] = [
     version: 7,
     name: 'history search: the tsvector computed from the text the writer sends',
     statements: POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION,
+  },
+  {
+    version: 8,
+    name: 'sessions listed by update minute: the session row updated in place (HOT)',
+    statements: POSTGRES_SESSIONS_BY_MINUTE_MIGRATION,
   },
 ];
 

@@ -199,7 +199,7 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
     ),
     setCommitMode: `SELECT set_config('synchronous_commit', $1, true)`,
     listSessions: `SELECT id, updated_at, event_count FROM ${sessions}
-      WHERE app_name = $1 AND user_id = $2 ORDER BY updated_at DESC, id`,
+      WHERE app_name = $1 AND user_id = $2 ORDER BY updated_minute DESC, updated_at DESC, id`,
     // A released lease keeps its row (lease.ts); it goes with its session. A held or unexpired
     // one stays: its holder still releases it.
     deleteSession: `WITH freed AS (DELETE FROM ${leases}
