@@ -15,6 +15,7 @@ import type { NewEvent, SessionKey } from '../src/events/types.js';
 import { PostgresSessionService } from '../src/sessions/postgres/index.js';
 import { quoteIdentifier } from '../src/sessions/postgres/migrations.js';
 import { toEventRowValues } from '../src/sessions/postgres/rows.js';
+import { postgresSearchText } from '../src/sessions/postgres/search-column.js';
 import { compactionEvent, printViewTargets, time, turnEvent } from './workload.js';
 
 const sizes = [1_000, 10_000, 100_000];
@@ -50,9 +51,13 @@ export async function seed(
     const rows = batch.map((entry) => ({ seq: entry.seq, ...toEventRowValues(entry.event) }));
     await pool.query(
       `INSERT INTO ${table} (app_name, user_id, session_id, seq, event_id, invocation_id, author,
-         timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event)
-       SELECT $1, $2, $3, * FROM unnest($4::bigint[], $5::text[], $6::text[], $7::text[],
-         $8::float8[], $9::boolean[], $10::bigint[], $11::bigint[], $12::jsonb[])`,
+         timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event, search)
+       SELECT $1, $2, $3, seq, id, invocation, author, at, compaction, start_seq, end_seq,
+         event, to_tsvector('simple'::regconfig, search)
+       FROM unnest($4::bigint[], $5::text[], $6::text[], $7::text[], $8::float8[],
+         $9::boolean[], $10::bigint[], $11::bigint[], $12::json[], $13::text[])
+         AS batch (seq, id, invocation, author, at, compaction, start_seq, end_seq, event,
+           search)`,
       [
         key.appName,
         key.userId,
@@ -66,6 +71,7 @@ export async function seed(
         rows.map((row) => row.compactionStartSeq),
         rows.map((row) => row.compactionEndSeq),
         rows.map((row) => row.json),
+        rows.map((row) => postgresSearchText(row.stored, row.json)),
       ],
     );
     batch = [];

@@ -252,7 +252,10 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
     const withIndex = await appendMs(postgres, 'appends');
     const plain = new PostgresSessionService({ pool, schema: schemas[1] });
     await plain.migrate();
-    await pool.query(`ALTER TABLE "${schemas[1]}".orrery_events DROP COLUMN search`);
+    // The store fills the column (schema version 7); without its indexes nothing reads it.
+    await pool.query(
+      `DROP INDEX "${schemas[1]}".orrery_events_search, "${schemas[1]}".orrery_events_user_seq`,
+    );
     line(
       'PostgreSQL (tsvector, GIN)',
       latency,

@@ -9,6 +9,7 @@ import type { splitState } from '../store-helpers.js';
 import { keyParams } from './key-and-errors.js';
 import { type Queries, withValues } from './queries.js';
 import type { PreparedEventRow } from './rows.js';
+import { postgresSearchText } from './search-column.js';
 import type { SynchronousCommit } from './synchronous-commit.js';
 
 export interface InsertPostgresEventOptions {
@@ -49,6 +50,7 @@ export async function insertPostgresEvent(
       values.compactionStartSeq,
       values.compactionEndSeq,
       values.json,
+      postgresSearchText(stored, values.json),
       ...(commitMode ? [commitMode] : []),
     ]),
   );

@@ -3,7 +3,7 @@
  * run by the service's guarded connection, so nothing of it is visible before `COMMIT`, and a
  * failure, an abort (the connection is closed) or a killed process (the server sees the
  * connection drop) rolls all of it back. Events go in batches, one multi-row insert each: the
- * batch's columns as arrays, expanded by `unnest` (one statement, nine parameters, any size).
+ * batch's columns as arrays, expanded by `unnest` (one statement, ten parameters, any size).
  */
 import type { PoolClient } from 'pg';
 import type { Session, SessionKey } from '../../events/types.js';
@@ -16,6 +16,7 @@ import { assertJsonbStorable } from './jsonb-state.js';
 import { keyParams } from './key-and-errors.js';
 import { quoteIdentifier } from './migrations.js';
 import type { Queries } from './queries.js';
+import { postgresSearchText } from './search-column.js';
 
 export interface PostgresImportOptions {
   /** A client inside `BEGIN`; the caller commits or rolls back. */
@@ -40,13 +41,13 @@ export function importStatements(schemaName: string): { insertEvents: string; fi
   return {
     insertEvents: `INSERT INTO ${schema}.orrery_events (app_name, user_id, session_id, seq, event_id,
         invocation_id, author, timestamp, is_compaction, compaction_start_seq, compaction_end_seq,
-        event)
+        event, search)
       SELECT $1, $2, $3, seq, event_id, invocation_id, author, timestamp, is_compaction,
-        start_seq, end_seq, event::json
+        start_seq, end_seq, event::json, to_tsvector('simple'::regconfig, search)
       FROM unnest($4::bigint[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::boolean[],
-        $10::bigint[], $11::bigint[], $12::text[])
+        $10::bigint[], $11::bigint[], $12::text[], $13::text[])
         AS batch (seq, event_id, invocation_id, author, timestamp, is_compaction, start_seq,
-          end_seq, event)`,
+          end_seq, event, search)`,
     finish: `UPDATE ${schema}.orrery_sessions SET state = $4::jsonb, last_seq = $5,
         event_count = $5, updated_at = $6
       WHERE app_name = $1 AND user_id = $2 AND id = $3`,
@@ -80,6 +81,7 @@ export async function importPostgresSession(
       startSeq: [] as Array<number | null>,
       endSeq: [] as Array<number | null>,
       json: [] as string[],
+      search: [] as Array<string | null>,
     };
     for (const event of batch) {
       const { seq, ...body } = event;
@@ -92,7 +94,9 @@ export async function importPostgresSession(
       columns.isCompaction.push(compaction !== undefined);
       columns.startSeq.push(compaction?.startSeq ?? null);
       columns.endSeq.push(compaction?.endSeq ?? null);
-      columns.json.push(JSON.stringify(body));
+      const json = JSON.stringify(body);
+      columns.json.push(json);
+      columns.search.push(postgresSearchText(body, json));
     }
     await client.query(statements.insertEvents, [
       ...keyParams(key),
@@ -105,6 +109,7 @@ export async function importPostgresSession(
       columns.startSeq,
       columns.endSeq,
       columns.json,
+      columns.search,
     ]);
     count += batch.length;
   }

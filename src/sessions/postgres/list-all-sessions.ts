@@ -1,6 +1,6 @@
 /**
  * `listAllSessions` for the PostgreSQL store: one statement over `orrery_sessions`, newest first
- * through the `updated_at` indexes of migration 5, the compaction count from its partial index
+ * through the `updated_minute` indexes of migration 8 (migration 5 indexed `updated_at`), the compaction count from its partial index
  * of compaction rows (docs/architecture.md, Storage).
  */
 import type { ResolvedListAllSessions } from '../list-all-sessions.js';
@@ -15,6 +15,31 @@ export const POSTGRES_LIST_ALL_SESSIONS_MIGRATION: string[] = [
   // Counts every stored compaction (the checkpoint index holds only the valid ones).
   `CREATE INDEX orrery_events_compactions ON {schema}.orrery_events
     (app_name, user_id, session_id) WHERE is_compaction`,
+];
+
+/**
+ * Migration 8: the listings ordered through `updated_minute` (`floor(updated_at / 60)`, a stored
+ * generated column) instead of `updated_at`. Every append sets `updated_at`; while it was in
+ * three indexes no update of a session row was HOT (a new heap tuple and four B-tree inserts
+ * per append, two appends a turn). The minute changes at most once a minute per session, so
+ * the other appends of that minute are HOT (PostgreSQL compares the indexed columns' old and
+ * new values, a generated one too). `ORDER BY updated_minute DESC, updated_at DESC, ...` is the
+ * order by `updated_at` (the minute never decreases with it); the index gives the minutes in
+ * order and an incremental sort orders each minute's sessions, stopped at the `LIMIT`.
+ * Adding the column rewrites the sessions table (not the events).
+ */
+export const POSTGRES_SESSIONS_BY_MINUTE_MIGRATION: string[] = [
+  `ALTER TABLE {schema}.orrery_sessions ADD COLUMN updated_minute double precision
+    GENERATED ALWAYS AS (floor(updated_at / 60)) STORED`,
+  'DROP INDEX {schema}.orrery_sessions_updated',
+  'DROP INDEX {schema}.orrery_sessions_recent',
+  'DROP INDEX {schema}.orrery_sessions_app_recent',
+  `CREATE INDEX orrery_sessions_user_minute ON {schema}.orrery_sessions
+    (app_name, user_id, updated_minute DESC)`,
+  `CREATE INDEX orrery_sessions_minute ON {schema}.orrery_sessions
+    (updated_minute DESC, app_name, user_id, id)`,
+  `CREATE INDEX orrery_sessions_app_minute ON {schema}.orrery_sessions
+    (app_name, updated_minute DESC, user_id, id)`,
 ];
 
 interface OverviewRow {
@@ -55,7 +80,8 @@ export function buildListAllSessionsStatement(
           AND e.is_compaction) AS compaction_count
     FROM ${schema}.orrery_sessions s
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY s.updated_at DESC, s.app_name, s.user_id, s.id LIMIT $${values.length}`;
+    ORDER BY s.updated_minute DESC, s.updated_at DESC, s.app_name, s.user_id, s.id
+    LIMIT $${values.length}`;
   return { text, values, empty: options.userIds?.length === 0 };
 }
 

@@ -5,10 +5,17 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { SessionStoreError } from '../errors.js';
-import { POSTGRES_LIST_ALL_SESSIONS_MIGRATION } from './list-all-sessions.js';
+import {
+  POSTGRES_LIST_ALL_SESSIONS_MIGRATION,
+  POSTGRES_SESSIONS_BY_MINUTE_MIGRATION,
+} from './list-all-sessions.js';
 import { defaultConnectionTimeoutMs, defaultQueryTimeoutMs, withClient } from './pg-checkout.js';
 import { isConnectionError, poolSecrets, toStoreError } from './pg-errors.js';
-import { POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION, POSTGRES_SEARCH_MIGRATION } from './search.js';
+import {
+  POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION,
+  POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION,
+  POSTGRES_SEARCH_MIGRATION,
+} from './search.js';
 
 export interface Migration {
   version: number;
@@ -113,6 +120,16 @@ export const migrations: Migration[] = [
     version: 6,
     name: 'history search across sessions: events by user and seq',
     statements: POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION,
+  },
+  {
+    version: 7,
+    name: 'history search: the tsvector computed from the text the writer sends',
+    statements: POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION,
+  },
+  {
+    version: 8,
+    name: 'sessions listed by update minute: the session row updated in place (HOT)',
+    statements: POSTGRES_SESSIONS_BY_MINUTE_MIGRATION,
   },
 ];
 

@@ -65,7 +65,7 @@ export interface Queries {
   checkpointSeq: string;
   /** Assigns the next seq (row-locks the session) and inserts the event, in one statement. */
   appendEvent: Statement;
-  /** `appendEvent` that first sets `synchronous_commit` ($14) for its own transaction only. */
+  /** `appendEvent` that first sets `synchronous_commit` ($15) for its own transaction only. */
   appendEventWithCommitMode: Statement;
   /** Sets `synchronous_commit` ($1) until the end of the open transaction. */
   setCommitMode: string;
@@ -102,14 +102,16 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
     ORDER BY compaction_end_seq DESC, seq DESC LIMIT 1`;
 
   // The seq is allocated by the UPDATE's row lock, the event inserted from its RETURNING.
+  // $14 is the search text (search-column.ts; NULL for a compaction: a NULL tsvector).
   const appendEvent = (commitMode: string, guard: string) => `WITH ${commitMode}s AS (
         UPDATE ${sessions} SET last_seq = last_seq + 1, event_count = event_count + 1,
           updated_at = greatest(updated_at, $4), state = state || $5::jsonb
         WHERE app_name = $1 AND user_id = $2 AND id = $3${guard}
         RETURNING last_seq, created_at)
       INSERT INTO ${events} (app_name, user_id, session_id, seq, event_id, invocation_id, author,
-        timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event)
-      SELECT $1, $2, $3, s.last_seq, $6, $7, $8, $9, $10, $11, $12, $13::json FROM s
+        timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event, search)
+      SELECT $1, $2, $3, s.last_seq, $6, $7, $8, $9, $10, $11, $12, $13::json,
+        to_tsvector('simple'::regconfig, $14::text) FROM s
       RETURNING seq, (SELECT created_at FROM s) AS created_at`;
 
   const rowsSince = (guard: string) => `SELECT 2, ${eventColumns} FROM ${events}
@@ -189,7 +191,7 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
     // UPDATE references it so the (volatile, never inlined) CTE runs before the commit.
     appendEventWithCommitMode: statement(
       appendEvent(
-        `commit_mode AS (SELECT set_config('synchronous_commit', $14, true) AS mode),
+        `commit_mode AS (SELECT set_config('synchronous_commit', $15, true) AS mode),
       `,
         ' AND (SELECT mode FROM commit_mode) IS NOT NULL',
       ),
@@ -197,7 +199,7 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
     ),
     setCommitMode: `SELECT set_config('synchronous_commit', $1, true)`,
     listSessions: `SELECT id, updated_at, event_count FROM ${sessions}
-      WHERE app_name = $1 AND user_id = $2 ORDER BY updated_at DESC, id`,
+      WHERE app_name = $1 AND user_id = $2 ORDER BY updated_minute DESC, updated_at DESC, id`,
     // A released lease keeps its row (lease.ts); it goes with its session. A held or unexpired
     // one stays: its holder still releases it.
     deleteSession: `WITH freed AS (DELETE FROM ${leases}

@@ -1,6 +1,6 @@
 /** Row -> event mapping for the PostgreSQL store: each row checked as stored-row-rules.ts says. */
 import type { Event, NewEvent, SessionKey } from '../../events/types.js';
-import { type StateDeltaParts, splitState, toStoredEvent } from '../store-helpers.js';
+import { type StateDeltaParts, splitState, toStoredEventWithJson } from '../store-helpers.js';
 import { checkpointProblem, type EventRowColumns, toCheckedEvent } from '../stored-row-rules.js';
 import { assertJsonbStorable } from './jsonb-state.js';
 
@@ -53,14 +53,16 @@ export interface EventRowValues {
 
 /** What the store writes for an event (the bench's bulk seeding writes the same). */
 export function toEventRowValues(event: NewEvent): EventRowValues {
-  const { seq: _seq, ...stored } = toStoredEvent(event, 0);
+  // The copy's JSON without `seq` is the column's text: no second `JSON.stringify`.
+  const { event: copy, bodyJson } = toStoredEventWithJson(event, 0);
+  const { seq: _seq, ...stored } = copy;
   const compaction = stored.actions.compaction;
   return {
     stored,
     isCompaction: compaction !== undefined,
     compactionStartSeq: compaction?.startSeq ?? null,
     compactionEndSeq: compaction?.endSeq ?? null,
-    json: JSON.stringify(stored),
+    json: bodyJson,
   };
 }
 

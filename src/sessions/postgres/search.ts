@@ -73,6 +73,28 @@ export const POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION: string[] = [
     WHERE search IS NOT NULL`,
 ];
 
+/**
+ * Migration 7: the `search` column filled by the writer (search-column.ts), no longer generated:
+ * the generated expression's plpgsql json walk cost a quarter to a third of a turn's database
+ * CPU. `DROP EXPRESSION` keeps every stored value (no rewrite). A writer that does not set it
+ * (an older orrery still running during an upgrade, a bulk load by hand) leaves it NULL on a
+ * searchable row; the trigger then computes it as the generated column did. Its `WHEN` is
+ * checked per row without calling plpgsql, so the store's own inserts pay nothing for it.
+ */
+export const POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION: string[] = [
+  'ALTER TABLE {schema}.orrery_events ALTER COLUMN search DROP EXPRESSION',
+  `CREATE FUNCTION {schema}.orrery_event_search_fill() RETURNS trigger
+    LANGUAGE plpgsql AS $fill$
+    BEGIN
+      NEW.search := to_tsvector('simple'::regconfig, {schema}.orrery_event_search_text(NEW.event));
+      RETURN NEW;
+    END
+    $fill$`,
+  `CREATE TRIGGER orrery_events_search_fill BEFORE INSERT ON {schema}.orrery_events
+    FOR EACH ROW WHEN (NEW.search IS NULL AND NOT NEW.is_compaction)
+    EXECUTE FUNCTION {schema}.orrery_event_search_fill()`,
+];
+
 interface SearchRow extends EventRow {
   session_id: string;
   score: number;
