@@ -16,10 +16,13 @@ import {
   type SqliteSessionServiceOptions,
 } from './options.js';
 import { prepareStatements, type SqliteStatements } from './statements.js';
+import { SqliteWriteQueue } from './write-queue.js';
 
 export interface SqliteConnection {
   database: BetterSqlite3.Database;
   statements: SqliteStatements;
+  /** Writes of one event-loop turn, committed together (write-queue.ts). */
+  writes: SqliteWriteQueue;
 }
 
 /** The open, configured and migrated database; a handle it opened is closed on failure. */
@@ -53,7 +56,11 @@ export async function openSqliteDatabase(
         ...wait,
         operation: 'open',
       });
-    return { database, statements: prepareStatements(database) };
+    return {
+      database,
+      statements: prepareStatements(database),
+      writes: new SqliteWriteQueue(database),
+    };
   } catch (error) {
     if (!options.database) database.close();
     if (SessionStoreError.isInstance(error)) throw error;
