@@ -23,6 +23,11 @@ export interface SqliteConnection {
   statements: SqliteStatements;
   /** Writes of one event-loop turn, committed together (write-queue.ts). */
   writes: SqliteWriteQueue;
+  /**
+   * Runs its argument in a transaction (`.deferred(work)` for a consistent read). Made once:
+   * the driver's `transaction()` builds five wrappers a call.
+   */
+  transaction: { deferred<T>(work: () => T): T };
 }
 
 /** The open, configured and migrated database; a handle it opened is closed on failure. */
@@ -60,6 +65,9 @@ export async function openSqliteDatabase(
       database,
       statements: prepareStatements(database),
       writes: new SqliteWriteQueue(database),
+      transaction: database.transaction((work: () => unknown) => work()) as {
+        deferred<T>(work: () => T): T;
+      },
     };
   } catch (error) {
     if (!options.database) database.close();

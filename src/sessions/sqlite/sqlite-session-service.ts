@@ -135,8 +135,8 @@ export class SqliteSessionService implements SessionService {
 
   async getSession(options: GetSessionOptions): Promise<Session | undefined> {
     assertValidSessionKey(options);
-    const { database, statements } = await this.open(options.signal);
-    const work = database.transaction(() => {
+    const { statements, transaction } = await this.open(options.signal);
+    const work = () => {
       const row = statements.selectSessionWithState.get(
         options.appName,
         options.userId,
@@ -161,8 +161,8 @@ export class SqliteSessionService implements SessionService {
         events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
       }
       return toSqliteSession(statements, row, events);
-    });
-    return this.run(() => work.deferred(), {
+    };
+    return this.run(() => transaction.deferred(work), {
       operation: 'getSession',
       key: options,
       signal: options.signal,
@@ -171,12 +171,12 @@ export class SqliteSessionService implements SessionService {
 
   async loadView(options: SessionKey & { signal?: AbortSignal }): Promise<StoredView> {
     assertValidSessionKey(options);
-    const { database, statements } = await this.open(options.signal);
-    const work = database.transaction(() => {
+    const { statements, transaction } = await this.open(options.signal);
+    const work = () => {
       const row = this.requireSession(statements, options);
       return this.readView(statements, row, options);
-    });
-    return this.run(() => work.deferred(), {
+    };
+    return this.run(() => transaction.deferred(work), {
       operation: 'loadView',
       key: options,
       signal: options.signal,
