@@ -134,11 +134,17 @@ export class Invocation implements InvocationContext {
 
   async appendEvent(event: NewEvent): Promise<Event> {
     this.signal?.throwIfAborted();
+    // No plugins: no hook context built, no hook awaited (a quiet turn appends twice).
+    const plugins = this.options.plugins;
     const final = withJsonStateDelta(
-      await this.options.plugins.onEvent({
-        ...this.pluginContext(event.author === 'user' ? this.options.rootAgentName : event.author),
-        event,
-      }),
+      plugins.plugins.length === 0
+        ? event
+        : await plugins.onEvent({
+            ...this.pluginContext(
+              event.author === 'user' ? this.options.rootAgentName : event.author,
+            ),
+            event,
+          }),
     );
     const stored = await this.options.sessionService.appendEvent({
       ...this.options.key,
@@ -355,12 +361,11 @@ export class Invocation implements InvocationContext {
     overflowRetry = false,
   ): AsyncGenerator<ModelStreamPart, ModelResponse, undefined> {
     this.signal?.throwIfAborted();
-    const context = {
-      ...this.pluginContext(options.agentName),
-      request,
-      modelId: options.model.modelId,
-    };
-    const shortCircuit = await this.options.plugins.beforeModel(context);
+    const plugged = this.options.plugins.plugins.length > 0;
+    const context = plugged
+      ? { ...this.pluginContext(options.agentName), request, modelId: options.model.modelId }
+      : undefined;
+    const shortCircuit = context && (await this.options.plugins.beforeModel(context));
     const { retry } = options;
     let response: ModelResponse;
     if (shortCircuit) response = shortCircuit;
@@ -391,7 +396,7 @@ export class Invocation implements InvocationContext {
       }
     }
     // Plugins see (and may replace) the whole response; the parts went out as they came.
-    return this.options.plugins.afterModel({ ...context, response });
+    return context ? this.options.plugins.afterModel({ ...context, response }) : response;
   }
 
   async runTools(options: RunToolsOptions): Promise<NewEvent> {

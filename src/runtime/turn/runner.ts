@@ -243,8 +243,9 @@ export class Runner {
       createEvent({ author: 'user', invocationId: invocation.invocationId, content: newMessage }),
     );
 
-    const runContext = invocation.pluginContext();
-    const answer = await this.plugins.beforeRun({ ...runContext, newMessage });
+    const plugged = this.plugins.plugins.length > 0;
+    const runContext = plugged ? invocation.pluginContext() : undefined;
+    const answer = runContext && (await this.plugins.beforeRun({ ...runContext, newMessage }));
     if (answer) {
       yield await invocation.appendEvent(
         createEvent({
@@ -256,7 +257,7 @@ export class Runner {
     } else {
       for await (const event of this.agent.runAsync(invocation)) yield event;
     }
-    await this.plugins.afterRun(runContext);
+    if (runContext) await this.plugins.afterRun(runContext);
     return this.compactAfterInvocation({ ...options, invocation });
   }
 

@@ -35,20 +35,40 @@ export async function runWhileBusy<T>(work: () => T, options: RunWhileBusyOption
       return work();
     } catch (error) {
       if (!isBusyError(error)) throw toSqliteStoreError(error, options);
-      const waited = Date.now() - started;
-      if (waited >= options.waitMs) {
-        const session =
-          options.key?.sessionId === undefined ? '' : ` of session '${options.key.sessionId}'`;
-        throw new SessionStoreError({
-          message: `SQLite ${options.operation}${session} gave up after ${waited} ms (${attempt} attempts): the database is locked by another connection`,
-          sessionId: options.key?.sessionId,
-          retryable: true,
-          cause: error,
-        });
-      }
-      const jittered = delay / 2 + Math.random() * (delay / 2);
-      await abortableDelay(Math.min(jittered, options.waitMs - waited), options.signal);
+      await waitWhileBusy({ options, started, attempt, delay, cause: error });
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     }
   }
+}
+
+/** The first wait after a busy attempt, in ms (then doubled up to `MAX_DELAY_MS`). */
+export const FIRST_BUSY_DELAY_MS = FIRST_DELAY_MS;
+export const MAX_BUSY_DELAY_MS = MAX_DELAY_MS;
+
+/**
+ * The wait after busy attempt `attempt` (`delay` ms, jittered so waiters spread out), or the
+ * retryable `SessionStoreError` once `options.waitMs` has passed since `started`; rejects with
+ * the signal's reason at once when it aborts.
+ */
+export async function waitWhileBusy(wait: {
+  options: RunWhileBusyOptions;
+  started: number;
+  attempt: number;
+  delay: number;
+  cause: unknown;
+}): Promise<void> {
+  const { options, delay } = wait;
+  const waited = Date.now() - wait.started;
+  if (waited >= options.waitMs) {
+    const session =
+      options.key?.sessionId === undefined ? '' : ` of session '${options.key.sessionId}'`;
+    throw new SessionStoreError({
+      message: `SQLite ${options.operation}${session} gave up after ${waited} ms (${wait.attempt} attempts): the database is locked by another connection`,
+      sessionId: options.key?.sessionId,
+      retryable: true,
+      cause: wait.cause,
+    });
+  }
+  const jittered = delay / 2 + Math.random() * (delay / 2);
+  await abortableDelay(Math.min(jittered, options.waitMs - waited), options.signal);
 }

@@ -1,10 +1,11 @@
 /**
  * The SQLite session lease: one row per leased session in `session_leases` (holder, expiry in
  * ms since the epoch; every process on the file shares the machine's clock). Each operation is
- * one short auto-committed statement, so a held lease never holds SQLite's write lock and other
- * sessions in the file are never blocked by it. A busy database (another connection writing) is
- * never waited for synchronously: taking polls again, renewing tries again at the next renewal,
- * and releasing retries with a backoff.
+ * one short statement, so a held lease never holds SQLite's write lock and other sessions in the
+ * file are never blocked by it. A take and a release are committed with the other writes of
+ * their event-loop turn (write-queue.ts: alone, a statement auto-committed). A busy database
+ * (another connection writing) is never waited for synchronously: taking polls again, renewing
+ * tries again at the next renewal, and releasing retries with a backoff.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SessionKey } from '../../events/types.js';
@@ -14,6 +15,7 @@ import type { InMemoryLeases } from '../in-memory-lease.js';
 import type { LeaseRecordOperations } from '../lease-helpers.js';
 import { acquireRecordLease } from '../record-lease.js';
 import type { AcquireLeaseOptions, SessionLease } from '../session-service.js';
+import type { SqliteWriteQueue } from './write-queue.js';
 
 interface LeaseStatements {
   take: BetterSqlite3.Statement<[string, string, string, string, number, number]>;
@@ -83,16 +85,30 @@ async function retryWhileBusy<T>(work: () => T, deadlineMs: number): Promise<T> 
   }
 }
 
-function leaseRecords(database: BetterSqlite3.Database, key: SessionKey): LeaseRecordOperations {
+function leaseRecords(
+  database: BetterSqlite3.Database,
+  writes: SqliteWriteQueue,
+  key: SessionKey,
+): LeaseRecordOperations {
   const params = [key.appName, key.userId, key.sessionId] as const;
+  const statements = statementsFor(database);
   return {
     tryAcquire: async (leaseId, ttlMs) => {
-      try {
+      const take = () => {
         const now = Date.now();
-        return statementsFor(database).take.run(...params, leaseId, now + ttlMs, now).changes === 1;
-      } catch (error) {
+        return statements.take.run(...params, leaseId, now + ttlMs, now).changes === 1;
+      };
+      try {
         // Busy: not taken this time; the caller polls again until its waitMs.
-        if (isBusy(error)) return false;
+        return await writes.write(take, {
+          operation: 'lease take',
+          key,
+          waitMs: 0,
+          statement: true,
+          whenBusy: () => false,
+          rawErrors: true,
+        });
+      } catch (error) {
         throw storeError(key, 'take', error);
       }
     },
@@ -109,8 +125,14 @@ function leaseRecords(database: BetterSqlite3.Database, key: SessionKey): LeaseR
     // A row left behind would hold the next holder up for a whole ttl.
     release: async (leaseId) => {
       try {
-        const release = () => statementsFor(database).release.run(...params, leaseId);
-        await retryWhileBusy(release, RELEASE_DEADLINE_MS);
+        const release = () => statements.release.run(...params, leaseId);
+        await writes.write(release, {
+          operation: 'lease release',
+          key,
+          waitMs: RELEASE_DEADLINE_MS,
+          statement: true,
+          rawErrors: true,
+        });
       } catch (error) {
         throw storeError(key, 'release', error);
       }
@@ -120,6 +142,8 @@ function leaseRecords(database: BetterSqlite3.Database, key: SessionKey): LeaseR
 
 export interface AcquireSqliteLeaseOptions {
   database: BetterSqlite3.Database;
+  /** The connection's group commit (write-queue.ts). */
+  writes: SqliteWriteQueue;
   /** The service's in-process gate. */
   local: InMemoryLeases;
   lease: AcquireLeaseOptions;
@@ -130,6 +154,6 @@ export function acquireSqliteLease(options: AcquireSqliteLeaseOptions): Promise<
   return acquireRecordLease({
     local: options.local,
     lease: options.lease,
-    records: leaseRecords(options.database, { appName, userId, sessionId }),
+    records: leaseRecords(options.database, options.writes, { appName, userId, sessionId }),
   });
 }

@@ -16,10 +16,18 @@ import {
   type SqliteSessionServiceOptions,
 } from './options.js';
 import { prepareStatements, type SqliteStatements } from './statements.js';
+import { SqliteWriteQueue } from './write-queue.js';
 
 export interface SqliteConnection {
   database: BetterSqlite3.Database;
   statements: SqliteStatements;
+  /** Writes of one event-loop turn, committed together (write-queue.ts). */
+  writes: SqliteWriteQueue;
+  /**
+   * Runs its argument in a transaction (`.deferred(work)` for a consistent read). Made once:
+   * the driver's `transaction()` builds five wrappers a call.
+   */
+  transaction: { deferred<T>(work: () => T): T };
 }
 
 /** The open, configured and migrated database; a handle it opened is closed on failure. */
@@ -53,7 +61,14 @@ export async function openSqliteDatabase(
         ...wait,
         operation: 'open',
       });
-    return { database, statements: prepareStatements(database) };
+    return {
+      database,
+      statements: prepareStatements(database),
+      writes: new SqliteWriteQueue(database),
+      transaction: database.transaction((work: () => unknown) => work()) as {
+        deferred<T>(work: () => T): T;
+      },
+    };
   } catch (error) {
     if (!options.database) database.close();
     if (SessionStoreError.isInstance(error)) throw error;

@@ -72,6 +72,7 @@ import {
   writeSharedState,
 } from './session-rows.js';
 import type { SessionRow, SqliteStatements } from './statements.js';
+import type { SqliteWriteQueue } from './write-queue.js';
 
 export {
   DEFAULT_BUSY_WAIT_MS,
@@ -105,10 +106,10 @@ export class SqliteSessionService implements SessionService {
     const key = { appName: options.appName, userId: options.userId, sessionId };
     assertValidSessionKey(key);
     assertValidState(options.state);
-    const { database, statements } = await this.open(options.signal);
+    const { statements, writes } = await this.open(options.signal);
     const parts = splitState(options.state);
     const time = now();
-    const create = database.transaction(() => {
+    const create = () => {
       if (statements.selectSession.get(key.appName, key.userId, sessionId)) {
         throw new SessionAlreadyExistsError(key);
       }
@@ -123,8 +124,8 @@ export class SqliteSessionService implements SessionService {
       writeSharedState(statements, key, parts.app, parts.user, time);
       const row = statements.selectSession.get(key.appName, key.userId, sessionId)!;
       return toSqliteSession(statements, row, []);
-    });
-    return this.run(() => create.immediate(), {
+    };
+    return this.write(writes, create, {
       operation: 'createSession',
       key,
       signal: options.signal,
@@ -134,8 +135,8 @@ export class SqliteSessionService implements SessionService {
 
   async getSession(options: GetSessionOptions): Promise<Session | undefined> {
     assertValidSessionKey(options);
-    const { database, statements } = await this.open(options.signal);
-    const work = database.transaction(() => {
+    const { statements, transaction } = await this.open(options.signal);
+    const work = () => {
       const row = statements.selectSessionWithState.get(
         options.appName,
         options.userId,
@@ -160,8 +161,8 @@ export class SqliteSessionService implements SessionService {
         events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
       }
       return toSqliteSession(statements, row, events);
-    });
-    return this.run(() => work.deferred(), {
+    };
+    return this.run(() => transaction.deferred(work), {
       operation: 'getSession',
       key: options,
       signal: options.signal,
@@ -170,12 +171,12 @@ export class SqliteSessionService implements SessionService {
 
   async loadView(options: SessionKey & { signal?: AbortSignal }): Promise<StoredView> {
     assertValidSessionKey(options);
-    const { database, statements } = await this.open(options.signal);
-    const work = database.transaction(() => {
+    const { statements, transaction } = await this.open(options.signal);
+    const work = () => {
       const row = this.requireSession(statements, options);
       return this.readView(statements, row, options);
-    });
-    return this.run(() => work.deferred(), {
+    };
+    return this.run(() => transaction.deferred(work), {
       operation: 'loadView',
       key: options,
       signal: options.signal,
@@ -215,9 +216,10 @@ export class SqliteSessionService implements SessionService {
   async appendEvent(options: AppendEventOptions): Promise<Event> {
     assertValidSessionKey(options);
     assertValidNewEvent(options.event, { kind: 'event' });
-    const { database, statements } = await this.open(options.signal);
-    const work = database.transaction(() => appendSqliteEvent(statements, options, options.event));
-    const appended = await this.run(() => work.immediate(), {
+    const { statements, writes } = await this.open(options.signal);
+    const work = () => appendSqliteEvent(statements, options, options.event);
+    // Committed with the other writes of this event-loop turn (write-queue.ts).
+    const appended = await this.write(writes, work, {
       operation: 'appendEvent',
       key: options,
       signal: options.signal,
@@ -235,8 +237,8 @@ export class SqliteSessionService implements SessionService {
   async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
     assertValidSessionKey(options);
     assertValidNewEvent(options.event, { kind: 'compaction' });
-    const { database, statements } = await this.open(options.signal);
-    const work = database.transaction(() => {
+    const { statements, writes } = await this.open(options.signal);
+    const work = () => {
       const row = this.requireSession(statements, options);
       assertCompactionFits(options.event, row.last_seq + 1);
       // The checkpoint the view would use (same rule, same skips), so a compaction planned
@@ -251,8 +253,8 @@ export class SqliteSessionService implements SessionService {
         });
       }
       return insertSqliteEvent(statements, options, row, options.event).event as CompactionEvent;
-    });
-    return this.run(() => work.immediate(), {
+    };
+    return this.write(writes, work, {
       operation: 'appendCompaction',
       key: options,
       signal: options.signal,
@@ -292,13 +294,13 @@ export class SqliteSessionService implements SessionService {
 
   async deleteSession(options: SessionKey & { signal?: AbortSignal }): Promise<void> {
     assertValidSessionKey(options);
-    const { database, statements } = await this.open(options.signal);
+    const { statements, writes } = await this.open(options.signal);
     this.views.forget(options);
-    const work = database.transaction(() => {
+    const work = () => {
       statements.deleteEvents.run(options.appName, options.userId, options.sessionId);
       statements.deleteSession.run(options.appName, options.userId, options.sessionId);
-    });
-    await this.run(() => work.immediate(), {
+    };
+    await this.write(writes, work, {
       operation: 'deleteSession',
       key: options,
       signal: options.signal,
@@ -310,9 +312,9 @@ export class SqliteSessionService implements SessionService {
    * (no other process can open the file) within this process only, with no row written.
    */
   async acquireLease(options: AcquireLeaseOptions): Promise<SessionLease> {
-    const { database } = await this.open(options.signal);
+    const { database, writes } = await this.open(options.signal);
     if (this.options.exclusive) return this.leases.acquire(options);
-    return acquireSqliteLease({ database, local: this.leases, lease: options });
+    return acquireSqliteLease({ database, writes, local: this.leases, lease: options });
   }
 
   /** All or nothing, on a connection of its own (see `import-session.ts`). */
@@ -359,9 +361,11 @@ export class SqliteSessionService implements SessionService {
     this.closed = true;
     const connection = this.connection;
     this.connection = undefined;
-    if (!connection || this.options.database) return;
-    const { database } = await connection.catch(() => ({ database: undefined }));
-    database?.close();
+    if (!connection) return;
+    const opened = await connection.catch(() => undefined);
+    // What was queued is stored before the database closes.
+    opened?.writes.close();
+    if (!this.options.database) opened?.database.close();
   }
 
   /** The open database (opened, configured and migrated on first use). */
@@ -430,6 +434,28 @@ export class SqliteSessionService implements SessionService {
     },
   ): Promise<T> {
     return runWhileBusy(work, {
+      ...options,
+      key: {
+        appName: options.key.appName,
+        userId: options.key.userId,
+        sessionId: options.key.sessionId,
+      },
+      waitMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS,
+    });
+  }
+
+  /** A write transaction, committed with the other writes of this event-loop turn. */
+  private write<T>(
+    writes: SqliteWriteQueue,
+    work: () => T,
+    options: {
+      operation: string;
+      key: Partial<SessionKey>;
+      signal?: AbortSignal;
+      creating?: boolean;
+    },
+  ): Promise<T> {
+    return writes.write(work, {
       ...options,
       key: {
         appName: options.key.appName,
