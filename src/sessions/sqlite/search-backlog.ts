@@ -51,7 +51,10 @@ export class SqliteSearchBacklog {
     this.timer = undefined;
     const database = this.database;
     if (this.closed || !database?.open) return;
-    if (database.inTransaction) return this.schedule(SQLITE_SEARCH_IDLE_MS);
+    if (database.inTransaction) {
+      this.schedule(SQLITE_SEARCH_IDLE_MS);
+      return;
+    }
     try {
       if (!hasPendingSearchEvents(database)) return;
       database
@@ -59,7 +62,10 @@ export class SqliteSearchBacklog {
         .immediate();
       this.schedule(0);
     } catch (error) {
-      if (isBusyError(error)) return this.schedule(SQLITE_SEARCH_IDLE_MS);
+      if (isBusyError(error)) {
+        this.schedule(SQLITE_SEARCH_IDLE_MS);
+        return;
+      }
       this.options.logger?.warn(
         { error: (error as Error).message },
         'SQLite search: indexing appended events failed; the next search indexes them',
