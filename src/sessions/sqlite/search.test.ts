@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { userTextEvent } from '../../testing/event-builders.js';
+import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
 import { migrateSqlite, SQLITE_MIGRATIONS } from './migrations.js';
 import { SQLITE_SEARCH_BATCH, SQLITE_SEARCH_IDLE_MS } from './search-backlog.js';
 import { rebuildSqliteSearch } from './search-index.js';
@@ -193,6 +193,42 @@ describe('SQLite history search', () => {
     database.exec('COMMIT');
     vi.runAllTimers();
     expect(backlog(database)).toEqual({ pending: 0, indexed: SQLITE_SEARCH_BATCH + 1 });
+    checkIndex(database);
+    await service.close();
+  });
+
+  it('waits while another connection holds the write lock, then indexes', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const path = join(folder, 'idle-busy.db');
+    const service = new SqliteSessionService({ path });
+    const database = await service.getDatabase();
+    await service.createSession(key);
+    await service.appendEvent({ ...key, event: userTextEvent({ text: 'a patient crane' }) });
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    vi.advanceTimersByTime(SQLITE_SEARCH_IDLE_MS * 3);
+    expect(backlog(database)).toEqual({ pending: 1, indexed: 0 });
+    other.exec('COMMIT');
+    other.close();
+    vi.advanceTimersByTime(SQLITE_SEARCH_IDLE_MS);
+    expect(backlog(database)).toEqual({ pending: 0, indexed: 1 });
+    await service.close();
+  });
+
+  it('moves the watermark past compactions without indexing them', async () => {
+    const service = new SqliteSessionService({ path: join(folder, 'compaction.db') });
+    const database = await service.getDatabase();
+    await service.createSession(key);
+    await service.appendEvent({ ...key, event: userTextEvent({ text: 'an early wren' }) });
+    await service.appendCompaction({
+      ...key,
+      expectedCheckpointSeq: null,
+      event: compactionEvent({ startSeq: 1, endSeq: 1, text: 'summary of the wren' }),
+    });
+    await service.appendEvent({ ...key, event: userTextEvent({ text: 'a late wren' }) });
+    const hits = await service.searchEvents({ ...key, query: 'wren' });
+    expect(hits.map((hit) => hit.seq).sort()).toEqual([1, 3]);
+    expect(backlog(database)).toEqual({ pending: 0, indexed: 2 });
     checkIndex(database);
     await service.close();
   });
