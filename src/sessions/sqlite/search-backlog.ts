@@ -18,7 +18,7 @@ import { isBusyError } from './sqlite-errors.js';
 
 /** How long after an append the events waiting are indexed, in ms. */
 export const SQLITE_SEARCH_IDLE_MS = 100;
-/** Events indexed per write transaction when idle (~256 x 0.05 ms: the lock is held ~13 ms). */
+/** Events indexed per write transaction when idle (0.04-0.08 ms each: the lock held 10-20 ms). */
 export const SQLITE_SEARCH_BATCH = 256;
 
 export class SqliteSearchBacklog {
