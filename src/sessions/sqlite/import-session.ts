@@ -20,6 +20,7 @@ import type { ImportSessionOptions, ImportSessionResult } from '../session-servi
 import { mergeState, type StateDeltaParts } from '../store-helpers.js';
 import { runWhileBusy } from './busy-wait.js';
 import type { SqliteDriver } from './load-driver.js';
+import { indexPendingSearchEvents } from './search-index.js';
 import { insertEventRow } from './session-rows.js';
 import { toSqliteStoreError } from './sqlite-errors.js';
 import { prepareStatements, type SqliteStatements } from './statements.js';
@@ -152,9 +153,13 @@ function insertBatch(writer: Writer, key: SessionKey, batch: Event[]): void {
   }
 }
 
-/** Session state and counters, shared state merged as appends merge it; the session as read. */
+/**
+ * Session state and counters, shared state merged as appends merge it; the session as read. The
+ * events are indexed for search in the import's transaction: searchable once it commits.
+ */
 function finish(writer: Writer, key: SessionKey, state: StateDeltaParts, count: number): Session {
   const { statements } = writer;
+  indexPendingSearchEvents(writer.database);
   const time = now();
   writer.finish.run(
     JSON.stringify(state.session),

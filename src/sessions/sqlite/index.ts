@@ -6,7 +6,7 @@ export {
   SQLITE_SCHEMA_VERSION,
   type SqliteMigration,
 } from './migrations.js';
-export { rebuildSqliteSearch } from './search.js';
+export { rebuildSqliteSearch } from './search-index.js';
 export {
   DEFAULT_SQLITE_PATH,
   type SqliteSessionLogger,

@@ -6,7 +6,11 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { SessionStoreError } from '../errors.js';
 import { SQLITE_LIST_ALL_SESSIONS_MIGRATION_SQL } from './list-all-sessions.js';
-import { SQLITE_SEARCH_BATCH_MIGRATION_SQL, SQLITE_SEARCH_MIGRATION_SQL } from './search.js';
+import {
+  SQLITE_SEARCH_BATCH_MIGRATION_SQL,
+  SQLITE_SEARCH_MIGRATION_SQL,
+  SQLITE_SEARCH_WATERMARK_MIGRATION_SQL,
+} from './search-index.js';
 
 export interface SqliteMigration {
   version: number;
@@ -93,6 +97,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 5,
     name: 'history search: events indexed in batches of 256, the rest before each search',
     sql: SQLITE_SEARCH_BATCH_MIGRATION_SQL,
+  },
+  {
+    version: 6,
+    name: 'history search: a watermark, appends index nothing; idle time and searches index them',
+    sql: SQLITE_SEARCH_WATERMARK_MIGRATION_SQL,
   },
 ];
 

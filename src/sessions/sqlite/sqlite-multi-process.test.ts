@@ -105,6 +105,9 @@ describe('SqliteSessionService across processes', () => {
         own.map((_, index) => `worker-${worker}-${index}`),
       );
     }
+    // Search finds every event, whichever process indexed it (its idle time) or none did.
+    const hits = await service.searchEvents({ ...key, query: 'worker', limit: 1000 });
+    expect(hits.map((hit) => hit.event.id).sort()).toEqual(events.map((event) => event.id).sort());
   });
 
   it('8 processes compacting the same window: exactly one compaction is stored', async () => {

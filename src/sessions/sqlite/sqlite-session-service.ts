@@ -64,7 +64,9 @@ import { listAllSqliteSessions } from './list-all-sessions.js';
 import { openSqliteDatabase, type SqliteConnection } from './open-database.js';
 import { DEFAULT_BUSY_WAIT_MS, type SqliteSessionServiceOptions } from './options.js';
 import { type RowReadOptions, readCheckpoint, readRows, readSqliteView } from './read-rows.js';
-import { flushSqliteSearch, hasPendingSearchRows, searchSqliteEvents } from './search.js';
+import { searchSqliteEvents } from './search.js';
+import { SqliteSearchBacklog } from './search-backlog.js';
+import { hasPendingSearchEvents, indexPendingSearchEvents } from './search-index.js';
 import {
   appendSqliteEvent,
   insertSqliteEvent,
@@ -94,9 +96,12 @@ export class SqliteSessionService implements SessionService {
   private readonly leases = new InMemoryLeases();
   /** Views read, per session: a turn reads only what was appended since (view-cache.ts). */
   private readonly views: ViewCache;
+  /** Appended events indexed for search when idle (search-backlog.ts). */
+  private readonly searchBacklog: SqliteSearchBacklog;
 
   constructor(options: SqliteSessionServiceOptions = {}) {
     this.options = options;
+    this.searchBacklog = new SqliteSearchBacklog({ logger: options.logger });
     this.views = new ViewCache(options.viewCache);
     this.searchLanguage = resolveSearchLanguage(options.searchLanguage);
   }
@@ -224,6 +229,7 @@ export class SqliteSessionService implements SessionService {
       key: options,
       signal: options.signal,
     });
+    this.searchBacklog.appended(database);
     // Committed: the next view read finds it cached, not as a row to read, parse and check
     // again. The cache gets its own copy (the caller may change the returned event).
     if (this.views.peekLastSeq(options) === appended.event.seq - 1) {
@@ -334,9 +340,10 @@ export class SqliteSessionService implements SessionService {
     const search = resolveSearchOptions(options);
     const { database, statements } = await this.open(options.signal);
     const key = { appName: search.appName, userId: search.userId, sessionId: search.sessionId };
-    // Events appended since the last batch are indexed first (search.ts: batches).
-    const flush = database.transaction(() => flushSqliteSearch(database));
-    await this.run(() => hasPendingSearchRows(database) && flush.immediate(), {
+    // Events not indexed yet are indexed first, so the search finds every event appended before
+    // it, by any connection (search-index.ts).
+    const flush = database.transaction(() => indexPendingSearchEvents(database));
+    await this.run(() => hasPendingSearchEvents(database) && flush.immediate(), {
       operation: 'searchEvents',
       key,
       signal: options.signal,
@@ -359,6 +366,7 @@ export class SqliteSessionService implements SessionService {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.searchBacklog.close();
     const connection = this.connection;
     this.connection = undefined;
     if (!connection) return;
