@@ -221,7 +221,7 @@ export class SqliteSessionService implements SessionService {
   async appendEvent(options: AppendEventOptions): Promise<Event> {
     assertValidSessionKey(options);
     assertValidNewEvent(options.event, { kind: 'event' });
-    const { statements, writes } = await this.open(options.signal);
+    const { database, statements, writes } = await this.open(options.signal);
     const work = () => appendSqliteEvent(statements, options, options.event);
     // Committed with the other writes of this event-loop turn (write-queue.ts).
     const appended = await this.write(writes, work, {
