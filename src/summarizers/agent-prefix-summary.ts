@@ -162,6 +162,7 @@ export async function summarizeWithAgentPrefix(
   options: AgentPrefixSummaryOptions,
 ): Promise<AgentPrefixResult> {
   const { model, request: sent, fromSeq, toSeq, rolling, signal } = options;
+  signal?.throwIfAborted();
   const newer = contentsAfter(sent.contents, options.viewContents);
   if (!newer) {
     return {
