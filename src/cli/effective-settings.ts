@@ -74,8 +74,7 @@ export function effectiveSettings(options: EffectiveSettingsOptions): EffectiveS
     elision: config?.elision !== undefined,
     elisionMinOutputBytes: config?.elision?.minOutputBytes ?? null,
     elisionMinReclaimTokens: config?.elision?.minReclaimTokens ?? null,
-    reuseAgentPrefix:
-      config === null ? null : resolveReuseAgentPrefix(config),
+    reuseAgentPrefix: config === null ? null : resolveReuseAgentPrefix(config),
   };
   const setVariables = (Object.keys(values) as CompactionField[])
     .map((field) => COMPACTION_ENV[field])
