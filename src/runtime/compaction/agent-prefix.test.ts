@@ -108,6 +108,48 @@ describe("summaries on the agent's cached prefix", () => {
     );
   });
 
+  it('works the same when the guard compacts before a model call, inside a tool loop', async () => {
+    const sessionService = new InMemorySessionService();
+    await sessionService.createSession({ appName, userId, sessionId: 's' });
+    const model = new ScriptedModel({
+      modelId: 'scripted:agent',
+      script: [
+        toolCallResponse([{ id: 'c1', name: 'echo', args: { text: 'ping '.repeat(400) } }]),
+        textResponse(SUMMARY),
+        textResponse('done'),
+      ],
+    });
+    const runner = new Runner({
+      appName,
+      agent: new LlmAgent({ name: 'agent', model, instruction: 'Be brief.', tools: [echo] }),
+      sessionService,
+      compaction: { tokenThreshold: 300, eventRetentionSize: 0 },
+      env: {},
+      logger: false,
+      recall: false,
+    });
+    await collect(runner.run({ userId, sessionId: 's', newMessage: 'hi' }));
+    expect(model.calls).toHaveLength(3);
+    const [agent, summarize, next] = model.calls;
+    const sent = agent?.contents.length ?? 0;
+    expect(JSON.stringify(summarize?.contents.slice(0, sent))).toBe(
+      JSON.stringify(agent?.contents),
+    );
+    expect(JSON.stringify(summarize?.tools)).toBe(JSON.stringify(agent?.tools));
+    // The call and its result, then the instruction.
+    expect(summarize?.contents.slice(sent).map((content) => content.role)).toEqual([
+      'model',
+      'user',
+      'user',
+    ]);
+    // The running call and its result stay verbatim: only seq 1 is summarized, told so.
+    expect(lastText(summarize)).toContain('from seq 1 through seq 1 (messages 1-1)');
+    expect(lastText(summarize)).toContain('(message: seq): 1: 1, 2: 2, 3: 3.');
+    expect(getText(next?.contents[0])).toContain(`${SUMMARY_PREFIX}## User goal`);
+    const { checkpoint } = await sessionService.loadView({ appName, userId, sessionId: 's' });
+    expect(checkpoint?.actions.compaction.summaryRequest).toEqual({ via: 'agent_prefix' });
+  });
+
   it('folds the previous summary in: the rolling summary of the second compaction', async () => {
     const { model, runner, sessionService } = await turn({
       script: [
