@@ -15,8 +15,8 @@ import type { Content, Event } from '../events/types.js';
 import { isContextOverflowError } from '../models/errors.js';
 import type { Model, ModelRequest, ModelResponse } from '../models/types.js';
 import { raceAbort } from '../util/abort.js';
-import { errorMessage } from '../util/error-message.js';
 import { SUMMARY_SECTIONS } from './default-prompt.js';
+import { fallbackReason } from './fallback-reason.js';
 import { isBlockedFinishReason } from './llm-event-summarizer.js';
 import { labelSummaryLines } from './seq-labels.js';
 
@@ -197,8 +197,9 @@ export async function summarizeWithAgentPrefix(
     if (timeout.aborted) {
       return { reason: 'timeout', detail: `no answer within ${options.timeoutMs} ms` };
     }
-    if (isContextOverflowError(error)) return { reason: 'too_long', detail: errorMessage(error) };
-    return { reason: 'model_error', detail: errorMessage(error) };
+    // Recorded on the compaction: credentials masked, as a fallback's reason is.
+    if (isContextOverflowError(error)) return { reason: 'too_long', detail: fallbackReason(error) };
+    return { reason: 'model_error', detail: fallbackReason(error) };
   }
   const calls = response.content.parts.filter((part) => part.functionCall);
   if (calls.length > 0) {
