@@ -8,6 +8,7 @@ import {
   COMPACTION_DEFAULTS,
   COMPACTION_ENV,
   createEventsCompactionConfig,
+  resolveReuseAgentPrefix,
   resolveSummarizerModel,
 } from '../compaction/config.js';
 import type { EventsCompactionConfig } from '../compaction/types.js';
@@ -73,6 +74,7 @@ export function effectiveSettings(options: EffectiveSettingsOptions): EffectiveS
     elision: config?.elision !== undefined,
     elisionMinOutputBytes: config?.elision?.minOutputBytes ?? null,
     elisionMinReclaimTokens: config?.elision?.minReclaimTokens ?? null,
+    reuseAgentPrefix: config === null ? null : resolveReuseAgentPrefix(config),
   };
   const setVariables = (Object.keys(values) as CompactionField[])
     .map((field) => COMPACTION_ENV[field])

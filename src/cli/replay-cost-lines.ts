@@ -26,7 +26,7 @@ export function costLines(cost: ReplayCost): string[] {
       ? Math.round((1 - withCompaction.usd / withoutCompaction.usd) * 100)
       : 0;
   return [
-    `Cost at ${cost.model} catalog prices (USD; summarizer at ${cost.summarizerModel}; cache hints ${cost.cacheHints ? 'on' : 'off'})`,
+    `Cost at ${cost.model} catalog prices (USD; summarizer at ${cost.summarizerModel}${cost.summarizerReusesAgentPrefix ? " on the agent's cached prefix" : ''}; cache hints ${cost.cacheHints ? 'on' : 'off'})`,
     side('with compaction   ', withCompaction),
     side('without compaction', withoutCompaction),
     `  compaction ${saved >= 0 ? `saves ${saved}%` : `costs ${-saved}% more`}`,

@@ -1,7 +1,7 @@
 /** `orrery replay FILE...`: re-run recorded transcripts through compaction, offline by default. */
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { COMPACTION_ENV } from '../compaction/config.js';
+import { COMPACTION_ENV, resolveReuseAgentPrefix } from '../compaction/config.js';
 import type { CostAwareConfig } from '../compaction/types.js';
 import { importTranscriptsAsync } from '../importers/import-transcripts-async.js';
 import { requireEvents } from '../importers/require-events.js';
@@ -174,7 +174,13 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
             threshold,
             compactions: outputs.reduce((sum, output) => sum + output.result.compactions.length, 0),
             cost: sumReplayCosts(
-              outputs.map((output) => replayCost({ report: output.result, ...pricing })),
+              outputs.map((output) =>
+                replayCost({
+                  report: output.result,
+                  ...pricing,
+                  reuseAgentPrefix: resolveReuseAgentPrefix(settings.replayConfig),
+                }),
+              ),
             ),
           });
         }
@@ -184,7 +190,12 @@ system instruction + tool declarations. A multi-run file (tau-bench) replays eve
       const outputs = await replayTranscripts({ transcripts, settings, flags, io });
       if (pricing) {
         for (const output of outputs) {
-          output.cost = replayCost({ report: output.result, ...pricing });
+          output.cost = replayCost({
+            report: output.result,
+            ...pricing,
+            // As the runtime would summarize (ORRERY_COMPACTION_REUSE_AGENT_PREFIX).
+            reuseAgentPrefix: resolveReuseAgentPrefix(settings.replayConfig),
+          });
         }
       }
       printReplayOutputs({

@@ -56,6 +56,11 @@ export const COMPACTION_DEFAULTS = Object.freeze({
    * (docs/architecture.md#elision-the-cheap-tier).
    */
   elision: false,
+  /**
+   * A summary on the agent's own model re-sends the agent's last request (billed as a cache
+   * read) with a summary instruction (docs/cost.md#summaries-that-reuse-the-agents-cache).
+   */
+  reuseAgentPrefix: true,
 });
 
 /** The environment variables read here. */
@@ -74,6 +79,7 @@ export const COMPACTION_ENV = Object.freeze({
   elision: 'ORRERY_COMPACTION_ELISION',
   elisionMinOutputBytes: 'ORRERY_COMPACTION_ELISION_MIN_OUTPUT_BYTES',
   elisionMinReclaimTokens: 'ORRERY_COMPACTION_ELISION_MIN_RECLAIM_TOKENS',
+  reuseAgentPrefix: 'ORRERY_COMPACTION_REUSE_AGENT_PREFIX',
 });
 
 /**
@@ -103,6 +109,7 @@ export function createEventsCompactionConfig(
     elision: readBoolean(env, COMPACTION_ENV.elision),
     elisionMinOutputBytes: readInteger(env, COMPACTION_ENV.elisionMinOutputBytes, 1),
     elisionMinReclaimTokens: readInteger(env, COMPACTION_ENV.elisionMinReclaimTokens, 1),
+    reuseAgentPrefix: readBoolean(env, COMPACTION_ENV.reuseAgentPrefix),
   };
   if (options.enabled !== undefined && typeof options.enabled !== 'boolean') {
     throw new InvalidConfigError({
@@ -165,6 +172,8 @@ export function createEventsCompactionConfig(
     config.summarizerMaxCoolDownMs = summarizerMaxCoolDownMs;
   }
   if (options.summarizer !== undefined) config.summarizer = options.summarizer;
+  const reuseAgentPrefix = options.reuseAgentPrefix ?? fromEnv.reuseAgentPrefix;
+  if (reuseAgentPrefix !== undefined) config.reuseAgentPrefix = reuseAgentPrefix;
   const costAware = checkCostAwareConfig(options.costAware);
   if (costAware) config.costAware = costAware; // validated below: needs the token trigger
   const elisionOn =
@@ -305,6 +314,13 @@ export function validateEventsCompactionConfig(
   checkOption('summarizerTimeoutMs', config.summarizerTimeoutMs, 1);
   checkOption('summarizerCoolDownMs', config.summarizerCoolDownMs, 0);
   checkOption('summarizerMaxCoolDownMs', config.summarizerMaxCoolDownMs, 1);
+  if (config.reuseAgentPrefix !== undefined && typeof config.reuseAgentPrefix !== 'boolean') {
+    throw new InvalidConfigError({
+      field: 'reuseAgentPrefix',
+      value: config.reuseAgentPrefix,
+      message: 'expected true or false',
+    });
+  }
   const summarizer = config.summarizer;
   if (
     summarizer !== undefined &&
@@ -351,7 +367,17 @@ const CONFIG_KEYS = [
   'summarizerMaxCoolDownMs',
   'elision',
   'costAware',
+  'reuseAgentPrefix',
 ] as const satisfies readonly (keyof EventsCompactionConfig)[];
+
+/**
+ * Whether a summary on the agent's model reuses the agent's last request: the config's
+ * `reuseAgentPrefix` (from `ORRERY_COMPACTION_REUSE_AGENT_PREFIX` when the config comes from the
+ * environment), else on.
+ */
+export function resolveReuseAgentPrefix(config: EventsCompactionConfig): boolean {
+  return config.reuseAgentPrefix ?? COMPACTION_DEFAULTS.reuseAgentPrefix;
+}
 
 /**
  * The summarizer model id: `ORRERY_COMPACTION_MODEL`; else, with cost-aware compaction, the

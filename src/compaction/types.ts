@@ -99,6 +99,14 @@ export interface EventsCompactionOptions {
    * catalog prices. Never above the threshold or a ceiling. `false` or unset: off.
    */
   costAware?: CostAwareConfig | false;
+  /**
+   * When the summarizer is the agent's own model (the Runner's default), a summary re-sends the
+   * agent's last request as sent (its cached prefix, billed as a cache read) plus the newer
+   * events and a summary instruction, falling back to the standalone summarizer
+   * (docs/cost.md#summaries-that-reuse-the-agents-cache). Default true, or
+   * `ORRERY_COMPACTION_REUSE_AGENT_PREFIX`.
+   */
+  reuseAgentPrefix?: boolean;
 }
 
 /** Prices of cost-aware compaction, as catalog ids (`provider:model`). */

@@ -47,6 +47,7 @@ export const COMPACTION_FIELDS = [
   'tokensAfter',
   'summarizer',
   'fallback',
+  'summaryRequest',
   'rolling',
 ] as const;
 

@@ -23,6 +23,7 @@ import {
   parseEvent,
   parseNewEvent,
   parseWith,
+  SummaryRequestSchema,
 } from './schema.js';
 import type { NewEvent } from './types.js';
 
@@ -72,6 +73,7 @@ const OrreryMetadataSchema = z.object({
       tokensAfter: z.number().nonnegative().optional(),
       summarizer: z.string().min(1).optional(),
       fallback: z.object({ from: z.string().min(1), reason: z.string() }).optional(),
+      summaryRequest: SummaryRequestSchema.optional(),
       rolling: z.boolean().optional(),
       /** ADK-JS's `endTime` before the export kept it below a later event's time. */
       endTime: z.union([z.number(), z.string()]).optional(),

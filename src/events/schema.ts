@@ -132,6 +132,11 @@ export const CompactionTriggerSchema = z.enum([
   'manual',
 ]);
 
+export const SummaryRequestSchema = z.object({
+  via: z.enum(['agent_prefix', 'standalone']),
+  reason: z.string().optional(),
+});
+
 // Loose: fields ADK writes that orrery does not model (ADK Go's `excludedEvents`) pass through.
 export const EventCompactionSchema = z
   .looseObject({
@@ -145,6 +150,7 @@ export const EventCompactionSchema = z
     tokensAfter: tokens,
     summarizer: z.string().min(1),
     fallback: z.object({ from: z.string().min(1), reason: z.string() }).optional(),
+    summaryRequest: SummaryRequestSchema.optional(),
     rolling: z.boolean().optional(),
   })
   .superRefine((compaction, context) => {

@@ -114,6 +114,13 @@ export interface ModalityTokenCount {
 
 export type CompactionTrigger = 'token_threshold' | 'sliding_window' | 'overflow' | 'manual';
 
+/** How a summary was asked for (`EventCompaction.summaryRequest`). */
+export interface SummaryRequestNote {
+  via: 'agent_prefix' | 'standalone';
+  /** `standalone` only: why the agent's prefix was not reused. */
+  reason?: string;
+}
+
 export interface EventCompaction {
   /** First `seq` covered by this (rolling) summary, inclusive. */
   startSeq: number;
@@ -130,6 +137,13 @@ export interface EventCompaction {
   summarizer: string;
   /** Set when a fallback wrote the summary: the summarizer that failed first, and why. */
   fallback?: { from: string; reason: string };
+  /**
+   * How the summarizer was asked (docs/cost.md#summaries-that-reuse-the-agents-cache):
+   * `agent_prefix` re-sent the agent's last request (its cached prefix) with a summary
+   * instruction; `standalone` sent a request of its own, `reason` saying why the agent's prefix
+   * was not used while its reuse was on. Absent: standalone (reuse off, or an older writer).
+   */
+  summaryRequest?: SummaryRequestNote;
   /**
    * `false`: the summary covers only its own range, not what came before it (ADK's sliding
    * window writes such summaries; imported ADK compactions are marked so). Such a checkpoint

@@ -7,19 +7,8 @@
 export const CONVERSATION_HISTORY_PLACEHOLDER = '{conversation_history}';
 export const PREVIOUS_SUMMARY_PLACEHOLDER = '{previous_summary}';
 
-export const DEFAULT_SUMMARY_PROMPT = `You maintain the running summary of a conversation between a user and an AI agent that uses tools. The summary replaces the events it covers: the agent will continue the work from your summary and the most recent events alone, so anything you leave out is lost to it.
-
-Write an UPDATED summary that folds the new events into the previous summary. Keep everything from the previous summary that is still true; update what changed; drop only what the new events show to be wrong or finished (mark finished tasks as done rather than deleting them when the result matters).
-
-Rules:
-- Copy identifiers exactly: ids, ticket numbers, file paths, URLs, commands, numbers, versions, names, dates. Never round, paraphrase or invent them.
-- Name tools by their exact names as called.
-- Quote the user's goal and the user's latest request VERBATIM.
-- Write the summary in the conversation's language; never translate quotes or identifiers.
-- Be dense and factual. Leave out pleasantries and the agent's reasoning.
-- Each event is labelled [seq N]. End EVERY line of the summary (each fact, decision, error, tool result and task) with where it comes from, e.g. (seq 12) or (seq 12-15): the agent can read those events back verbatim with its recall tool, so a detail you shorten stays reachable.
-
-Use exactly these sections (write "none" for an empty one):
+/** The sections every summary is written in (the standalone and the agent-prefix prompts). */
+export const SUMMARY_SECTIONS = `Use exactly these sections (write "none" for an empty one):
 
 ## User goal
 The user's overall goal, quoted verbatim from the user's words.
@@ -46,7 +35,21 @@ Errors and failures seen (tool errors, rejected calls, calls that never got a re
 Where the work stands now.
 
 ## Open tasks and next steps
-What remains to be done, in order.
+What remains to be done, in order.`;
+
+export const DEFAULT_SUMMARY_PROMPT = `You maintain the running summary of a conversation between a user and an AI agent that uses tools. The summary replaces the events it covers: the agent will continue the work from your summary and the most recent events alone, so anything you leave out is lost to it.
+
+Write an UPDATED summary that folds the new events into the previous summary. Keep everything from the previous summary that is still true; update what changed; drop only what the new events show to be wrong or finished (mark finished tasks as done rather than deleting them when the result matters).
+
+Rules:
+- Copy identifiers exactly: ids, ticket numbers, file paths, URLs, commands, numbers, versions, names, dates. Never round, paraphrase or invent them.
+- Name tools by their exact names as called.
+- Quote the user's goal and the user's latest request VERBATIM.
+- Write the summary in the conversation's language; never translate quotes or identifiers.
+- Be dense and factual. Leave out pleasantries and the agent's reasoning.
+- Each event is labelled [seq N]. End EVERY line of the summary (each fact, decision, error, tool result and task) with where it comes from, e.g. (seq 12) or (seq 12-15): the agent can read those events back verbatim with its recall tool, so a detail you shorten stays reachable.
+
+${SUMMARY_SECTIONS}
 
 <previous_summary>
 {previous_summary}

@@ -69,6 +69,12 @@ const BLOCKED_FINISH_REASONS = new Set([
   'recitation',
 ]);
 
+/** The provider withheld the answer (a normalized blocked finish reason). */
+export function isBlockedFinishReason(finishReason: string | undefined): boolean {
+  const normalized = finishReason?.toLowerCase().replaceAll('_', '-');
+  return normalized !== undefined && BLOCKED_FINISH_REASONS.has(normalized);
+}
+
 function checkInteger(field: string, value: number | undefined, minimum: number): void {
   if (value === undefined) return;
   if (!Number.isInteger(value) || value < minimum) {
@@ -304,8 +310,7 @@ export class LlmEventSummarizer implements EventsSummarizer {
       }
       throw error;
     }
-    const finishReason = response.finishReason?.toLowerCase().replaceAll('_', '-');
-    if (finishReason !== undefined && BLOCKED_FINISH_REASONS.has(finishReason)) {
+    if (isBlockedFinishReason(response.finishReason)) {
       throw new SummarizerError({
         reason: 'blocked',
         summarizer: this.name,

@@ -29,6 +29,8 @@ describe('orrery replay --price', () => {
       model: 'anthropic:claude-sonnet-4-5',
       currency: 'USD',
       summarizerModel: 'anthropic:claude-sonnet-4-5',
+      // The summarizer is the agent's model: priced on the agent's cached prefix.
+      summarizerReusesAgentPrefix: true,
       cacheHints: true,
       withCompaction: side,
       withoutCompaction: side,
@@ -51,6 +53,32 @@ describe('orrery replay --price', () => {
     expect(report.cost.withoutCompaction.inputTokens).toBe(report.tokens.withoutCompaction);
     expect(report.cost.withCompaction.summarizerUsd).toBeGreaterThan(0);
     expect(report.cost.withoutCompaction.summarizerUsd).toBe(0);
+  });
+
+  it('prices the summarizer standalone when ORRERY_COMPACTION_REUSE_AGENT_PREFIX is off', async () => {
+    const args = [
+      'replay',
+      example,
+      '--threshold',
+      '30000',
+      '--price',
+      'anthropic:claude-sonnet-4-5',
+    ];
+    const reused = JSON.parse((await cli([...args, '--json'])).stdout).cost;
+    const off = await cli([...args, '--json'], {
+      env: { ORRERY_COMPACTION_REUSE_AGENT_PREFIX: 'false' },
+    });
+    const standalone = JSON.parse(off.stdout).cost;
+    expect(standalone.summarizerReusesAgentPrefix).toBe(false);
+    // The agent's calls are the same; the summarizer reads its range uncached instead.
+    expect(standalone.withCompaction.inputTokens).toBe(reused.withCompaction.inputTokens);
+    expect(standalone.withCompaction.summarizerUsd).toBeGreaterThan(
+      reused.withCompaction.summarizerUsd,
+    );
+    const human = await cli(args);
+    expect(human.stdout).toContain(
+      "summarizer at anthropic:claude-sonnet-4-5 on the agent's cached prefix",
+    );
   });
 
   it('prints the dollars in the human report', async () => {

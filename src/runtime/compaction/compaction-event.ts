@@ -4,7 +4,7 @@
  */
 import type { CompactionPlan, DeadCall, Summary } from '../../compaction/types.js';
 import { newId } from '../../events/event-helpers.js';
-import type { Content, NewEvent } from '../../events/types.js';
+import type { Content, NewEvent, SummaryRequestNote } from '../../events/types.js';
 import type { Summarized } from './summarize-plan.js';
 
 /**
@@ -28,6 +28,8 @@ export function compactionEvent(options: {
   summary: Summary;
   compactedContent: Content;
   tokensAfter: number;
+  /** How the summary was asked for, when prefix reuse was on. */
+  summaryRequest?: SummaryRequestNote;
 }): NewEvent {
   const { plan, summarized, compactedContent, tokensAfter } = options;
   const usageMetadata = options.summary.usageMetadata;
@@ -49,6 +51,7 @@ export function compactionEvent(options: {
         tokensAfter,
         summarizer: summarized.name,
         ...(summarized.fallback ? { fallback: summarized.fallback } : {}),
+        ...(options.summaryRequest ? { summaryRequest: options.summaryRequest } : {}),
       },
     },
   };

@@ -6,6 +6,8 @@
 import type { Logger } from 'pino';
 import {
   createEventsCompactionConfig,
+  resolveReuseAgentPrefix,
+  resolveSummarizerModel,
   validateEventsCompactionConfig,
 } from '../../compaction/config.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
@@ -80,6 +82,31 @@ export function createRunnerSummarizer(options: {
     });
   }
   return summarizer;
+}
+
+/**
+ * The model id whose requests a summary may re-send as its prefix
+ * (docs/cost.md#summaries-that-reuse-the-agents-cache): the default summarizer's model when
+ * `reuseAgentPrefix` is on; `undefined` when it is off or the summarizer was given (its model is
+ * not known to be the agent's).
+ */
+export function agentPrefixModelId(options: {
+  config: EventsCompactionConfig;
+  summarizer?: EventsSummarizer;
+  summarizerModel?: Model;
+  agent: { model?: Model };
+  env: Record<string, string | undefined>;
+}): string | undefined {
+  const { config, agent } = options;
+  if (!resolveReuseAgentPrefix(config) || options.summarizer || config.summarizer) return undefined;
+  if (options.summarizerModel) return options.summarizerModel.modelId;
+  return (
+    resolveSummarizerModel({
+      agentModelId: agent.model?.modelId,
+      env: options.env,
+      costAware: config.costAware !== undefined,
+    }) ?? agent.model?.modelId
+  );
 }
 
 /** The report of an attempt that threw (a compaction failure never reaches the user's turn). */

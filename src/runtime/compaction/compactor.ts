@@ -32,6 +32,7 @@ import { CompactionConflictError } from '../../sessions/errors.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import { errorMessage } from '../../util/error-message.js';
 import { loadActiveView } from '../view/active-view.js';
+import { type AgentPrefixSource, agentPrefixSummary } from './agent-prefix.js';
 import { appendBranchCompaction } from './branch-compaction.js';
 import type { ChunkProgress } from './chunked-summary.js';
 import { compactionEvent, withDeadCallsNote } from './compaction-event.js';
@@ -146,6 +147,12 @@ export interface CompactOptions extends SessionKey, CompactionRequest {
    * it is not called again in it.
    */
   turnId?: string;
+  /**
+   * The agent's last request on the summarizer's own model (the Runner sets it when
+   * `reuseAgentPrefix` is on): the summary is asked for on its cached prefix first
+   * (docs/cost.md#summaries-that-reuse-the-agents-cache), the summarizer writing it otherwise.
+   */
+  agentPrefix?: AgentPrefixSource;
   signal?: AbortSignal;
 }
 
@@ -192,7 +199,16 @@ export class Compactor {
 
   async compact(options: CompactOptions): Promise<CompactionReport> {
     const started = performance.now();
-    const { appName, userId, sessionId, signal, stored: known, turnId, ...request } = options;
+    const {
+      appName,
+      userId,
+      sessionId,
+      signal,
+      stored: known,
+      turnId,
+      agentPrefix,
+      ...request
+    } = options;
     const key = { appName, userId, sessionId };
     const finish = async (report: AttemptResult) => {
       const full: CompactionReport = {
@@ -244,6 +260,7 @@ export class Compactor {
         // The request does not fit without it: never skipped, only spared the wait.
         required: request.force === true || request.trigger === 'overflow',
         branch,
+        agentPrefix: agentPrefix && { source: agentPrefix, stored },
         signal,
       }),
     );
@@ -329,22 +346,38 @@ export class Compactor {
     required: boolean;
     /** A branch's summary is stored on the branch (`branch-compaction.ts`). */
     branch: string | undefined;
+    agentPrefix: { source: AgentPrefixSource; stored: StoredView } | undefined;
     signal: AbortSignal | undefined;
   }): Promise<AttemptResult> {
     const { key, plan, signal } = options;
     const range = rangeOf(plan);
-    const summarized = await summarizePlan({
-      plan,
-      summarizer: this.summarizer,
-      fallbackSummarizer: this.fallbackSummarizer,
-      coolDown: this.coolDown,
-      timeoutMs: this.config.summarizerTimeoutMs ?? COMPACTION_DEFAULTS.summarizerTimeoutMs,
-      turnId: options.turnId,
-      required: options.required,
-      onFailure: this.hooks.summarizerFailed,
-      onProgress: this.hooks.summaryProgress,
-      signal,
-    });
+    const timeoutMs = this.config.summarizerTimeoutMs ?? COMPACTION_DEFAULTS.summarizerTimeoutMs;
+    const onPrefix =
+      options.agentPrefix &&
+      (await agentPrefixSummary({
+        ...options.agentPrefix,
+        plan,
+        summarizer: this.summarizer,
+        coolDown: this.coolDown,
+        timeoutMs,
+        signal,
+      }));
+    const summaryRequest = onPrefix && 'note' in onPrefix ? onPrefix.note : undefined;
+    const summarized =
+      onPrefix && 'summarized' in onPrefix
+        ? onPrefix.summarized
+        : await summarizePlan({
+            plan,
+            summarizer: this.summarizer,
+            fallbackSummarizer: this.fallbackSummarizer,
+            coolDown: this.coolDown,
+            timeoutMs,
+            turnId: options.turnId,
+            required: options.required,
+            onFailure: this.hooks.summarizerFailed,
+            onProgress: this.hooks.summaryProgress,
+            signal,
+          });
     if ('coolingDown' in summarized) {
       return {
         outcome: 'skipped',
@@ -385,7 +418,14 @@ export class Compactor {
     const threshold = this.config.tokenThreshold;
     const ineffective = threshold !== undefined && threshold > 0 && tokensAfter >= threshold;
     const summary = summarized.summary;
-    const event = compactionEvent({ plan, summarized, summary, compactedContent, tokensAfter });
+    const event = compactionEvent({
+      plan,
+      summarized,
+      summary,
+      compactedContent,
+      tokensAfter,
+      summaryRequest: summarized.summaryRequest ?? summaryRequest,
+    });
     const details = {
       ...range,
       tier: 'summary' as const,

@@ -4,6 +4,7 @@
  * a failure (docs/resilience.md#summarizer-cool-down).
  */
 import type { CompactionPlan, EventsSummarizer, Summary } from '../../compaction/types.js';
+import type { SummaryRequestNote } from '../../events/types.js';
 import { fallbackReason } from '../../summarizers/fallback-reason.js';
 import { errorMessage } from '../../util/error-message.js';
 import { type ChunkProgress, summarizeInChunks } from './chunked-summary.js';
@@ -26,6 +27,8 @@ export interface Summarized {
   fallback?: { from: string; reason: string };
   /** The main summarizer was cooling down: the fallback wrote without waiting for it. */
   coolDown?: SummarizerCoolDownReport;
+  /** Set when the summary was asked for on the agent's cached prefix. */
+  summaryRequest?: SummaryRequestNote;
 }
 
 /** No summarizer was called: the one needed is cooling down. */

@@ -82,7 +82,13 @@ describe('replayCost', () => {
   });
 
   it('prices both sides and the summarizer call', () => {
-    const cost = replayCost({ report: report(), model: anthropic, summarizerPromptTokens: 0 });
+    const cost = replayCost({
+      report: report(),
+      model: anthropic,
+      summarizerPromptTokens: 0,
+      reuseAgentPrefix: false,
+    });
+    expect(cost.summarizerReusesAgentPrefix).toBe(false);
     // With: write 5,000; read 5,000 + write 5,000; read 2,000 + write 2,000.
     expect(cost.withCompaction).toMatchObject({
       inputTokens: 19_000,
@@ -110,6 +116,32 @@ describe('replayCost', () => {
     ]);
   });
 
+  it("prices a summary on the agent's model as a read of the agent's cached request", () => {
+    const cost = replayCost({ report: report(), model: anthropic, summarizerPromptTokens: 500 });
+    expect(cost.summarizerReusesAgentPrefix).toBe(true);
+    // The summary request re-sends call 2 (10,000 tokens, cached by it 10 s before): a read;
+    // then the events since (12,000 - 10,000) and the 500-token instruction, written behind the
+    // last breakpoint; then the 1,000-token summary.
+    const prefixUsd = (10_000 * 0.3 + 2500 * 3.75 + 1000 * 15) / 1e6;
+    expect(prefixUsd).toBeCloseTo(0.027375, 10);
+    expect(cost.withCompaction.summarizerUsd).toBeCloseTo(prefixUsd, 10);
+    // Standalone it would read 9,000 + 500 tokens uncached: 0.0435.
+    const standalone = replayCost({ report: report(), model: anthropic, reuseAgentPrefix: false });
+    expect(standalone.withCompaction.summarizerUsd).toBeCloseTo((9500 * 3 + 1000 * 15) / 1e6, 10);
+    // The agent's own calls are priced the same either way.
+    expect(cost.withCompaction.usd - prefixUsd).toBeCloseTo(
+      standalone.withCompaction.usd - standalone.withCompaction.summarizerUsd,
+      10,
+    );
+  });
+
+  it('prices standalone once the cache entry has expired (the runtime does not reuse it)', () => {
+    const late = report();
+    late.requests[2]!.timestamp = 10 + 301;
+    const cost = replayCost({ report: late, model: anthropic, summarizerPromptTokens: 0 });
+    expect(cost.withCompaction.summarizerUsd).toBeCloseTo((9000 * 3 + 1000 * 15) / 1e6, 10);
+  });
+
   it('without cache hints Anthropic caches nothing', () => {
     const cost = replayCost({ report: report(), model: anthropic, cacheHints: false });
     expect(cost.withCompaction.cacheReadTokens).toBe(0);
@@ -130,6 +162,7 @@ describe('replayCost', () => {
       summarizerPromptTokens: 0,
     });
     expect(cost.summarizerModel).toBe('google:cheap');
+    expect(cost.summarizerReusesAgentPrefix).toBe(false);
     expect(cost.withCompaction.summarizerUsd).toBeCloseTo((9000 * 0.1 + 1000 * 0.4) / 1e6, 10);
   });
 });

@@ -14,6 +14,7 @@ import { compactionPayback } from '../../costs/payback.js';
 import type { PromptCachePolicy } from '../../costs/prompt-cache.js';
 import { requestCosts } from '../../costs/session-cost.js';
 import type { CacheRequest, TokenPrices } from '../../costs/types.js';
+import { AGENT_REQUEST_DEFAULTS } from '../compaction/agent-request-log.js';
 import type { ReplayReport } from './types.js';
 
 /** One side of the comparison. `usd` includes `summarizerUsd`. */
@@ -23,7 +24,10 @@ export interface ReplayCostFigures {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   outputTokens: number;
-  /** The summarizer's calls, at the summarizer model's price (no cache assumed). */
+  /**
+   * The summarizer's calls: on the agent's model with prefix reuse, its cached prefix read at the
+   * cache price (`summarizerReusesAgentPrefix`); on a model of its own, uncached.
+   */
   summarizerUsd: number;
   usd: number;
 }
@@ -34,6 +38,11 @@ export interface ReplayCost {
   currency: 'USD';
   /** `provider:model` of the summarizer's price. */
   summarizerModel: string;
+  /**
+   * The summarizer is the agent's model and re-sends the agent's last request
+   * (docs/cost.md#summaries-that-reuse-the-agents-cache): its calls are priced that way.
+   */
+  summarizerReusesAgentPrefix: boolean;
   cacheHints: boolean;
   withCompaction: ReplayCostFigures;
   withoutCompaction: ReplayCostFigures;
@@ -75,6 +84,12 @@ export interface ReplayCostOptions {
   cacheHints?: boolean;
   /** Tokens of the summarizer's own instructions, added to each call's input. Default 500. */
   summarizerPromptTokens?: number;
+  /**
+   * Price a summarizer on the agent's model as the runtime calls it by default: the agent's last
+   * request re-sent (its cached prefix) plus the newer events and the instruction. Default true;
+   * ignored for a summarizer model of its own.
+   */
+  reuseAgentPrefix?: boolean;
 }
 
 export function replayCost(options: ReplayCostOptions): ReplayCost {
@@ -85,11 +100,13 @@ export function replayCost(options: ReplayCostOptions): ReplayCost {
     cacheHints || model.policy.provider !== 'anthropic' ? model.policy : { provider: 'none' };
   const withRequests = cacheRequests(report, 'withCompaction', cacheHints);
   const withoutRequests = cacheRequests(report, 'withoutCompaction', cacheHints);
-  const perCompaction = summarizerCosts(
+  const reusesPrefix = options.reuseAgentPrefix !== false && summarizer.id === model.id;
+  const perCompaction = summarizerCosts({
     report,
-    summarizer.prices,
-    options.summarizerPromptTokens ?? 500,
-  );
+    prices: summarizer.prices,
+    promptTokens: options.summarizerPromptTokens ?? 500,
+    ...(reusesPrefix ? { agentPolicy: policy, cacheHints } : {}),
+  });
   const summarizerUsd = perCompaction.reduce((total, usd) => total + usd, 0);
   const cached = policy.provider !== 'none';
   const compactions = report.compactions.map((compaction, index) => {
@@ -118,6 +135,7 @@ export function replayCost(options: ReplayCostOptions): ReplayCost {
     model: model.id,
     currency: 'USD',
     summarizerModel: summarizer.id,
+    summarizerReusesAgentPrefix: reusesPrefix,
     cacheHints,
     withCompaction: figures(withCosts, summarizerUsd),
     withoutCompaction: figures(withoutCosts, 0),
@@ -163,16 +181,49 @@ export function cacheRequests(
 }
 
 /**
- * Each compaction's summarizer call, in order: it reads the previous summary and the summarized
- * range (`tokensBefore - tokensAfter + summaryTokens`: the request before, less what stayed)
- * plus its own instructions, and writes the summary.
+ * Each compaction's summarizer call, in order. Standalone: it reads the previous summary and the
+ * summarized range (`tokensBefore - tokensAfter + summaryTokens`: the request before, less what
+ * stayed) plus its own instructions, uncached, and writes the summary. On the agent's prefix
+ * (`agentPolicy` set): it re-sends the agent's previous request, which that request left in the
+ * cache, plus the events since (`tokensBefore` is the next request's size) and the instruction,
+ * billed as the provider's cache bills the pair (a read of the prefix while its entry lives;
+ * with Anthropic breakpoints the rest is written, as the runtime sends the same hints).
  */
-function summarizerCosts(
-  report: ReplayReport,
-  prices: TokenPrices,
-  promptTokens: number,
-): number[] {
+function summarizerCosts(options: {
+  report: ReplayReport;
+  prices: TokenPrices;
+  promptTokens: number;
+  agentPolicy?: PromptCachePolicy;
+  cacheHints?: boolean;
+}): number[] {
+  const { report, prices, promptTokens, agentPolicy } = options;
+  const stable = report.overheadTokens;
   return report.compactions.map((compaction) => {
+    const previous = report.requests[compaction.beforeCall - 2];
+    const next = report.requests[compaction.beforeCall - 1];
+    const gap = previous && next ? Math.max(0, next.timestamp - previous.timestamp) : 0;
+    // The runtime hands out no request older than a cache lives (agent-request-log.ts).
+    if (agentPolicy && previous && gap * 1000 <= AGENT_REQUEST_DEFAULTS.maxAgeMs) {
+      const sent = previous.withCompaction;
+      const input = Math.max(compaction.tokensBefore, sent) + promptTokens;
+      const hints = (tokens: number) =>
+        options.cacheHints ? { breakpoints: [Math.min(stable, tokens), tokens] } : {};
+      const [, cost] = requestCosts({
+        prices,
+        policy: agentPolicy,
+        requests: [
+          { inputTokens: sent, outputTokens: 0, sharedPrefixTokens: 0, ...hints(sent) },
+          {
+            inputTokens: input,
+            outputTokens: compaction.summaryTokens,
+            sharedPrefixTokens: sent,
+            secondsSincePrevious: gap,
+            ...hints(input),
+          },
+        ],
+      });
+      return cost?.usd ?? 0;
+    }
     const read =
       Math.max(0, compaction.tokensBefore - compaction.tokensAfter + compaction.summaryTokens) +
       promptTokens;

@@ -27,6 +27,7 @@ export function sumReplayCosts(costs: readonly ReplayCost[]): ReplayCost {
     model: first?.model ?? '',
     currency: 'USD',
     summarizerModel: first?.summarizerModel ?? '',
+    summarizerReusesAgentPrefix: first?.summarizerReusesAgentPrefix ?? false,
     cacheHints: first?.cacheHints ?? true,
     withCompaction: add((cost) => cost.withCompaction),
     withoutCompaction: add((cost) => cost.withoutCompaction),

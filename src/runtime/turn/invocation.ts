@@ -9,6 +9,7 @@ import type { ModelMetrics } from '../../observability/model-metrics.js';
 import type { Telemetry, TelemetrySpan } from '../../observability/telemetry.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import type { GenerateOptions, InvocationContext, RunToolsOptions } from '../agents/agent.js';
+import type { AgentRequestLog } from '../compaction/agent-request-log.js';
 import {
   type ContextGuard,
   estimateRequestOverhead,
@@ -68,6 +69,8 @@ export interface InvocationOptions {
   modelMetrics?: ModelMetrics;
   /** Catalog prices per model: each call's estimated USD (docs/cost.md#live-spend). */
   spendPrices?: SpendPrices;
+  /** Each model call's request as sent is recorded here (summaries reuse its cached prefix). */
+  agentRequests?: AgentRequestLog;
 }
 
 /** The last agent that called a model: the post-invocation token estimate is anchored on it. */
@@ -390,6 +393,14 @@ export class Invocation implements InvocationContext {
           response = yield* streamWithRetry({ model, request, retry, onPart });
         } else response = await generateWithRetry({ model, request, retry });
         call.finish(response);
+        // As sent, after the plugins: a summary on this model may re-send it as its prefix.
+        this.options.agentRequests?.record({
+          key: this.key,
+          branch: this.branch,
+          agentName: options.agentName,
+          model: options.model,
+          request,
+        });
       } catch (error) {
         call.finish(undefined, error);
         throw error;

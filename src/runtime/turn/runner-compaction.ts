@@ -20,6 +20,8 @@ import { logCompaction } from '../../observability/compaction-log.js';
 import type { CompactionMetrics } from '../../observability/metrics.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
 import { fallbackReason } from '../../summarizers/fallback-reason.js';
+import type { AgentPrefixSource } from '../compaction/agent-prefix.js';
+import type { AgentRequestLog } from '../compaction/agent-request-log.js';
 import { failedCompactionReport } from '../compaction/compaction-setup.js';
 import { type CompactionReport, Compactor } from '../compaction/compactor.js';
 import { ContextGuard, type GuardCompactOptions } from '../compaction/context-guard.js';
@@ -43,6 +45,11 @@ export interface RunnerCompactionOptions {
   logger: Logger;
   telemetry: RunnerTelemetry;
   onViewWarnings: (key: SessionKey, warnings: ViewWarning[]) => void;
+  /**
+   * Set when summaries reuse the agent's cached prefix (`reuseAgentPrefix`): the agents' last
+   * requests, and the model id the summarizer runs on (only that model's requests are reused).
+   */
+  agentPrefix?: { requests: AgentRequestLog; modelId: string };
 }
 
 /** What the after-invocation triggers need of the invocation that just ended. */
@@ -127,11 +134,14 @@ export class RunnerCompaction {
   /** One compaction attempt; failures are logged and counted, never thrown (except aborts). */
   async compact(options: GuardCompactOptions): Promise<CompactionReport> {
     const { key, ...rest } = options;
+    const agentPrefix = this.agentPrefixFor(key, options.scope?.branch);
     // A beforeCompaction plugin sees the plan's events: let it have its own copies, as before.
     if (this.options.plugins.plugins.length > 0) rest.stored = undefined;
     const started = performance.now();
     try {
-      return await this.scope.run(key, () => this.compactor.compact({ ...key, ...rest }));
+      return await this.scope.run(key, () =>
+        this.compactor.compact({ ...key, ...rest, agentPrefix }),
+      );
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const report = failedCompactionReport({
@@ -143,6 +153,23 @@ export class RunnerCompaction {
       await this.scope.run(key, () => this.afterCompaction(report));
       return report;
     }
+  }
+
+  /** The agent's last request on the summarizer's model, or why there is none to reuse. */
+  private agentPrefixFor(
+    key: SessionKey,
+    branch: string | undefined,
+  ): AgentPrefixSource | undefined {
+    const agentPrefix = this.options.agentPrefix;
+    if (!agentPrefix) return undefined;
+    const found = agentPrefix.requests.lookup(key, branch);
+    if ('missing' in found) return found;
+    if (found.model.modelId !== agentPrefix.modelId) {
+      return {
+        missing: `model_differs: the agent's last request went to '${found.model.modelId}', the summarizer runs on '${agentPrefix.modelId}'`,
+      };
+    }
+    return { recorded: found };
   }
 
   /** Sliding window first (if configured and due), then the token trigger. */

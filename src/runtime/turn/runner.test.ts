@@ -190,6 +190,8 @@ describe('Runner defaults', () => {
       modelId: 'scripted:agent',
       script: [
         textResponse(`first ${'answer '.repeat(300)}`),
+        // The summary on the agent's prefix first, then the standalone summarizer.
+        new ModelError({ kind: 'fatal', statusCode: 401, message: 'summarizer key revoked' }),
         new ModelError({ kind: 'fatal', statusCode: 401, message: 'summarizer key revoked' }),
       ],
     });
@@ -208,6 +210,10 @@ describe('Runner defaults', () => {
     expect(checkpoint?.actions.compaction.fallback).toEqual({
       from: 'scripted:agent',
       reason: expect.stringContaining('summarizer key revoked'),
+    });
+    expect(checkpoint?.actions.compaction.summaryRequest).toEqual({
+      via: 'standalone',
+      reason: expect.stringMatching(/^model_error: .*summarizer key revoked/),
     });
     const metrics = await runner.metrics.registry.metrics();
     expect(metrics).toMatch(/orrery_summarizer_failures_total\{summarizer="scripted:agent"\} 1/);

@@ -21,7 +21,9 @@ import { SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionLease, SessionService } from '../../sessions/session-service.js';
 import type { Agent, AgentEvent } from '../agents/agent.js';
 import { usesBranches } from '../agents/sub-agents.js';
+import { AgentRequestLog } from '../compaction/agent-request-log.js';
 import {
+  agentPrefixModelId,
   createRunnerSummarizer,
   fallbackSummarizerFor,
   resolveCompactionConfig,
@@ -79,6 +81,8 @@ export class Runner {
   private readonly storedViews = new StoredViewReader();
   /** Set with `estimateSpend`: catalog prices of each model called (docs/cost.md#live-spend). */
   private readonly spendPrices?: SpendPrices;
+  /** The agents' last requests, when summaries reuse their cached prefix. */
+  private agentRequests?: AgentRequestLog;
 
   constructor(options: RunnerOptions) {
     const settings = resolveRunnerSettings(options);
@@ -116,6 +120,8 @@ export class Runner {
     env: Record<string, string | undefined>,
   ): RunnerCompaction {
     const summarizer = createRunnerSummarizer({ ...options, config, env, logger: this.logger });
+    const modelId = agentPrefixModelId({ ...options, config, env });
+    if (modelId !== undefined) this.agentRequests = new AgentRequestLog();
     const viewWarnings = new ViewWarningLog({ logger: this.logger, appName: this.appName });
     return new RunnerCompaction({
       appName: this.appName,
@@ -131,6 +137,9 @@ export class Runner {
       logger: this.logger,
       telemetry: this.telemetry,
       onViewWarnings: (key, warnings) => viewWarnings.log(key, warnings),
+      ...(this.agentRequests && modelId !== undefined
+        ? { agentPrefix: { requests: this.agentRequests, modelId } }
+        : {}),
     });
   }
 
@@ -234,6 +243,7 @@ export class Runner {
       agentSpan: options.agentSpan,
       modelMetrics: this.modelMetrics,
       spendPrices: this.spendPrices,
+      agentRequests: this.agentRequests,
     });
     // The session was read with its view: with the user's message appended below, it is what
     // the first model call would read, unless something else writes in between.
