@@ -5,7 +5,13 @@ import { queryTerms } from '../query-terms.js';
 import { resolveSearchOptions } from '../search-text.js';
 import { migrate, migrations } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
-import { buildSearchStatements, MAX_RANKED_CANDIDATES, searchParameters } from './search.js';
+import {
+  buildSearchStatements,
+  MAX_RANKED_CANDIDATES,
+  RANGE_MARGIN,
+  searchParameters,
+  walkFloor,
+} from './search.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
 const key = { appName: 'a', userId: 'u', sessionId: 's' };
@@ -154,6 +160,61 @@ describePostgres('PostgreSQL history search', (url) => {
       'Index Scan',
       'orrery_events_user_seq',
     ]);
+  });
+
+  it("reads a common word's recent matches over a seq range, and walks when it falls short", async () => {
+    const schema = fixture.newSchema();
+    const service = new PostgresSessionService({ pool: fixture.pool, schema });
+    // "plover" in every event up to seq 2000, then in every 100th: the 1000 most recent
+    // matches are seqs 1021..2000 and the 20 later ones.
+    const events = Array.from({ length: 4000 }, (_, index) =>
+      userTextEvent({
+        id: `e${index}`,
+        invocationId: 'i',
+        timestamp: 1_700_000_000 + index,
+        text: index < 2000 || (index + 1) % 100 === 0 ? `a plover, ${index}` : `a gull, ${index}`,
+      }),
+    );
+    await service.importSession({ ...key, events });
+    const statements = buildSearchStatements(schema);
+    const search = resolveSearchOptions({ ...key, query: 'plover', limit: 1000 });
+    const terms = queryTerms('plover');
+    const scope = { sessions: 1, lastSeq: 4000 };
+    const ranked = async (share: number) => {
+      const result = await fixture.pool.query<{ seq: string }>(
+        statements.ranked({ walks: [true], fenced: false }),
+        searchParameters({ search, terms, limit: 1000, share: () => share, scope }),
+      );
+      return result.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+    };
+    const expected = [
+      ...Array.from({ length: 980 }, (_, index) => 1021 + index),
+      ...Array.from({ length: 20 }, (_, index) => 2100 + index * 100),
+    ];
+    const floor = (share: number) =>
+      walkFloor({ search, share, cap: MAX_RANKED_CANDIDATES, lastSeq: 4000 });
+    // 0.5: the range (seq > 1000) holds 1020 matches; 0.9: it holds the 20 (the walk runs);
+    // 0.1: it would hold the whole session (no range, the walk).
+    expect([floor(0.5), floor(0.9), floor(0.1)]).toEqual([
+      4000 - (RANGE_MARGIN * 1000) / 0.5,
+      4000 - Math.ceil((RANGE_MARGIN * 1000) / 0.9),
+      undefined,
+    ]);
+    for (const share of [0.5, 0.9, 0.1])
+      expect(await ranked(share), `share ${share}`).toEqual(expected);
+    // Without a session no range: seqs repeat across sessions, ties kept in the walk's order.
+    expect(
+      walkFloor({
+        search: { ...search, sessionId: undefined },
+        share: 0.5,
+        cap: 1000,
+        lastSeq: 4000,
+      }),
+    ).toBe(undefined);
+    // The service: the same events as the statement found (share from ANALYZE).
+    await fixture.pool.query(`ANALYZE "${schema}".orrery_events`);
+    const hits = await service.searchEvents({ ...key, query: 'plover', limit: 1000 });
+    expect(hits.map((hit) => hit.seq).sort((a, b) => a - b)).toEqual(expected);
   });
 
   it("estimates a common word's df from ANALYZE and ranks as when counting it", async () => {

@@ -155,8 +155,8 @@ const MAX_CACHED_STATEMENTS = 256;
  * The search statement for one schema and its terms ($1 app, $2 user, $3 session or null,
  * $4 afterSeq, $5 beforeSeq, $6 limit, $7 candidates per term, $8 after, $9 before, $10 authors,
  * $11 the count cap, $12 `MIN_ESTIMATED_MATCHES`, $13 whether no filter is set; then for each
- * term its tsquery and its share of the table's events when it is a common lexeme
- * (term-shares.ts) or null: `searchParameters` builds them).
+ * term its tsquery, its share of the table's events when it is a common lexeme (term-shares.ts)
+ * or null, and its `walkFloor` or null: `searchParameters` builds them).
  *
  * BM25 over the tsvector, like the other stores: each term's weight is its IDF, ln(1 + (N - df +
  * 0.5) / (df + 0.5)), with N the events in scope (the sessions' event counts); an event's score
@@ -176,7 +176,12 @@ const MAX_CACHED_STATEMENTS = 256;
  *   (fewer than $7, no filter set); else its share times N when that reaches
  *   `MIN_ESTIMATED_MATCHES`; else a count of its matches in scope stopped at $11 (a scalar
  *   subquery PostgreSQL runs only when reached).
- * The candidates' tsvectors are read once (setweight copies them), after the caps.
+ *   In one session, a common term's candidates are first looked for above a floor (its third
+ *   parameter, `walkFloor`) by a bitmap of its GIN entries ANDed with the primary key's range:
+ *   the walk read every row it passed (and its TOASTed tsvector to test the term); the walk
+ *   runs only when the range holds fewer than $7 matches.
+ * The candidates' tsvectors are read once (setweight copies them), after the caps, each row by
+ * the `ctid` its read returned (no primary key lookup).
  */
 export function buildSearchStatements(schemaName: string): SearchStatements {
   // Quoted here, not with migrations.ts's helper: that module imports this one.
@@ -205,14 +210,15 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
       const walk = (index: number) => `SELECT session_id, seq, ctid AS tid FROM ${events}
           WHERE ${scope} AND ${filters} AND search @@ ${query(index)}
           ORDER BY seq DESC LIMIT $7`;
-      // The matches above the floor by GIN and the scope's index (a bitmap of each, ANDed),
-      // no row's tsvector read; the walk only when they are fewer than the cap. Ties on seq
-      // (across sessions) in the walk's order: an index keeps equal keys by heap position.
+      // One session's matches above the floor (`walkFloor`) by GIN and the primary key (a
+      // bitmap of each, ANDed: no row's tsvector read, where the walk reads every row it
+      // passes); the walk only when they are fewer than the cap. The same rows as the walk:
+      // the $7 highest seqs of the session's matches (seqs are unique in a session).
       const ranged = (index: number) => `r${index} AS MATERIALIZED (SELECT session_id, seq, tid
           FROM (SELECT session_id, seq, ctid AS tid FROM ${events}
             WHERE ${floor(index)} IS NOT NULL AND ${scope} AND ${filters} AND seq > ${floor(index)}
               AND search @@ ${query(index)} OFFSET 0) ranged
-          ORDER BY seq DESC, tid DESC LIMIT $7)`;
+          ORDER BY seq DESC LIMIT $7)`;
       const count = (index: number) => `(SELECT count(*)::float8 FROM (SELECT 1 FROM ${events}
           WHERE ${scope} AND search @@ ${query(index)} LIMIT $11) matched)`;
       const ctes = common.flatMap((isCommon, index) =>
