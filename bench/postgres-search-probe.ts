@@ -6,7 +6,7 @@
  *
  *   ORRERY_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/postgres-search-probe.ts populate
  *   ... npx tsx bench/postgres-search-probe.ts latency [src folder, default ../src]
- *   ... npx tsx bench/postgres-search-probe.ts explain [queries, default 3]
+ *   ... npx tsx bench/postgres-search-probe.ts explain [queries, default 3]   (ORRERY_PROBE_SRC: src folder)
  *   ... npx tsx bench/postgres-search-probe.ts hits [src folder]   (ranked seqs, for diffing trees)
  *
  * `explain` logs each search statement of three-word queries with `EXPLAIN (ANALYZE, BUFFERS)`.
@@ -154,7 +154,9 @@ async function explain(count: number): Promise<void> {
     }
     return (original as (...rest: unknown[]) => unknown).apply(this, args);
   } as typeof original;
-  const store = await service(resolve(import.meta.dirname, '../src'));
+  const store = await service(
+    resolve(process.env.ORRERY_PROBE_SRC ?? resolve(import.meta.dirname, '../src')),
+  );
   for (const { name, key, query } of cases) {
     for (let index = 0; index < count; index++) {
       captured.length = 0;
