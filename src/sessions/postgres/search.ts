@@ -210,15 +210,24 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
       const walk = (index: number) => `SELECT session_id, seq, ctid AS tid FROM ${events}
           WHERE ${scope} AND ${filters} AND search @@ ${query(index)}
           ORDER BY seq DESC LIMIT $7`;
-      // One session's matches above the floor (`walkFloor`) by GIN and the primary key (a
-      // bitmap of each, ANDed: no row's tsvector read, where the walk reads every row it
-      // passes); the walk only when they are fewer than the cap. The same rows as the walk:
-      // the $7 highest seqs of the session's matches (seqs are unique in a session).
+      // The matches above the floor (`walkFloor`) by GIN and the scope's index (a bitmap of
+      // each, ANDed: no row's tsvector read, where the walk reads every row it passes); the
+      // walk only when they are fewer than the cap. The same rows as the walk: those above the
+      // lowest seq of the $7 highest, and of the matches at that seq (seqs repeat across
+      // sessions) the ones the walk would take, by a walk of that seq alone in the walk's order
+      // (an index keeps equal keys by heap position, which a sort cannot reproduce).
       const ranged = (index: number) => `r${index} AS MATERIALIZED (SELECT session_id, seq, tid
           FROM (SELECT session_id, seq, ctid AS tid FROM ${events}
             WHERE ${floor(index)} IS NOT NULL AND ${scope} AND ${filters} AND seq > ${floor(index)}
               AND search @@ ${query(index)} OFFSET 0) ranged
           ORDER BY seq DESC LIMIT $7)`;
+      const ties = (index: number) => {
+        const low = `(SELECT min(seq) FROM r${index})`;
+        return `SELECT session_id, seq, ctid AS tid FROM ${events}
+          WHERE (SELECT count(*) FROM r${index}) >= $7 AND ${scope} AND ${filters}
+            AND seq >= ${low} AND seq <= ${low} AND search @@ ${query(index)}
+          ORDER BY seq DESC LIMIT $7 - (SELECT count(*) FROM r${index} WHERE seq > ${low})`;
+      };
       const count = (index: number) => `(SELECT count(*)::float8 FROM (SELECT 1 FROM ${events}
           WHERE ${scope} AND search @@ ${query(index)} LIMIT $11) matched)`;
       const ctes = common.flatMap((isCommon, index) =>
@@ -226,7 +235,9 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
           ? [
               ranged(index),
               `c${index} AS MATERIALIZED (
-                (SELECT * FROM r${index} WHERE (SELECT count(*) FROM r${index}) >= $7)
+                (SELECT * FROM r${index}
+                  WHERE (SELECT count(*) FROM r${index}) >= $7 AND seq > (SELECT min(seq) FROM r${index}))
+                UNION ALL (${ties(index)})
                 UNION ALL (${walk(index).replace('WHERE', `WHERE (SELECT count(*) FROM r${index}) < $7 AND`)}))`,
               `df${index} AS MATERIALIZED (SELECT CASE
                 WHEN $13::boolean AND (SELECT count(*) FROM c${index}) < $7
@@ -341,12 +352,15 @@ export function walkFloor(options: {
   search: ResolvedSearch;
   share: number | undefined;
   cap: number;
+  /** The sessions in scope and their highest seq. */
+  sessions: number;
   lastSeq: number;
 }): number | undefined {
   const { search, share } = options;
-  if (share === undefined || share < WALK_SHARE || search.sessionId === undefined) return undefined;
+  if (share === undefined || share < WALK_SHARE) return undefined;
   const top = Math.min(options.lastSeq, search.beforeSeq - 1);
-  const floor = top - Math.ceil((RANGE_MARGIN * options.cap) / share);
+  const sessions = search.sessionId === undefined ? Math.max(1, options.sessions) : 1;
+  const floor = top - Math.ceil((RANGE_MARGIN * options.cap) / share / sessions);
   return floor > Math.max(0, search.afterSeq) ? floor : undefined;
 }
 
