@@ -192,7 +192,7 @@ describePostgres('PostgreSQL history search', (url) => {
       ...Array.from({ length: 20 }, (_, index) => 2100 + index * 100),
     ];
     const floor = (share: number) =>
-      walkFloor({ search, share, cap: MAX_RANKED_CANDIDATES, sessions: 1, lastSeq: 4000 });
+      walkFloor({ search, share, cap: MAX_RANKED_CANDIDATES, lastSeq: 4000 });
     // 0.5: the range (seq > 1000) holds 1020 matches; 0.9: it holds the 20 (the walk runs);
     // 0.1: it would hold the whole session (no range, the walk).
     expect([floor(0.5), floor(0.9), floor(0.1)]).toEqual([
@@ -202,57 +202,19 @@ describePostgres('PostgreSQL history search', (url) => {
     ]);
     for (const share of [0.5, 0.9, 0.1])
       expect(await ranked(share), `share ${share}`).toEqual(expected);
+    // Without a session no range: seqs repeat across sessions, ties kept in the walk's order.
+    expect(
+      walkFloor({
+        search: { ...search, sessionId: undefined },
+        share: 0.5,
+        cap: 1000,
+        lastSeq: 4000,
+      }),
+    ).toBe(undefined);
     // The service: the same events as the statement found (share from ANALYZE).
     await fixture.pool.query(`ANALYZE "${schema}".orrery_events`);
     const hits = await service.searchEvents({ ...key, query: 'plover', limit: 1000 });
     expect(hits.map((hit) => hit.seq).sort((a, b) => a - b)).toEqual(expected);
-  });
-
-  it("without a session, a range read keeps the matches tied on the cap's seq the walk keeps", async () => {
-    const schema = fixture.newSchema();
-    const service = new PostgresSessionService({ pool: fixture.pool, schema });
-    // Three sessions of 700 events, all saying "dunlin": seqs repeat, and the cap (1000) ends
-    // inside the group of seq 367 (333 seqs of 3 events, then 1 of the 3).
-    for (const sessionId of ['s1', 's2', 's3']) {
-      const events = Array.from({ length: 700 }, (_, index) =>
-        userTextEvent({ id: `${sessionId}-${index}`, invocationId: 'i', text: `dunlin ${index}` }),
-      );
-      await service.importSession({ appName: 'a', userId: 'u', sessionId, events });
-    }
-    await fixture.pool.query(`ANALYZE "${schema}".orrery_events`);
-    const search = resolveSearchOptions({
-      appName: 'a',
-      userId: 'u',
-      query: 'dunlin',
-      limit: 1000,
-    });
-    const terms = queryTerms('dunlin');
-    const statement = buildSearchStatements(schema).ranked({ walks: [true], fenced: true });
-    const ranked = async (scope?: { sessions: number; lastSeq: number }) => {
-      const parameters = searchParameters({ search, terms, limit: 1000, share: () => 1, scope });
-      const result = await fixture.pool.query<{ session_id: string; seq: string }>(
-        statement,
-        parameters,
-      );
-      const plan = await fixture.pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-        `EXPLAIN (FORMAT JSON) ${statement}`,
-        parameters,
-      );
-      const scans = nodes(plan.rows[0]!['QUERY PLAN'][0]!.Plan).filter(
-        (node) =>
-          node['Index Name'] === 'orrery_events_user_seq' && node['Node Type'] === 'Index Scan',
-      );
-      // The walk and the walk of the tied seq read the index backward, as the cap's order.
-      expect(scans.length).toBeGreaterThan(0);
-      for (const scan of scans) expect(scan['Scan Direction']).toBe('Backward');
-      return result.rows.map((row) => `${row.session_id}:${row.seq}`).sort();
-    };
-    const scope = { sessions: 3, lastSeq: 700 };
-    expect(walkFloor({ search, share: 1, cap: 1000, ...scope })).toBe(200);
-    const walked = await ranked();
-    expect(walked).toHaveLength(1000);
-    expect(walked.filter((hit) => hit.endsWith(':367'))).toHaveLength(1);
-    expect(await ranked(scope)).toEqual(walked);
   });
 
   it("estimates a common word's df from ANALYZE and ranks as when counting it", async () => {
@@ -294,7 +256,6 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
-  'Scan Direction'?: string;
   Plans?: PlanNode[];
 }
 

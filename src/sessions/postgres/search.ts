@@ -210,24 +210,15 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
       const walk = (index: number) => `SELECT session_id, seq, ctid AS tid FROM ${events}
           WHERE ${scope} AND ${filters} AND search @@ ${query(index)}
           ORDER BY seq DESC LIMIT $7`;
-      // The matches above the floor (`walkFloor`) by GIN and the scope's index (a bitmap of
-      // each, ANDed: no row's tsvector read, where the walk reads every row it passes); the
-      // walk only when they are fewer than the cap. The same rows as the walk: those above the
-      // lowest seq of the $7 highest, and of the matches at that seq (seqs repeat across
-      // sessions) the ones the walk would take, by a walk of that seq alone in the walk's order
-      // (an index keeps equal keys by heap position, which a sort cannot reproduce).
+      // One session's matches above the floor (`walkFloor`) by GIN and the primary key (a
+      // bitmap of each, ANDed: no row's tsvector read, where the walk reads every row it
+      // passes); the walk only when they are fewer than the cap. The same rows as the walk:
+      // the $7 highest seqs of the session's matches (seqs are unique in a session).
       const ranged = (index: number) => `r${index} AS MATERIALIZED (SELECT session_id, seq, tid
           FROM (SELECT session_id, seq, ctid AS tid FROM ${events}
             WHERE ${floor(index)} IS NOT NULL AND ${scope} AND ${filters} AND seq > ${floor(index)}
               AND search @@ ${query(index)} OFFSET 0) ranged
           ORDER BY seq DESC LIMIT $7)`;
-      const ties = (index: number) => {
-        const low = `(SELECT min(seq) FROM r${index})`;
-        return `SELECT session_id, seq, ctid AS tid FROM ${events}
-          WHERE (SELECT count(*) FROM r${index}) >= $7 AND ${scope} AND ${filters}
-            AND seq >= ${low} AND seq <= ${low} AND search @@ ${query(index)}
-          ORDER BY seq DESC LIMIT $7 - (SELECT count(*) FROM r${index} WHERE seq > ${low})`;
-      };
       const count = (index: number) => `(SELECT count(*)::float8 FROM (SELECT 1 FROM ${events}
           WHERE ${scope} AND search @@ ${query(index)} LIMIT $11) matched)`;
       const ctes = common.flatMap((isCommon, index) =>
@@ -235,9 +226,7 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
           ? [
               ranged(index),
               `c${index} AS MATERIALIZED (
-                (SELECT * FROM r${index}
-                  WHERE (SELECT count(*) FROM r${index}) >= $7 AND seq > (SELECT min(seq) FROM r${index}))
-                UNION ALL (${ties(index)})
+                (SELECT * FROM r${index} WHERE (SELECT count(*) FROM r${index}) >= $7)
                 UNION ALL (${walk(index).replace('WHERE', `WHERE (SELECT count(*) FROM r${index}) < $7 AND`)}))`,
               `df${index} AS MATERIALIZED (SELECT CASE
                 WHEN $13::boolean AND (SELECT count(*) FROM c${index}) < $7
@@ -352,15 +341,12 @@ export function walkFloor(options: {
   search: ResolvedSearch;
   share: number | undefined;
   cap: number;
-  /** The sessions in scope and their highest seq. */
-  sessions: number;
   lastSeq: number;
 }): number | undefined {
   const { search, share } = options;
-  if (share === undefined || share < WALK_SHARE) return undefined;
+  if (share === undefined || share < WALK_SHARE || search.sessionId === undefined) return undefined;
   const top = Math.min(options.lastSeq, search.beforeSeq - 1);
-  const sessions = search.sessionId === undefined ? Math.max(1, options.sessions) : 1;
-  const floor = top - Math.ceil((RANGE_MARGIN * options.cap) / share / sessions);
+  const floor = top - Math.ceil((RANGE_MARGIN * options.cap) / share);
   return floor > Math.max(0, search.afterSeq) ? floor : undefined;
 }
 
