@@ -116,8 +116,10 @@ async function latency(source: string, queries = 200): Promise<void> {
   for (const { name, key, query } of cases) {
     await store.searchEvents!({ appName: 'bench', ...key, query: 'warm up' });
     const times: number[] = [];
+    const texts: string[] = [];
     for (let index = 0; index < queries; index++) {
       const text = query();
+      texts.push(text);
       const start = performance.now();
       await store.searchEvents!({ appName: 'bench', ...key, query: text, limit: 5 });
       times.push(performance.now() - start);
@@ -125,6 +127,12 @@ async function latency(source: string, queries = 200): Promise<void> {
     console.log(
       `| ${source} | ${name} | ${percentile(times, 0.5).toFixed(2)} | ${percentile(times, 0.95).toFixed(2)} |`,
     );
+    if (process.env.ORRERY_PROBE_SLOWEST) {
+      const slowest = texts.map((text, index) => ({ text, ms: times[index]! }));
+      slowest.sort((a, b) => b.ms - a.ms);
+      for (const { text, ms } of slowest.slice(0, 5))
+        console.log(`    ${ms.toFixed(1)} ms: ${text}`);
+    }
   }
 }
 

@@ -148,6 +148,12 @@ const TERM_PARAMETERS = 3;
  * the scope than in the table.
  */
 export const RANGE_MARGIN = 1.5;
+/**
+ * A term held by more than this share of the events walks: its walk is short (at most 4 rows a
+ * candidate), and the planner may read such a term's range by its GIN entries alone, every
+ * match in the table (a 50% word across sessions: 35,000 pages, 290 ms).
+ */
+export const MAX_RANGE_SHARE = 0.25;
 /** Statements kept per store (one per pattern of common and rare terms). */
 const MAX_CACHED_STATEMENTS = 256;
 
@@ -333,7 +339,8 @@ export function searchParameters(options: {
 /**
  * The seq above which a walked term (share at least `WALK_SHARE`) of one session looks for its
  * `cap` most recent matches first: `RANGE_MARGIN * cap / share` events below the session's
- * highest seq. Undefined when the range would hold the whole session (the walk is as cheap),
+ * highest seq. Undefined above `MAX_RANGE_SHARE`, when the range would hold the whole session
+ * (the walk is as cheap),
  * and without a session: seqs repeat across sessions, and which of the matches tied on the
  * cap's seq the walk keeps is the index's order, which a sort cannot reproduce.
  */
@@ -344,7 +351,8 @@ export function walkFloor(options: {
   lastSeq: number;
 }): number | undefined {
   const { search, share } = options;
-  if (share === undefined || share < WALK_SHARE || search.sessionId === undefined) return undefined;
+  if (share === undefined || share < WALK_SHARE || share > MAX_RANGE_SHARE) return undefined;
+  if (search.sessionId === undefined) return undefined;
   const top = Math.min(options.lastSeq, search.beforeSeq - 1);
   const floor = top - Math.ceil((RANGE_MARGIN * options.cap) / share);
   return floor > Math.max(0, search.afterSeq) ? floor : undefined;
