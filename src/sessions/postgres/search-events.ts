@@ -27,7 +27,7 @@ export async function searchStoredEvents(deps: {
     userId: search.userId,
     sessionId: search.sessionId ?? '',
   };
-  const [scope] = await connection.query<{ sessions: number; events: number }>(
+  const [scope] = await connection.query<{ sessions: number; events: number; last_seq: number }>(
     key,
     options.signal,
     statements.scope,
@@ -49,6 +49,7 @@ export async function searchStoredEvents(deps: {
           : undefined,
     tableRows: shares.rows(),
     scopeEvents: Number(scope?.events ?? 0),
+    scope: { sessions: Number(scope?.sessions ?? 0), lastSeq: Number(scope?.last_seq ?? 0) },
     query: (text, values) =>
       connection.query<SearchRow>(key, options.signal, text, values, {
         operation: 'searchEvents',

@@ -5,7 +5,13 @@ import { queryTerms } from '../query-terms.js';
 import { resolveSearchOptions } from '../search-text.js';
 import { migrate, migrations } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
-import { buildSearchStatements, MAX_RANKED_CANDIDATES, searchParameters } from './search.js';
+import {
+  buildSearchStatements,
+  MAX_RANKED_CANDIDATES,
+  RANGE_MARGIN,
+  searchParameters,
+  walkFloor,
+} from './search.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
 const key = { appName: 'a', userId: 'u', sessionId: 's' };
@@ -154,6 +160,65 @@ describePostgres('PostgreSQL history search', (url) => {
       'Index Scan',
       'orrery_events_user_seq',
     ]);
+  });
+
+  it("reads a common word's recent matches over a seq range, and walks when it falls short", async () => {
+    const schema = fixture.newSchema();
+    const service = new PostgresSessionService({ pool: fixture.pool, schema });
+    // "plover" in every event up to seq 3000, then in every 100th: the 1000 most recent
+    // matches are seqs 2051..3000 and the 50 later ones.
+    const events = Array.from({ length: 8000 }, (_, index) =>
+      userTextEvent({
+        id: `e${index}`,
+        invocationId: 'i',
+        timestamp: 1_700_000_000 + index,
+        text: index < 3000 || (index + 1) % 100 === 0 ? `a plover, ${index}` : `a gull, ${index}`,
+      }),
+    );
+    await service.importSession({ ...key, events });
+    const statements = buildSearchStatements(schema);
+    const search = resolveSearchOptions({ ...key, query: 'plover', limit: 1000 });
+    const terms = queryTerms('plover');
+    const ranked = async (share: number, lastSeq = 8000) => {
+      const result = await fixture.pool.query<{ seq: string }>(
+        statements.ranked({ walks: [true], fenced: false }),
+        searchParameters({
+          search,
+          terms,
+          limit: 1000,
+          share: () => share,
+          scope: { sessions: 1, lastSeq },
+        }),
+      );
+      return result.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+    };
+    const expected = [
+      ...Array.from({ length: 950 }, (_, index) => 2051 + index),
+      ...Array.from({ length: 50 }, (_, index) => 3100 + index * 100),
+    ];
+    const floor = (share: number, lastSeq = 8000) =>
+      walkFloor({ search, share, cap: MAX_RANKED_CANDIDATES, lastSeq });
+    // 0.25 and 0.2: the range (seq > 2000, > 500) holds the cap; 0.1: it would hold the whole
+    // session, and 0.5 is above MAX_RANGE_SHARE (no range, the walk). A highest seq of 20000
+    // puts the floor (14000) above every match: the range holds none, the walk runs after it.
+    expect([floor(0.25), floor(0.2), floor(0.1), floor(0.5), floor(0.25, 20_000)]).toEqual([
+      8000 - (RANGE_MARGIN * 1000) / 0.25,
+      8000 - (RANGE_MARGIN * 1000) / 0.2,
+      undefined,
+      undefined,
+      14_000,
+    ]);
+    for (const share of [0.25, 0.2, 0.1, 0.5]) {
+      expect(await ranked(share), `share ${share}`).toEqual(expected);
+    }
+    expect(await ranked(0.25, 20_000)).toEqual(expected);
+    // Without a session no range: seqs repeat across sessions, ties kept in the walk's order.
+    const across = { ...search, sessionId: undefined };
+    expect(walkFloor({ search: across, share: 0.25, cap: 1000, lastSeq: 8000 })).toBe(undefined);
+    // The service: the same events as the statement found (share from ANALYZE).
+    await fixture.pool.query(`ANALYZE "${schema}".orrery_events`);
+    const hits = await service.searchEvents({ ...key, query: 'plover', limit: 1000 });
+    expect(hits.map((hit) => hit.seq).sort((a, b) => a - b)).toEqual(expected);
   });
 
   it("estimates a common word's df from ANALYZE and ranks as when counting it", async () => {

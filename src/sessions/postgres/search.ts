@@ -140,7 +140,10 @@ export interface SearchPlan {
 export interface SearchStatements {
   /** The ranked statement for a plan (built once per plan). */
   ranked(plan: SearchPlan): string;
-  /** The sessions in scope and their events ($1 app, $2 user, $3 session or null). */
+  /**
+   * The sessions in scope, their events and their highest seq ($1 app, $2 user, $3 session or
+   * null).
+   */
   readonly scope: string;
 }
 
@@ -155,8 +158,24 @@ export const LARGE_SCOPE_SHARE = 0.25;
 
 /** Parameters before the terms' (see `buildSearchStatements`). */
 const FIXED_PARAMETERS = 13;
-/** Parameters of each term: its tsquery and its share of the table's events or null. */
-const TERM_PARAMETERS = 2;
+/**
+ * Parameters of each term: its tsquery, its share of the table's events or null, and the seq
+ * above which a walked term's candidates are first looked for (`walkFloor`) or null.
+ */
+const TERM_PARAMETERS = 3;
+/**
+ * A walked term first reads its matches among the most recent `RANGE_MARGIN * cap / share`
+ * events of the scope (`walkFloor`): 1.5 times the span that holds its cap of matches at its
+ * share, so the range falls short (and the walk runs after it) only for a term much rarer in
+ * the scope than in the table.
+ */
+export const RANGE_MARGIN = 1.5;
+/**
+ * A term held by more than this share of the events walks: its walk is short (at most 4 rows a
+ * candidate), and the planner may read such a term's range by its GIN entries alone, every
+ * match in the table (a 50% word across sessions: 35,000 pages, 290 ms).
+ */
+export const MAX_RANGE_SHARE = 0.25;
 /** Statements kept per store (one per pattern of common and rare terms). */
 const MAX_CACHED_STATEMENTS = 256;
 
@@ -164,8 +183,8 @@ const MAX_CACHED_STATEMENTS = 256;
  * The search statement for one schema and its terms ($1 app, $2 user, $3 session or null,
  * $4 afterSeq, $5 beforeSeq, $6 limit, $7 candidates per term, $8 after, $9 before, $10 authors,
  * $11 the count cap, $12 `MIN_ESTIMATED_MATCHES`, $13 whether no filter is set; then for each
- * term its tsquery and its share of the table's events when it is a common lexeme
- * (term-shares.ts) or null: `searchParameters` builds them).
+ * term its tsquery, its share of the table's events when it is a common lexeme (term-shares.ts)
+ * or null, and its `walkFloor` or null: `searchParameters` builds them).
  *
  * BM25 over the tsvector, like the other stores: each term's weight is its IDF, ln(1 + (N - df +
  * 0.5) / (df + 0.5)), with N the events in scope (the sessions' event counts); an event's score
@@ -185,7 +204,12 @@ const MAX_CACHED_STATEMENTS = 256;
  *   (fewer than $7, no filter set); else its share times N when that reaches
  *   `MIN_ESTIMATED_MATCHES`; else a count of its matches in scope stopped at $11 (a scalar
  *   subquery PostgreSQL runs only when reached).
- * The candidates' tsvectors are read once (setweight copies them), after the caps.
+ *   In one session, a common term's candidates are first looked for above a floor (its third
+ *   parameter, `walkFloor`) by a bitmap of its GIN entries ANDed with the primary key's range:
+ *   the walk read every row it passed (and its TOASTed tsvector to test the term); the walk
+ *   runs only when the range holds fewer than $7 matches.
+ * The candidates' tsvectors are read once (setweight copies them), after the caps, each row by
+ * the `ctid` its read returned (no primary key lookup).
  */
 export function buildSearchStatements(schemaName: string): SearchStatements {
   // Quoted here, not with migrations.ts's helper: that module imports this one.
@@ -198,7 +222,8 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
       AND ($10::text[] IS NULL OR author = ANY($10::text[]))`;
   const cache = new Map<string, string>();
   return {
-    scope: `SELECT count(*)::int AS sessions, coalesce(sum(event_count), 0)::float8 AS events
+    scope: `SELECT count(*)::int AS sessions, coalesce(sum(event_count), 0)::float8 AS events,
+        coalesce(max(last_seq), 0)::float8 AS last_seq
       FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR id = $3)`,
     ranked(plan: SearchPlan): string {
       const common = plan.walks;
@@ -209,15 +234,28 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
         `$${FIXED_PARAMETERS + 1 + index * TERM_PARAMETERS + offset}`;
       const query = (index: number) => `to_tsquery('simple'::regconfig, ${parameter(index, 0)})`;
       const share = (index: number) => `${parameter(index, 1)}::float8`;
-      const walk = (index: number) => `SELECT session_id, seq FROM ${events}
+      const floor = (index: number) => `${parameter(index, 2)}::bigint`;
+      const walk = (index: number) => `SELECT session_id, seq, ctid AS tid FROM ${events}
           WHERE ${scope} AND ${filters} AND search @@ ${query(index)}
           ORDER BY seq DESC LIMIT $7`;
+      // One session's matches above the floor (`walkFloor`) by GIN and the primary key (a
+      // bitmap of each, ANDed: no row's tsvector read, where the walk reads every row it
+      // passes); the walk only when they are fewer than the cap. The same rows as the walk:
+      // the $7 highest seqs of the session's matches (seqs are unique in a session).
+      const ranged = (index: number) => `r${index} AS MATERIALIZED (SELECT session_id, seq, tid
+          FROM (SELECT session_id, seq, ctid AS tid FROM ${events}
+            WHERE ${floor(index)} IS NOT NULL AND ${scope} AND ${filters} AND seq > ${floor(index)}
+              AND search @@ ${query(index)} OFFSET 0) ranged
+          ORDER BY seq DESC LIMIT $7)`;
       const count = (index: number) => `(SELECT count(*)::float8 FROM (SELECT 1 FROM ${events}
           WHERE ${scope} AND search @@ ${query(index)} LIMIT $11) matched)`;
       const ctes = common.flatMap((isCommon, index) =>
         isCommon
           ? [
-              `c${index} AS MATERIALIZED (${walk(index)})`,
+              ranged(index),
+              `c${index} AS MATERIALIZED (
+                (SELECT * FROM r${index} WHERE (SELECT count(*) FROM r${index}) >= $7)
+                UNION ALL (${walk(index).replace('WHERE', `WHERE (SELECT count(*) FROM r${index}) < $7 AND`)}))`,
               `df${index} AS MATERIALIZED (SELECT CASE
                 WHEN $13::boolean AND (SELECT count(*) FROM c${index}) < $7
                   THEN (SELECT count(*) FROM c${index})::float8
@@ -226,17 +264,19 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
             ]
           : [
               plan.fenced
-                ? `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author FROM (
-                    SELECT app_name, user_id, session_id, seq, timestamp, author FROM ${events}
+                ? `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author, tid FROM (
+                    SELECT app_name, user_id, session_id, seq, timestamp, author, ctid AS tid
+                    FROM ${events}
                     WHERE search @@ ${query(index)} OFFSET 0) matched
                   WHERE ${scope} LIMIT $11)`
-                : `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author FROM ${events}
+                : `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author, ctid AS tid
+                  FROM ${events}
                   WHERE ${scope} AND search @@ ${query(index)} LIMIT $11)`,
-              // The share (null: not common) only typed here: every parameter must be used.
-              `df${index} AS MATERIALIZED (SELECT count(*)::float8 AS df, ${share(index)} AS share
-                FROM m${index})`,
+              // The share and floor (null: not common) only typed here: every parameter must be used.
+              `df${index} AS MATERIALIZED (SELECT count(*)::float8 AS df, ${share(index)} AS share,
+                ${floor(index)} AS floor FROM m${index})`,
               `c${index} AS MATERIALIZED (
-                (SELECT session_id, seq FROM m${index}
+                (SELECT session_id, seq, tid FROM m${index}
                   WHERE (SELECT df FROM df${index}) < $11 AND ${filters}
                   ORDER BY seq DESC LIMIT $7)
                 UNION ALL (${walk(index).replace('WHERE', `WHERE (SELECT df FROM df${index}) >= $11 AND`)}))`,
@@ -253,21 +293,21 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
             $11::int AS count_cap, $12::float8 AS min_estimated, $13::boolean AS unfiltered
           FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR id = $3)),
         ${ctes.join(',\n        ')},
-        keys AS MATERIALIZED (SELECT DISTINCT session_id, seq FROM (
+        keys AS MATERIALIZED (SELECT DISTINCT session_id, seq, tid FROM (
           ${terms.map((index) => `SELECT * FROM c${index}`).join(' UNION ALL ')}) matched),
-        candidates AS MATERIALIZED (SELECT k.session_id, k.seq, setweight(e.search, 'A') AS search
-          FROM keys k JOIN ${events} e
-            ON e.app_name = $1 AND e.user_id = $2 AND e.session_id = k.session_id AND e.seq = k.seq),
-        scored AS (SELECT session_id, seq, length(e.search)::float8 AS size, (${weight}) AS weight
+        -- Each candidate read by its heap position (from the reads above, this statement's
+        -- snapshot), not by a primary key lookup.
+        candidates AS MATERIALIZED (SELECT k.session_id, k.seq, k.tid, setweight(e.search, 'A') AS search
+          FROM keys k JOIN ${events} e ON e.ctid = k.tid),
+        scored AS (SELECT session_id, seq, tid, length(e.search)::float8 AS size, (${weight}) AS weight
           FROM candidates e CROSS JOIN total ${terms.map((index) => `CROSS JOIN df${index}`).join(' ')}),
-        ranked AS (SELECT session_id, seq,
+        ranked AS (SELECT session_id, seq, tid,
             weight * ${K1 + 1} / (1 + ${K1} * (${1 - B} + ${B} * size / greatest(avg(size) OVER (), 1)))
               AS score
           FROM scored ORDER BY score DESC, seq DESC LIMIT $6)
       SELECT e.session_id, e.seq, e.is_compaction, e.compaction_start_seq, e.compaction_end_seq,
         e.event, r.score
-      FROM ranked r JOIN ${events} e
-        ON e.app_name = $1 AND e.user_id = $2 AND e.session_id = r.session_id AND e.seq = r.seq
+      FROM ranked r JOIN ${events} e ON e.ctid = r.tid
       ORDER BY r.score DESC, r.seq DESC`;
       if (cache.size >= MAX_CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
       cache.set(pattern, text);
@@ -285,8 +325,11 @@ export function searchParameters(options: {
   terms: readonly QueryTerm[];
   limit: number;
   share?: TermShare;
+  /** The sessions in scope and their highest seq (`SearchStatements.scope`; none: no floor). */
+  scope?: { sessions: number; lastSeq: number };
 }): unknown[] {
   const { search, terms } = options;
+  const cap = Math.max(search.limit, Math.floor(MAX_RANKED_CANDIDATES / terms.length));
   const unfiltered =
     search.afterSeq <= 0 &&
     search.beforeSeq === Number.MAX_SAFE_INTEGER &&
@@ -300,15 +343,41 @@ export function searchParameters(options: {
     search.afterSeq,
     search.beforeSeq,
     options.limit,
-    Math.max(search.limit, Math.floor(MAX_RANKED_CANDIDATES / terms.length)),
+    cap,
     Number.isFinite(search.after) ? search.after : null,
     Number.isFinite(search.before) ? search.before : null,
     search.authors ? [...search.authors] : null,
     MAX_COUNTED_MATCHES,
     MIN_ESTIMATED_MATCHES,
     unfiltered,
-    ...terms.flatMap((term) => [toTermTsQuery(term), options.share?.(term) ?? null]),
+    ...terms.flatMap((term) => {
+      const share = options.share?.(term);
+      const floor = options.scope && walkFloor({ search, share, cap, ...options.scope });
+      return [toTermTsQuery(term), share ?? null, floor ?? null];
+    }),
   ];
+}
+
+/**
+ * The seq above which a walked term (share at least `WALK_SHARE`) of one session looks for its
+ * `cap` most recent matches first: `RANGE_MARGIN * cap / share` events below the session's
+ * highest seq. Undefined above `MAX_RANGE_SHARE`, when the range would hold the whole session
+ * (the walk is as cheap),
+ * and without a session: seqs repeat across sessions, and which of the matches tied on the
+ * cap's seq the walk keeps is the index's order, which a sort cannot reproduce.
+ */
+export function walkFloor(options: {
+  search: ResolvedSearch;
+  share: number | undefined;
+  cap: number;
+  lastSeq: number;
+}): number | undefined {
+  const { search, share } = options;
+  if (share === undefined || share < WALK_SHARE || share > MAX_RANGE_SHARE) return undefined;
+  if (search.sessionId === undefined) return undefined;
+  const top = Math.min(options.lastSeq, search.beforeSeq - 1);
+  const floor = top - Math.ceil((RANGE_MARGIN * options.cap) / share);
+  return floor > Math.max(0, search.afterSeq) ? floor : undefined;
 }
 
 /**
@@ -332,6 +401,8 @@ export interface PostgresSearchOptions {
   tableRows: number;
   /** The events in scope (the sessions' event counts, `SearchStatements.scope`). */
   scopeEvents: number;
+  /** The sessions in scope and their highest seq (`SearchStatements.scope`). */
+  scope?: { sessions: number; lastSeq: number };
   /** Runs one statement on the store's connection (errors typed by the caller). */
   query: (text: string, values: unknown[]) => Promise<SearchRow[]>;
   readRow: (row: EventRow, sessionId: string) => ReturnType<typeof rowToEvent> | undefined;
@@ -357,6 +428,7 @@ export async function searchPostgresEvents(options: PostgresSearchOptions): Prom
       terms,
       limit: boost ? search.limit * 3 : search.limit,
       share: options.share,
+      scope: options.scope,
     }),
   );
   const hits = toSearchHits(rows, options.readRow);

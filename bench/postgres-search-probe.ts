@@ -1,0 +1,192 @@
+/**
+ * PostgreSQL search, probed on a kept schema (not a `*.bench.ts`: `npm run bench` skips it).
+ * The data of bench/search.bench.ts (100k events in one session of user `u`, 100k over 20
+ * sessions of user `many`) is imported once into `ORRERY_PROBE_SCHEMA` (default
+ * `pgrank_search`) and kept, so runs of two trees compare on the same rows:
+ *
+ *   ORRERY_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/postgres-search-probe.ts populate
+ *   ... npx tsx bench/postgres-search-probe.ts latency [src folder, default ../src]
+ *   ... npx tsx bench/postgres-search-probe.ts explain [queries, default 3]   (ORRERY_PROBE_SRC: src folder)
+ *   ... npx tsx bench/postgres-search-probe.ts hits [src folder]   (ranked seqs, for diffing trees)
+ *
+ * `explain` logs each search statement of three-word queries with `EXPLAIN (ANALYZE, BUFFERS)`.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import type { NewEvent } from '../src/events/types.js';
+import type { SessionService } from '../src/sessions/session-service.js';
+import { seededRandom } from './seeded-random.js';
+
+const url = process.env.ORRERY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = process.env.ORRERY_PROBE_SCHEMA ?? 'pgrank_search';
+const EVENTS = 100_000;
+const SESSIONS = 20;
+const [mode = 'latency', argument] = process.argv.slice(2);
+
+const next = seededRandom(42);
+const syllables = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'quil', 'dor', 'sen', 'pra', 'zu', 'fen'];
+const vocabulary = Array.from({ length: 5000 }, (_, index) => {
+  let text = '';
+  for (let part = 0; part < 3; part++) text += syllables[Math.floor(next() * syllables.length)];
+  return `${text}${index}`;
+});
+const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 2)]!;
+const words = (count: number) => Array.from({ length: count }, word).join(' ');
+
+function event(index: number): NewEvent {
+  const base = {
+    id: `e${index}`,
+    invocationId: `i${Math.floor(index / 4)}`,
+    timestamp: 1_700_000_000 + index,
+    actions: {},
+  };
+  if (index % 4 === 2) {
+    return {
+      ...base,
+      author: 'agent',
+      content: {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: `c${index}`,
+              name: 'run_command',
+              response: { output: words(200) },
+            },
+          },
+        ],
+      },
+    };
+  }
+  return {
+    ...base,
+    author: index % 2 === 0 ? 'user' : 'agent',
+    content: { role: index % 2 === 0 ? 'user' : 'model', parts: [{ text: words(30) }] },
+  };
+}
+
+const pool = new pg.Pool({ connectionString: url, max: 4 });
+
+async function service(source: string): Promise<SessionService> {
+  const module = (await import(
+    pathToFileURL(resolve(source, 'sessions/postgres/index.ts')).href
+  )) as typeof import('../src/sessions/postgres/index.js');
+  return new module.PostgresSessionService({ pool, schema, queryTimeoutMs: 600_000 });
+}
+
+async function populate(): Promise<void> {
+  const store = await service(resolve(import.meta.dirname, '../src'));
+  await store.importSession!({
+    appName: 'bench',
+    userId: 'u',
+    sessionId: 'big',
+    events: Array.from({ length: EVENTS }, (_, index) => event(index)),
+  });
+  const perSession = EVENTS / SESSIONS;
+  for (let session = 0; session < SESSIONS; session++) {
+    await store.importSession!({
+      appName: 'bench',
+      userId: 'many',
+      sessionId: `s${session}`,
+      events: Array.from({ length: perSession }, (_, index) => event(session * perSession + index)),
+    });
+  }
+  await pool.query(`VACUUM ANALYZE "${schema}".orrery_events`);
+}
+
+const threeWords = () => `Where did we see ${word()} and ${word()} with ${word()}?`;
+const commonAndAbsent = () =>
+  `Where did we see ${vocabulary[Math.floor(next() * 5)]} and ${word()}zz?`;
+
+const cases = [
+  { name: 'one session', key: { userId: 'u', sessionId: 'big' }, query: threeWords },
+  { name: '20 sessions, no sessionId', key: { userId: 'many' }, query: threeWords },
+  { name: 'one of the 20 sessions', key: { userId: 'many', sessionId: 's3' }, query: threeWords },
+  { name: 'common + absent word', key: { userId: 'u', sessionId: 'big' }, query: commonAndAbsent },
+];
+
+function percentile(values: number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
+}
+
+async function latency(source: string, queries = 200): Promise<void> {
+  const store = await service(source);
+  for (const { name, key, query } of cases) {
+    await store.searchEvents!({ appName: 'bench', ...key, query: 'warm up' });
+    const times: number[] = [];
+    const texts: string[] = [];
+    for (let index = 0; index < queries; index++) {
+      const text = query();
+      texts.push(text);
+      const start = performance.now();
+      await store.searchEvents!({ appName: 'bench', ...key, query: text, limit: 5 });
+      times.push(performance.now() - start);
+    }
+    console.log(
+      `| ${source} | ${name} | ${percentile(times, 0.5).toFixed(2)} | ${percentile(times, 0.95).toFixed(2)} |`,
+    );
+    if (process.env.ORRERY_PROBE_SLOWEST) {
+      const slowest = texts.map((text, index) => ({ text, ms: times[index]! }));
+      slowest.sort((a, b) => b.ms - a.ms);
+      for (const { text, ms } of slowest.slice(0, 5))
+        console.log(`    ${ms.toFixed(1)} ms: ${text}`);
+    }
+  }
+}
+
+async function hits(source: string): Promise<void> {
+  const store = await service(source);
+  for (const { name, key, query } of cases) {
+    for (let index = 0; index < 40; index++) {
+      const text = query();
+      const found = await store.searchEvents!({ appName: 'bench', ...key, query: text, limit: 5 });
+      console.log(
+        `${name} | ${text} | ${found.map((hit) => `${hit.sessionId}:${hit.seq}:${hit.score.toFixed(9)}`).join(' ')}`,
+      );
+    }
+  }
+}
+
+async function explain(count: number): Promise<void> {
+  const captured: { text: string; values: unknown[] }[] = [];
+  const original = pg.Client.prototype.query;
+  // Records each search statement as it is sent (the service's own connection).
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const [first, second] = args as [unknown, unknown];
+    const config = typeof first === 'string' ? { text: first, values: second } : first;
+    const { text, values } = (config ?? {}) as { text?: unknown; values?: unknown };
+    if (typeof text === 'string' && text.includes('WITH total') && !text.startsWith('EXPLAIN')) {
+      captured.push({ text, values: values as unknown[] });
+    }
+    return (original as (...rest: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  const store = await service(
+    resolve(process.env.ORRERY_PROBE_SRC ?? resolve(import.meta.dirname, '../src')),
+  );
+  for (const { name, key, query } of cases) {
+    for (let index = 0; index < count; index++) {
+      captured.length = 0;
+      const text = query();
+      await store.searchEvents!({ appName: 'bench', ...key, query: text, limit: 5 });
+      for (const statement of captured) {
+        const plan = await pool.query(
+          `EXPLAIN (ANALYZE, BUFFERS, TIMING) ${statement.text}`,
+          statement.values,
+        );
+        console.log(`\n### ${name}: ${text}\n${JSON.stringify(statement.values.slice(13))}`);
+        console.log(plan.rows.map((row) => row['QUERY PLAN']).join('\n'));
+      }
+    }
+  }
+}
+
+try {
+  if (mode === 'populate') await populate();
+  else if (mode === 'explain') await explain(Number(argument ?? 3));
+  else if (mode === 'hits') await hits(resolve(argument ?? resolve(import.meta.dirname, '../src')));
+  else await latency(resolve(argument ?? resolve(import.meta.dirname, '../src')));
+} finally {
+  await pool.end();
+}
