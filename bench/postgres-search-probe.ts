@@ -14,8 +14,8 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import type { NewEvent } from '../src/events/types.js';
 import type { SessionService } from '../src/sessions/session-service.js';
+import { searchCorpus } from './search-corpus.js';
 import { seededRandom } from './seeded-random.js';
 
 const url = process.env.ORRERY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -25,46 +25,7 @@ const SESSIONS = 20;
 const [mode = 'latency', argument] = process.argv.slice(2);
 
 const next = seededRandom(42);
-const syllables = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'quil', 'dor', 'sen', 'pra', 'zu', 'fen'];
-const vocabulary = Array.from({ length: 5000 }, (_, index) => {
-  let text = '';
-  for (let part = 0; part < 3; part++) text += syllables[Math.floor(next() * syllables.length)];
-  return `${text}${index}`;
-});
-const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 2)]!;
-const words = (count: number) => Array.from({ length: count }, word).join(' ');
-
-function event(index: number): NewEvent {
-  const base = {
-    id: `e${index}`,
-    invocationId: `i${Math.floor(index / 4)}`,
-    timestamp: 1_700_000_000 + index,
-    actions: {},
-  };
-  if (index % 4 === 2) {
-    return {
-      ...base,
-      author: 'agent',
-      content: {
-        role: 'user',
-        parts: [
-          {
-            functionResponse: {
-              id: `c${index}`,
-              name: 'run_command',
-              response: { output: words(200) },
-            },
-          },
-        ],
-      },
-    };
-  }
-  return {
-    ...base,
-    author: index % 2 === 0 ? 'user' : 'agent',
-    content: { role: index % 2 === 0 ? 'user' : 'model', parts: [{ text: words(30) }] },
-  };
-}
+const { vocabulary, word, event } = searchCorpus(next);
 
 const pool = new pg.Pool({ connectionString: url, max: 4 });
 

@@ -7,14 +7,13 @@
  * append). PostgreSQL also searches without a `sessionId`: the same number of events over
  * `CROSS_SESSIONS` sessions of another user.
  *
- * Events: seeded text over a 5,000-word vocabulary (30 words, a quarter of them tool results of
+ * Events: bench/search-corpus.ts (seeded text over a 5,000-word vocabulary, 30 words, a quarter of them tool results of
  * ~1.5 KB); queries: three vocabulary words in natural-language form (PostgreSQL also: a common
  * word and an absent one, the query that ranks the most recent matches of the common word).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NewEvent } from '../src/events/types.js';
 import { InMemorySessionService } from '../src/sessions/in-memory-session-service.js';
 import { PostgresSessionService } from '../src/sessions/postgres/index.js';
 import type { SessionService } from '../src/sessions/session-service.js';
@@ -24,6 +23,7 @@ import {
   hasPendingSearchEvents,
   indexPendingSearchEvents,
 } from '../src/sessions/sqlite/search-index.js';
+import { searchCorpus } from './search-corpus.js';
 import { seededRandom as random } from './seeded-random.js';
 
 const EVENTS = Number(process.env.ORRERY_BENCH_SEARCH_EVENTS ?? 100_000);
@@ -31,47 +31,7 @@ const QUERIES = 200;
 const APPENDS = 2_000;
 
 const next = random(42);
-const syllables = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'quil', 'dor', 'sen', 'pra', 'zu', 'fen'];
-const vocabulary = Array.from({ length: 5000 }, (_, index) => {
-  let word = '';
-  for (let part = 0; part < 3; part++) word += syllables[Math.floor(next() * syllables.length)];
-  return `${word}${index}`;
-});
-// Zipf-like: low indexes are common words, high ones rare.
-const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 2)]!;
-const words = (count: number) => Array.from({ length: count }, word).join(' ');
-
-function event(index: number): NewEvent {
-  const base = {
-    id: `e${index}`,
-    invocationId: `i${Math.floor(index / 4)}`,
-    timestamp: 1_700_000_000 + index,
-    actions: {},
-  };
-  if (index % 4 === 2) {
-    return {
-      ...base,
-      author: 'agent',
-      content: {
-        role: 'user',
-        parts: [
-          {
-            functionResponse: {
-              id: `c${index}`,
-              name: 'run_command',
-              response: { output: words(200) },
-            },
-          },
-        ],
-      },
-    };
-  }
-  return {
-    ...base,
-    author: index % 2 === 0 ? 'user' : 'agent',
-    content: { role: index % 2 === 0 ? 'user' : 'model', parts: [{ text: words(30) }] },
-  };
-}
+const { vocabulary, word, event } = searchCorpus(next);
 
 function percentile(values: number[], share: number): number {
   const sorted = [...values].sort((a, b) => a - b);

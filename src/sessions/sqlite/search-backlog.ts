@@ -1,9 +1,13 @@
 /**
  * Indexing appended events when the store is idle (search-index.ts: an append indexes nothing).
- * The first append after the backlog was emptied starts a timer (`SQLITE_SEARCH_IDLE_MS`); when
- * it fires, the events waiting are indexed at most `SQLITE_SEARCH_BATCH` to a write
- * transaction, one transaction per event-loop turn, until none wait. A search indexes whatever
- * is still waiting first, so this only moves the work out of the appends and the searches.
+ * An append starts a timer (`SQLITE_SEARCH_IDLE_MS`); when it fires and no append came since it
+ * was set, the events waiting are indexed at most `SQLITE_SEARCH_BATCH` to a write
+ * transaction, one transaction per event-loop turn, until none wait. While appends keep coming
+ * it waits again, unless `SQLITE_SEARCH_MAX_BACKLOG` of them wait: then it indexes them in full
+ * batches anyway, so a busy store's backlog stays bounded. Indexing a few events at a time
+ * between appends would cost what indexing each append did (a new FTS5 segment per
+ * transaction: 3x an append), so it never chases the appends. A search indexes whatever is
+ * still waiting first, so this only moves the work out of the appends and the searches.
  *
  * Never inside a transaction of the caller's on this connection (`inTransaction`: later), never
  * waiting for another connection's lock (busy: later). The timer does not keep the process
@@ -20,18 +24,29 @@ import { isBusyError } from './sqlite-errors.js';
 export const SQLITE_SEARCH_IDLE_MS = 100;
 /** Events indexed per write transaction when idle (0.04-0.08 ms each: the lock held 10-20 ms). */
 export const SQLITE_SEARCH_BATCH = 256;
+/** Appends waiting at which they are indexed without waiting for an idle moment. */
+export const SQLITE_SEARCH_MAX_BACKLOG = 4 * SQLITE_SEARCH_BATCH;
 
 export class SqliteSearchBacklog {
   private timer?: NodeJS.Timeout;
   private database?: BetterSqlite3.Database;
   private closed = false;
+  /** An append came since the timer was set: not idle yet. */
+  private appendedSinceTimer = false;
+  /** Appends on this connection not indexed yet, as far as this instance knows. */
+  private waiting = 0;
 
   constructor(private readonly options: { logger?: SqliteSessionLogger } = {}) {}
 
   /** An event was appended (and committed) on `database`. */
   appended(database: BetterSqlite3.Database): void {
-    if (this.timer || this.closed) return;
+    if (this.closed) return;
     this.database = database;
+    this.waiting++;
+    if (this.timer) {
+      this.appendedSinceTimer = true;
+      return;
+    }
     this.schedule(SQLITE_SEARCH_IDLE_MS);
   }
 
@@ -43,6 +58,7 @@ export class SqliteSearchBacklog {
   }
 
   private schedule(delayMs: number): void {
+    this.appendedSinceTimer = false;
     this.timer = setTimeout(() => this.indexBatch(), delayMs);
     this.timer.unref();
   }
@@ -51,15 +67,20 @@ export class SqliteSearchBacklog {
     this.timer = undefined;
     const database = this.database;
     if (this.closed || !database?.open) return;
-    if (database.inTransaction) {
+    const busy = this.appendedSinceTimer && this.waiting < SQLITE_SEARCH_MAX_BACKLOG;
+    if (database.inTransaction || busy) {
       this.schedule(SQLITE_SEARCH_IDLE_MS);
       return;
     }
     try {
-      if (!hasPendingSearchEvents(database)) return;
+      if (!hasPendingSearchEvents(database)) {
+        this.waiting = 0;
+        return;
+      }
       database
         .transaction(() => indexPendingSearchEvents(database, { limit: SQLITE_SEARCH_BATCH }))
         .immediate();
+      this.waiting = Math.max(0, this.waiting - SQLITE_SEARCH_BATCH);
       this.schedule(0);
     } catch (error) {
       if (isBusyError(error)) {

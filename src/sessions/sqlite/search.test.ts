@@ -5,7 +5,11 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { compactionEvent, userTextEvent } from '../../testing/event-builders.js';
 import { migrateSqlite, SQLITE_MIGRATIONS } from './migrations.js';
-import { SQLITE_SEARCH_BATCH, SQLITE_SEARCH_IDLE_MS } from './search-backlog.js';
+import {
+  SQLITE_SEARCH_BATCH,
+  SQLITE_SEARCH_IDLE_MS,
+  SQLITE_SEARCH_MAX_BACKLOG,
+} from './search-backlog.js';
 import { rebuildSqliteSearch } from './search-index.js';
 import { SqliteSessionService } from './sqlite-session-service.js';
 
@@ -163,6 +167,9 @@ describe('SQLite history search', () => {
       });
     }
     expect(backlog(database)).toEqual({ pending: total, indexed: 0 });
+    // Appends came after the timer was set: it waits for a moment without any.
+    vi.advanceTimersByTime(SQLITE_SEARCH_IDLE_MS);
+    expect(backlog(database)).toEqual({ pending: total, indexed: 0 });
     // Idle: one batch a transaction, one transaction per timer turn.
     vi.advanceTimersByTime(SQLITE_SEARCH_IDLE_MS);
     expect(backlog(database)).toEqual({
@@ -176,6 +183,30 @@ describe('SQLite history search', () => {
     checkIndex(database);
     vi.runAllTimers(); // nothing left: the timer stops
     expect(vi.getTimerCount()).toBe(0);
+    await service.close();
+  });
+
+  it('never chases appends a few at a time; a backlog of SQLITE_SEARCH_MAX_BACKLOG is indexed in full batches', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const service = new SqliteSessionService({ path: join(folder, 'steady.db') });
+    const database = await service.getDatabase();
+    await service.createSession(key);
+    const append = (index: number) =>
+      service.appendEvent({ ...key, event: userTextEvent({ text: `plover ${index}` }) });
+    // A steady stream: an append every half idle period, so the store is never idle.
+    for (let index = 1; index < SQLITE_SEARCH_MAX_BACKLOG; index++) {
+      await append(index);
+      vi.advanceTimersByTime(SQLITE_SEARCH_IDLE_MS / 2);
+    }
+    expect(backlog(database).indexed).toBe(0);
+    await append(SQLITE_SEARCH_MAX_BACKLOG);
+    vi.advanceTimersByTime(SQLITE_SEARCH_IDLE_MS);
+    // Full batches only, until fewer than the cap wait.
+    expect(backlog(database).indexed % SQLITE_SEARCH_BATCH).toBe(0);
+    expect(backlog(database).indexed).toBeGreaterThan(0);
+    vi.runAllTimers();
+    expect(backlog(database)).toEqual({ pending: 0, indexed: SQLITE_SEARCH_MAX_BACKLOG });
+    checkIndex(database);
     await service.close();
   });
 
