@@ -76,6 +76,14 @@ import {
 import type { SessionRow, SqliteStatements } from './statements.js';
 import type { SqliteWriteQueue } from './write-queue.js';
 
+/** What a store call tells the busy wait and its errors. */
+interface StoreCallOptions {
+  operation: string;
+  key: Partial<SessionKey>;
+  signal?: AbortSignal;
+  creating?: boolean;
+}
+
 export {
   DEFAULT_BUSY_WAIT_MS,
   DEFAULT_SQLITE_PATH,
@@ -432,38 +440,18 @@ export class SqliteSessionService implements SessionService {
   }
 
   /** Runs a synchronous transaction, waiting asynchronously while the database is busy. */
-  private run<T>(
-    work: () => T,
-    options: {
-      operation: string;
-      key: Partial<SessionKey>;
-      signal?: AbortSignal;
-      creating?: boolean;
-    },
-  ): Promise<T> {
-    return runWhileBusy(work, {
-      ...options,
-      key: {
-        appName: options.key.appName,
-        userId: options.key.userId,
-        sessionId: options.key.sessionId,
-      },
-      waitMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS,
-    });
+  private run<T>(work: () => T, options: StoreCallOptions): Promise<T> {
+    return runWhileBusy(work, this.busyOptions(options));
   }
 
   /** A write transaction, committed with the other writes of this event-loop turn. */
-  private write<T>(
-    writes: SqliteWriteQueue,
-    work: () => T,
-    options: {
-      operation: string;
-      key: Partial<SessionKey>;
-      signal?: AbortSignal;
-      creating?: boolean;
-    },
-  ): Promise<T> {
-    return writes.write(work, {
+  private write<T>(writes: SqliteWriteQueue, work: () => T, options: StoreCallOptions): Promise<T> {
+    return writes.write(work, this.busyOptions(options));
+  }
+
+  /** The key's three fields only (the caller's options object may hold much more). */
+  private busyOptions(options: StoreCallOptions) {
+    return {
       ...options,
       key: {
         appName: options.key.appName,
@@ -471,7 +459,7 @@ export class SqliteSessionService implements SessionService {
         sessionId: options.key.sessionId,
       },
       waitMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS,
-    });
+    };
   }
 
   private requireSession(statements: SqliteStatements, key: SessionKey): SessionRow {
