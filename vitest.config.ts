@@ -27,8 +27,27 @@ export default defineConfig({
       reportOnFailure: true,
     },
     projects: [
-      { test: { ...shared, name: 'unit', include: ['src/**/*.test.ts'], exclude: integration } },
-      { test: { ...shared, name: 'integration', include: integration } },
+      // Unit files are pure (no server, no process): one worker a core. The integration files
+      // (processes, servers, browsers) keep one at a time after them.
+      {
+        test: {
+          ...shared,
+          name: 'unit',
+          include: ['src/**/*.test.ts'],
+          exclude: integration,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'integration',
+          include: integration,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });
