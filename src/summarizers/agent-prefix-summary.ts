@@ -149,7 +149,11 @@ export function agentPrefixInstruction(options: {
   return lines.join('\n');
 }
 
-/** The request's size as the window sees it (the same estimate the guard uses). */
+/**
+ * The request's estimated size, for the window check: contents, instruction and tools' JSON by
+ * the core's estimates (the guard's `estimateRequestOverhead` is the runtime's, a layer above;
+ * it differs by a few tokens of message framing, nothing a window check turns on).
+ */
 function requestTokens(request: ModelRequest): number {
   let tokens = estimateContentListTokens(request.contents);
   if (request.systemInstruction) tokens += estimateTextTokens(request.systemInstruction);
