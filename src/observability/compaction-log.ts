@@ -56,6 +56,9 @@ export function logCompaction(options: {
     // Who failed first and why, when a fallback wrote the summary (already masked).
     fallbackFrom: report.fallback?.from,
     fallbackReason: report.fallback?.reason,
+    // The agent's cached prefix reused for the summary, or why not (docs/cost.md).
+    summaryVia: report.summaryRequest?.via,
+    summaryViaReason: report.summaryRequest?.reason,
     reason: report.reason,
     // The summarizer not called (cause) or the cool-down a failure started (docs/resilience.md).
     coolDownSummarizer: report.coolDown?.summarizer,

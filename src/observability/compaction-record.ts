@@ -3,7 +3,7 @@
  * (structurally): declared here so observability depends on the event model only, never on the
  * runtime that reports.
  */
-import type { CompactionTrigger } from '../events/types.js';
+import type { CompactionTrigger, SummaryRequestNote } from '../events/types.js';
 
 export interface CompactionRecord {
   sessionId: string;
@@ -21,6 +21,8 @@ export interface CompactionRecord {
   summarizer?: string;
   /** Set when a fallback wrote the summary: who failed first and why. */
   fallback?: { from: string; reason: string };
+  /** How the summary was asked for, as on the stored event (docs/cost.md). */
+  summaryRequest?: SummaryRequestNote;
   /**
    * The summarizer's cool-down: with `cause`, the summarizer was not called (the attempt was
    * skipped, or the fallback wrote without waiting); without, the one a failure started.

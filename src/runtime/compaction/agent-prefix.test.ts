@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createEventsCompactionConfig } from '../../compaction/config.js';
@@ -197,6 +199,31 @@ describe("summaries on the agent's cached prefix", () => {
     expect(compaction?.summaryRequest?.reason).toMatch(new RegExp(`^${reason}: `));
     expect(getText(compaction?.compactedContent)).toBe('## User goal\nstandalone (seq 1-4)');
     expect(compaction?.fallback).toBeUndefined();
+  });
+
+  it("says on the compaction log line whether the agent's prefix was reused, and why not", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write: (chunk, _encoding, done) => {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
+    await turn({ script: [textResponse(SUMMARY)], runner: { logger } });
+    await turn({
+      script: [textResponse('  '), textResponse('## User goal\nstandalone')],
+      runner: { logger },
+    });
+    const compactions = lines.filter((line) => line.msgType === 'compaction');
+    expect(compactions.map((line) => [line.outcome, line.summaryVia])).toEqual([
+      ['compacted', 'agent_prefix'],
+      ['compacted', 'standalone'],
+    ]);
+    expect(compactions[0]?.summaryViaReason).toBeUndefined();
+    expect(compactions[1]?.summaryViaReason).toMatch(/^empty: /);
   });
 
   it('uses the standalone summarizer when reuse is off (config or environment)', async () => {

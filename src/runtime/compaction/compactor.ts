@@ -27,6 +27,7 @@ import type {
   EventElision,
   NewEvent,
   SessionKey,
+  SummaryRequestNote,
 } from '../../events/types.js';
 import { CompactionConflictError } from '../../sessions/errors.js';
 import type { SessionService, StoredView } from '../../sessions/session-service.js';
@@ -63,6 +64,8 @@ export interface CompactionReport {
   usedFallback?: boolean;
   /** Set when a fallback wrote the summary: who failed first and why (as on the event). */
   fallback?: { from: string; reason: string };
+  /** How the summary was asked for (as on the event): the agent's cached prefix, or standalone. */
+  summaryRequest?: SummaryRequestNote;
   /** Calls summarized without a result (their invocation ended). */
   deadCalls?: DeadCall[];
   /**
@@ -418,13 +421,14 @@ export class Compactor {
     const threshold = this.config.tokenThreshold;
     const ineffective = threshold !== undefined && threshold > 0 && tokensAfter >= threshold;
     const summary = summarized.summary;
+    const request = summarized.summaryRequest ?? summaryRequest;
     const event = compactionEvent({
       plan,
       summarized,
       summary,
       compactedContent,
       tokensAfter,
-      summaryRequest: summarized.summaryRequest ?? summaryRequest,
+      summaryRequest: request,
     });
     const details = {
       ...range,
@@ -435,6 +439,7 @@ export class Compactor {
       usedFallback: summarized.usedFallback,
       ...(summarized.fallback ? { fallback: summarized.fallback } : {}),
       ...(summarized.coolDown ? { coolDown: summarized.coolDown } : {}),
+      ...(request ? { summaryRequest: request } : {}),
       deadCalls: plan.deadCalls,
     };
     try {
