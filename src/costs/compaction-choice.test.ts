@@ -119,4 +119,25 @@ describe('chooseCompaction', () => {
     const summarizer = (21_000 * 3 + 1_500 * 15) / 1e6;
     expect(usd).toBeCloseTo(summarizer + (2_000 * 0.3 + 9_000 * 3.75) / 1e6, 10);
   });
+
+  it("prices a summary on the agent's cached request as a cache read of its prefix", () => {
+    const options = {
+      ...base,
+      requestTokens: 30_000,
+      elapsedCalls: 1,
+      horizonCalls: 1,
+      compactNow: true,
+      depth: 0,
+    };
+    const reused = projectCompactionUsd({ ...options, summaryReusesPrefix: true });
+    // The agent's request as sent: 29,000 shared with the previous one read at $0.30, the call
+    // since and the 500-token instruction (1,500) written at $3.75, the summary at $15.
+    const summary = (29_000 * 0.3 + 1_500 * 3.75 + 1_500 * 15) / 1e6;
+    expect(reused).toBeCloseTo(summary + (2_000 * 0.3 + 9_000 * 3.75) / 1e6, 10);
+    expect(reused).toBeLessThan(projectCompactionUsd(options));
+    // A cold cache has no prefix to read: the summary is priced standalone.
+    expect(projectCompactionUsd({ ...options, summaryReusesPrefix: true, cacheCold: true })).toBe(
+      projectCompactionUsd({ ...options, cacheCold: true }),
+    );
+  });
 });

@@ -9,7 +9,9 @@
  * remaining length is the length so far), up to `horizonCalls`. Each request reads the prefix it
  * shares with the previous one at the cache-read price and writes (or sends uncached) the rest;
  * the session grows `growthPerCall` tokens a call; a request at the threshold is compacted at
- * the chosen depth (the summarizer reads the summarized range and writes the summary, uncached);
+ * the chosen depth (the summarizer reads the summarized range and writes the summary, uncached,
+ * or, when it re-sends the agent's request (`summaryReusesPrefix`), reads that request's cached
+ * prefix at the cache-read price and writes the rest, as the agent's next request would);
  * after a compaction only the instructions and tools are shared. At or over the threshold the
  * choice is only how deep (the threshold always holds); under it, also whether compacting now is
  * cheaper than waiting for the threshold, e.g. when the cache went cold and the next request
@@ -50,6 +52,13 @@ export interface CompactionChoiceOptions {
   cacheCold?: boolean;
   /** The summarizer's own instructions, read on each call. Default 500. */
   summarizerPromptTokens?: number;
+  /**
+   * The summary is asked on the agent's model by re-sending the agent's request with the
+   * summarize instruction after it (docs/cost.md#summaries-that-reuse-the-agents-cache): the
+   * request's prefix is read from the cache, the rest and the instruction written, at `prices`.
+   * Default false: a request of its own at `summarizerPrices`, uncached.
+   */
+  summaryReusesPrefix?: boolean;
   /** Compacting early must save at least this share of waiting's cost. Default 0.01. */
   minSavingShare?: number;
 }
@@ -102,11 +111,7 @@ export function projectCompactionUsd(options: CompactionChoiceOptions & Projecti
       const kept = Math.min(retained, Math.max(0, size - overhead - options.summaryTokens));
       const after = overhead + options.summaryTokens + kept;
       if (after < size) {
-        const summarized = size - overhead - kept + promptTokens;
-        usd +=
-          (summarized * rateAt(options.summarizerPrices.input, summarized) +
-            options.summaryTokens * rateAt(options.summarizerPrices.output, summarized)) /
-          1e6;
+        usd += summaryUsd({ ...options, size, kept, shared, promptTokens });
         size = after;
         shared = call === 0 && options.cacheCold ? 0 : Math.min(overhead, size);
       }
@@ -115,6 +120,37 @@ export function projectCompactionUsd(options: CompactionChoiceOptions & Projecti
     total += chance * usd;
   }
   return total;
+}
+
+/** One summary call: standalone over the summarized range, or on the agent's cached request. */
+function summaryUsd(
+  options: CompactionChoiceOptions & {
+    size: number;
+    kept: number;
+    shared: number;
+    promptTokens: number;
+  },
+): number {
+  const { size, promptTokens } = options;
+  if (options.summaryReusesPrefix && options.cache !== 'none' && options.shared > 0) {
+    // The whole request as the agent sent it (its shared prefix a cache read), then the instruction.
+    const request = size + promptTokens;
+    return (
+      requestUsd({
+        prices: options.prices,
+        cache: options.cache,
+        size: request,
+        shared: options.shared,
+      }) +
+      (options.summaryTokens * rateAt(options.prices.output, request)) / 1e6
+    );
+  }
+  const summarized = size - options.overheadTokens - options.kept + promptTokens;
+  return (
+    (summarized * rateAt(options.summarizerPrices.input, summarized) +
+      options.summaryTokens * rateAt(options.summarizerPrices.output, summarized)) /
+    1e6
+  );
 }
 
 function requestUsd(options: {

@@ -83,6 +83,19 @@ describe('costAwareDecision', () => {
     expect(decision.note?.reason).toBe('cold_cache');
   });
 
+  it("expects a summary on the agent's cached request to cost less than a standalone one", () => {
+    const options = { tail, requestTokens: 30_000, nowSeconds: lastAnswer + 5 };
+    const standalone = decide(options);
+    const reused = costAwareDecision({
+      model: { ...model, summaryReusesPrefix: true },
+      config,
+      overheadTokens: 2_000,
+      estimateEvent,
+      ...options,
+    });
+    expect(reused.note!.thresholdOnlyUsd).toBeLessThan(standalone.note!.thresholdOnlyUsd);
+  });
+
   it('never considers compacting a request under half the threshold', () => {
     const decision = decide({ tail, requestTokens: 14_000, nowSeconds: lastAnswer + 3_600 });
     expect(decision).toEqual({ compact: false, force: false });

@@ -27,6 +27,8 @@ export interface CostAwareModel {
   cache: CacheBilling;
   /** Seconds an unused cached prefix lives (past it, the next request writes it again). */
   ttlSeconds: number;
+  /** Summaries re-send the agent's request, its prefix read from the cache (`chooseCompaction`). */
+  summaryReusesPrefix?: boolean;
 }
 
 /** A summary's expected size before the first one exists (tokens). */
@@ -74,6 +76,8 @@ function splitModelId(id: string, field: string): { provider: string; model: str
 export async function resolveCostAwareModel(
   config: CostAwareConfig,
   summarizerModelId?: string,
+  /** Summaries will re-send the agent's cached request (docs/cost.md). Default false. */
+  summaryReusesPrefix = false,
 ): Promise<CostAwareModel> {
   const agent = splitModelId(config.price, 'costAware.price');
   const price = await lookupModelPrice(agent);
@@ -93,6 +97,7 @@ export async function resolveCostAwareModel(
     summarizerPrices: summarizer.prices,
     cache: cacheBilling(policy),
     ttlSeconds: cacheTtlSeconds(policy),
+    summaryReusesPrefix,
   };
 }
 
@@ -162,6 +167,7 @@ export function costAwareDecision(options: CostAwareDecisionOptions): CostAwareD
     growthPerCall,
     elapsedCalls: callsSinceCheckpoint + summarizedCalls,
     cacheCold,
+    summaryReusesPrefix: model.summaryReusesPrefix,
   });
   if (choice.action === 'wait' || choice.reason === 'wait') return { compact: over, force: false };
   return {
@@ -189,12 +195,14 @@ export function lazyCostAwareModel(
   config: EventsCompactionConfig | null | undefined,
   /** The summarizer's name (its model id for a model summarizer), read at first use. */
   summarizerName?: () => string | undefined,
+  /** Summaries re-send the agent's cached request (the Runner's agent-prefix summaries). */
+  summaryReusesPrefix = false,
 ): (() => Promise<CostAwareModel | undefined>) | undefined {
   const costAware = config?.costAware;
   if (!costAware) return undefined;
   let model: Promise<CostAwareModel> | undefined;
   return () => {
-    model ??= resolveCostAwareModel(costAware, summarizerName?.());
+    model ??= resolveCostAwareModel(costAware, summarizerName?.(), summaryReusesPrefix);
     return model;
   };
 }

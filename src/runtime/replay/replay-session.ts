@@ -5,6 +5,7 @@
  * recorded by its position in the replayed events.
  */
 import { branchOf } from '../../compaction/branch-view.js';
+import { resolveReuseAgentPrefix } from '../../compaction/config.js';
 import { countCompletedInvocations } from '../../compaction/triggers.js';
 import type { EventsCompactionConfig, EventsSummarizer } from '../../compaction/types.js';
 import type { Event, NewEvent, Part, SessionKey } from '../../events/types.js';
@@ -92,7 +93,15 @@ export class ReplaySession {
       coolDown: new SummarizerCoolDown({ baseMs: 0, maxMs: 1 }),
     });
     // Each request is prepared as the Runner prepares it: token trigger, byte ceiling, truncation.
-    this.costModel = lazyCostAwareModel(config);
+    // Replay prices a summary on the agent's own model as the Runner asks it (replay-cost.ts).
+    const costAware = config.costAware;
+    this.costModel = lazyCostAwareModel(
+      config,
+      undefined,
+      costAware !== undefined &&
+        resolveReuseAgentPrefix(config) &&
+        (costAware.summarizerPrice ?? costAware.price) === costAware.price,
+    );
     this.guard = new ContextGuard({
       sessionService,
       config,

@@ -81,7 +81,11 @@ export class RunnerCompaction {
   constructor(options: RunnerCompactionOptions) {
     this.options = options;
     const { sessionService, config, plugins, metrics, logger } = options;
-    this.costModel = lazyCostAwareModel(config, () => options.summarizer.name);
+    this.costModel = lazyCostAwareModel(
+      config,
+      () => options.summarizer.name,
+      options.agentPrefix !== undefined,
+    );
     this.compactor = new Compactor({
       sessionService,
       config: { ...config, summarizer: options.summarizer },
