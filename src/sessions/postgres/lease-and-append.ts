@@ -59,6 +59,16 @@ function takeValues(options: {
 }
 
 /**
+ * A failed take-and-append, carried past the lease's polling: a lost connection's error is
+ * retryable, but the statement may have committed (the event stored, the lease held by this
+ * holder), and trying it again would append the event twice. Not an `Error`: the polling
+ * (lease-helpers.ts) tries again only a retryable `SessionStoreError`.
+ */
+class NotTriedAgain {
+  constructor(readonly error: unknown) {}
+}
+
+/**
  * The lease, the appended event and the session after it (`row` has no app or user state: the
  * caller checked). `session` and `event` are `undefined` when the session does not exist (the
  * lease is held all the same; nothing was appended).
@@ -72,19 +82,27 @@ export async function leaseAndAppend(
   const key = { appName: options.appName, userId: options.userId, sessionId: options.sessionId };
   const statement = commitMode ? queries.leaseAndAppendWithCommitMode : queries.leaseAndAppend;
   let taken: TakenAppend | undefined;
-  const lease = await context.acquire(async (leaseId, ttlMs) => {
+  const take = async (leaseId: string, ttlMs: number) => {
     const afterSeq = views.peekLastSeq(key);
     const now = Date.now() / 1000;
-    const rows = await connection.query<ViewRow>(
-      key,
-      options.signal,
-      statement,
-      takeValues({ key, afterSeq, leaseId, ttlMs, row, now, commitMode }),
-      { operation: 'acquireLease' },
-    );
+    let rows: ViewRow[];
+    try {
+      rows = await connection.query<ViewRow>(
+        key,
+        options.signal,
+        statement,
+        takeValues({ key, afterSeq, leaseId, ttlMs, row, now, commitMode }),
+        { operation: 'acquireLease' },
+      );
+    } catch (error) {
+      throw new NotTriedAgain(error);
+    }
     if (rows[0]?.part !== -1) return false;
     taken = { rows, afterSeq, now };
     return true;
+  };
+  const lease = await context.acquire(take).catch((error: unknown) => {
+    throw error instanceof NotTriedAgain ? error.error : error;
   });
   try {
     const appendedRow = taken?.rows.find((found) => found.part === 3);
