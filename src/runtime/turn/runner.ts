@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { TailFacts } from '../../compaction/tail-facts.js';
 import type { EventsCompactionConfig } from '../../compaction/types.js';
 import { createEvent, newId } from '../../events/event-helpers.js';
-import type { Event, NewEvent, Session, SessionKey } from '../../events/types.js';
+import type { Event, Session, SessionKey } from '../../events/types.js';
 import { createRuntimeLogger } from '../../observability/compaction-log.js';
 import { type CompactionMetrics, createCompactionMetrics } from '../../observability/metrics.js';
 import { createModelMetrics, type ModelMetrics } from '../../observability/model-metrics.js';
@@ -163,7 +163,9 @@ export class Runner {
     // store's `acquireLeaseAndAppend`: one round trip on PostgreSQL). Its timestamp is then the
     // run's start, before any wait for another holder.
     const userEvent =
-      this.plugins.plugins.length === 0
+      this.plugins.plugins.length === 0 &&
+      this.sessionLease !== false &&
+      this.sessionService.acquireLeaseAndAppend
         ? createEvent({ author: 'user', invocationId, content: toUserContent(options.newMessage) })
         : undefined;
     // Taken before the view is read, held until the invocation and its compaction are done.
@@ -192,7 +194,6 @@ export class Runner {
         ...options,
         key,
         invocationId,
-        userEvent,
         read,
         signal: linked?.signal ?? options.signal,
         lease,
@@ -219,8 +220,6 @@ export class Runner {
     options: RunOptions & {
       key: SessionKey;
       invocationId: string;
-      /** The user's message as an event, when made before the lease was taken. */
-      userEvent?: NewEvent;
       lease?: SessionLease;
       agentSpan: TelemetrySpan;
       /**
@@ -269,12 +268,7 @@ export class Runner {
     const appended = options.read?.appended;
     yield appended ??
       (await invocation.appendEvent(
-        options.userEvent ??
-          createEvent({
-            author: 'user',
-            invocationId: invocation.invocationId,
-            content: newMessage,
-          }),
+        createEvent({ author: 'user', invocationId: invocation.invocationId, content: newMessage }),
       ));
 
     const plugged = this.plugins.plugins.length > 0;
