@@ -141,6 +141,21 @@ export interface LeasedSession {
   session: Session | undefined;
 }
 
+/** `acquireLeaseAndAppend`'s options: the lease's, and the event appended once it is held. */
+export interface AcquireLeaseAndAppendOptions extends AcquireLeaseOptions {
+  /** Validated and stored exactly as `appendEvent` stores it. */
+  event: NewEvent;
+}
+
+/** What `acquireLeaseAndAppend` returns. */
+export interface LeasedAppend {
+  lease: SessionLease;
+  /** The session after the append (its last event `event`, unless another writer followed). */
+  session: Session | undefined;
+  /** The stored event; `undefined` when the session does not exist (nothing was appended). */
+  event: Event | undefined;
+}
+
 /** A held lease on one session: only its holder runs invocations or compactions there. */
 export interface SessionLease {
   /** Unique per acquisition. */
@@ -240,6 +255,16 @@ export interface SessionService {
    * when present, `acquireLease` and `getSession` otherwise.
    */
   acquireLeaseAndGetSession?(options: AcquireLeaseOptions): Promise<LeasedSession>;
+  /**
+   * Optional capability, beside `acquireLease`: the lease, then `event` appended under it, then
+   * the session as the view-mode `getSession` returns it (with the event). The append happens
+   * only once the lease is held: when the lease cannot be taken (`SessionBusyError`, an abort)
+   * nothing is appended, and when the append fails the lease is not held. A missing session
+   * gives `session` and `event` `undefined`, the lease held (the caller releases it). A store
+   * may do it all in fewer round trips (PostgreSQL: one statement). The Runner calls it for the
+   * user's message when present and no plugin hooks the message.
+   */
+  acquireLeaseAndAppend?(options: AcquireLeaseAndAppendOptions): Promise<LeasedAppend>;
   /**
    * Optional capability: a whole session and its events stored all or nothing (one
    * transaction): until it returns, no reader sees the session; on failure or abort nothing

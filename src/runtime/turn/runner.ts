@@ -158,6 +158,16 @@ export class Runner {
       userId: options.userId,
       sessionId: options.sessionId,
     };
+    const invocationId = newId();
+    // With no plugin to hook it, the user's message may be appended with the lease taken (the
+    // store's `acquireLeaseAndAppend`: one round trip on PostgreSQL). Its timestamp is then the
+    // run's start, before any wait for another holder.
+    const userEvent =
+      this.plugins.plugins.length === 0 &&
+      this.sessionLease !== false &&
+      this.sessionService.acquireLeaseAndAppend
+        ? createEvent({ author: 'user', invocationId, content: toUserContent(options.newMessage) })
+        : undefined;
     // Taken before the view is read, held until the invocation and its compaction are done.
     // The session is read with the lease when the store can do both at once (one round trip).
     const { lease, read } = await acquireRunLeaseAndSession({
@@ -165,6 +175,7 @@ export class Runner {
       key,
       lease: this.sessionLease,
       signal: options.signal,
+      append: userEvent,
     });
     // Without a lease, a background compaction of the previous turn lands before this turn
     // reads the view; the caller may give up waiting (the compaction goes on without this turn).
@@ -182,6 +193,7 @@ export class Runner {
       handedToBackground = yield* this.runInvocation({
         ...options,
         key,
+        invocationId,
         read,
         signal: linked?.signal ?? options.signal,
         lease,
@@ -207,10 +219,14 @@ export class Runner {
   private async *runInvocation(
     options: RunOptions & {
       key: SessionKey;
+      invocationId: string;
       lease?: SessionLease;
       agentSpan: TelemetrySpan;
-      /** The session as read with the lease (`acquireRunLeaseAndSession`), if it was. */
-      read?: { session: Session | undefined };
+      /**
+       * The session as read with the lease (`acquireRunLeaseAndSession`), if it was, and the
+       * user's message when it was appended with it (then in `session`).
+       */
+      read?: { session: Session | undefined; appended?: Event };
     },
   ): AsyncGenerator<AgentEvent, boolean, undefined> {
     const { signal, key } = options;
@@ -223,7 +239,7 @@ export class Runner {
 
     const invocation = new Invocation({
       key,
-      invocationId: newId(),
+      invocationId: options.invocationId,
       rootAgentName: this.agent.name,
       // A workflow with branches: every view is a branch's (docs/workflows.md#branch-views).
       scope: this.branched ? {} : undefined,
@@ -249,9 +265,11 @@ export class Runner {
     // the first model call would read, unless something else writes in between.
     invocation.rememberView(this.storedViews.read({ viewKey, events: session.events }));
     const newMessage = toUserContent(options.newMessage);
-    yield await invocation.appendEvent(
-      createEvent({ author: 'user', invocationId: invocation.invocationId, content: newMessage }),
-    );
+    const appended = options.read?.appended;
+    yield appended ??
+      (await invocation.appendEvent(
+        createEvent({ author: 'user', invocationId: invocation.invocationId, content: newMessage }),
+      ));
 
     const plugged = this.plugins.plugins.length > 0;
     const runContext = plugged ? invocation.pluginContext() : undefined;

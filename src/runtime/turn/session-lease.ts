@@ -3,7 +3,7 @@
  * invocation, and the signal an invocation runs under (the caller's, aborted too when the lease
  * is lost).
  */
-import type { Session, SessionKey } from '../../events/types.js';
+import type { NewEvent, Session, SessionKey, Event as StoredEvent } from '../../events/types.js';
 import type { SessionLease, SessionService } from '../../sessions/session-service.js';
 import { RunnerConfigError } from '../errors.js';
 
@@ -61,24 +61,33 @@ export async function acquireRunLease(options: {
 
 /**
  * `acquireRunLease`, with the session read under the lease when the store can do both in one
- * step (`acquireLeaseAndGetSession`: fewer round trips). `read` is absent when the session was
- * not read (the caller reads it); `read.session` is `undefined` when it does not exist.
+ * step (`acquireLeaseAndGetSession`: fewer round trips), and `append` (the user's message)
+ * appended in that step too when the store can (`acquireLeaseAndAppend`). `read` is absent
+ * when the session was not read (the caller reads it); `read.session` is `undefined` when it
+ * does not exist. `read.appended` is `append` as stored, when it was: `read.session` then
+ * holds it.
  */
 export async function acquireRunLeaseAndSession(options: {
   sessionService: SessionService;
   key: SessionKey;
   lease: SessionLeaseOptions | false;
   signal?: AbortSignal;
-}): Promise<{ lease?: SessionLease; read?: { session: Session | undefined } }> {
-  const { sessionService, lease } = options;
+  /** An event to append once the lease is held, if the store can do it in the same step. */
+  append?: NewEvent;
+}): Promise<{
+  lease?: SessionLease;
+  read?: { session: Session | undefined; appended?: StoredEvent };
+}> {
+  const { sessionService, lease, append } = options;
+  const leaseOptions = { ...options.key, ...(lease || {}), signal: options.signal };
+  if (lease !== false && append && sessionService.acquireLeaseAndAppend) {
+    const leased = await sessionService.acquireLeaseAndAppend({ ...leaseOptions, event: append });
+    return { lease: leased.lease, read: { session: leased.session, appended: leased.event } };
+  }
   if (lease === false || !sessionService.acquireLeaseAndGetSession) {
     return { lease: await acquireRunLease(options) };
   }
-  const leased = await sessionService.acquireLeaseAndGetSession({
-    ...options.key,
-    ...lease,
-    signal: options.signal,
-  });
+  const leased = await sessionService.acquireLeaseAndGetSession(leaseOptions);
   return { lease: leased.lease, read: { session: leased.session } };
 }
 

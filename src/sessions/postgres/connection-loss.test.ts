@@ -210,6 +210,41 @@ describePostgres('PostgreSQL connection loss', (url) => {
     expect(faults).toEqual([]);
   });
 
+  it('a cut after the take-and-append was sent: retryable at once, never sent again', async () => {
+    const name = applicationName();
+    const service = newService({
+      connectionString: withApplicationName(proxy.proxiedUrl(url), name),
+    });
+    const { key } = await seededSession(service, 1);
+    proxy.hold();
+    const sent = proxy.nextHeldRequest();
+    const taking = pending(
+      service.acquireLeaseAndAppend({
+        ...key,
+        waitMs: hangLimitMs,
+        ttlMs: 1_000,
+        event: userTextEvent({ text: 'once' }),
+      }),
+    );
+    await sent;
+    // The statement reached the server (it may commit); its answer never comes back.
+    proxy.refuse();
+    proxy.cutAll();
+    const startedAt = Date.now();
+    await expectRetryable(taking, 'acquireLease', key.sessionId);
+    // Not polled again until the lease's ttl passed (a second append of the same event).
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    proxy.release();
+    proxy.accept();
+    const reader = newService({ connectionString: url });
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const session = await reader.getSession({ ...key, events: 'full' });
+    const texts = session?.events.map((event) => event.content?.parts?.[0]?.text);
+    // Stored once if the server ran it before the cut, else not at all; never twice.
+    expect(texts?.filter((text) => text === 'once').length).toBeLessThanOrEqual(1);
+    expect(faults).toEqual([]);
+  });
+
   it('a cut mid-compaction is retryable; the checkpoint is unchanged and can be stored', async () => {
     const name = applicationName();
     const service = newService({

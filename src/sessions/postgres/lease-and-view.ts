@@ -7,9 +7,31 @@
  * from the header's, the rows are stale and the caller reads the view again.
  */
 import type { Session, SessionKey } from '../../events/types.js';
-import type { StoredView } from '../session-service.js';
+import type {
+  AcquireLeaseOptions,
+  LeasedSession,
+  SessionLease,
+  StoredView,
+} from '../session-service.js';
 import type { ViewCache } from '../view-cache.js';
+import type { PostgresConnection } from './connection.js';
 import { headerStamp, type PostgresEventReader, type ViewRow } from './event-reader.js';
+import { keyParams, pickKey } from './key-and-errors.js';
+import type { Queries } from './queries.js';
+import type { SynchronousCommit } from './synchronous-commit.js';
+
+/** What a take that reads the view (and may append) needs of the service. */
+export interface LeaseContext {
+  connection: PostgresConnection;
+  queries: Queries;
+  views: ViewCache;
+  reader: PostgresEventReader;
+  synchronousCommit?: SynchronousCommit;
+  /** The lease, taken with `take` in place of the plain take statement (lease.ts). */
+  acquire(take: (leaseId: string, ttlMs: number) => Promise<boolean>): Promise<SessionLease>;
+  /** The view-mode `getSession` (after the statement, when its rows cannot be used). */
+  getSession(key: SessionKey, signal: AbortSignal | undefined): Promise<Session | undefined>;
+}
 
 /** The rows of a take that succeeded, and the cached `lastSeq` they were read after. */
 export interface TakeRows {
@@ -64,4 +86,41 @@ export function viewFromTake(options: {
   if (!view) return undefined;
   const events = view.checkpoint ? [view.checkpoint, ...view.tail] : view.tail;
   return { ...key, ...reader.readHeader(header), events };
+}
+
+/**
+ * The lease and the session's view in one statement when the service holds the view
+ * (`leaseAndViewSince`: the take, then the rows appended since, plus a check that nothing
+ * committed between the statement's snapshot and the take); otherwise, or when that check
+ * fails, the view is read after the take as `getSession` reads it.
+ */
+export async function leaseAndView(
+  context: LeaseContext,
+  options: AcquireLeaseOptions,
+): Promise<LeasedSession> {
+  const { connection, queries, views, reader } = context;
+  const key = pickKey(options);
+  let taken: TakeRows | undefined;
+  const afterSeq = views.peekLastSeq(key);
+  const lease = await context.acquire(async (leaseId, ttlMs) => {
+    const rows = await connection.query<ViewRow>(
+      key,
+      options.signal,
+      queries.leaseAndViewSince,
+      [...keyParams(key), afterSeq ?? null, leaseId, ttlMs],
+      { operation: 'acquireLease' },
+    );
+    if (rows[0]?.part !== -1) return false;
+    taken = { rows, afterSeq };
+    return true;
+  });
+  try {
+    const read = taken && viewFromTake({ key, taken, views, reader });
+    if (read === 'missing') return { lease, session: undefined };
+    const session = read ?? (await context.getSession(key, options.signal));
+    return { lease, session };
+  } catch (error) {
+    await lease.release();
+    throw error;
+  }
 }

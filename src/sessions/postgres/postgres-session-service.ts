@@ -17,6 +17,7 @@ import { InMemoryLeases } from '../in-memory-lease.js';
 import { resolveListAllSessionsOptions } from '../list-all-sessions.js';
 import { resolveSearchLanguage, type SearchLanguage } from '../query-terms.js';
 import type {
+  AcquireLeaseAndAppendOptions,
   AcquireLeaseOptions,
   AppendCompactionOptions,
   AppendEventOptions,
@@ -25,6 +26,7 @@ import type {
   GetSessionOptions,
   ImportSessionOptions,
   ImportSessionResult,
+  LeasedAppend,
   LeasedSession,
   ListAllSessionsOptions,
   ListEventsOptions,
@@ -58,7 +60,8 @@ import { importPostgresSession } from './import-session.js';
 import { assertJsonbStorable } from './jsonb-state.js';
 import { keyParams, pickKey, validateKey } from './key-and-errors.js';
 import { acquirePostgresLease, buildLeaseQueries, type LeaseQueries } from './lease.js';
-import { type TakeRows, viewFromTake } from './lease-and-view.js';
+import { leaseAndAppend, leaseThenAppend } from './lease-and-append.js';
+import { type LeaseContext, leaseAndView } from './lease-and-view.js';
 import {
   buildListAllSessionsStatement,
   type OverviewRow,
@@ -436,37 +439,41 @@ export class PostgresSessionService implements SessionService {
    * fails, the view is read after the take as `getSession` reads it (lease-and-view.ts).
    */
   async acquireLeaseAndGetSession(options: AcquireLeaseOptions): Promise<LeasedSession> {
-    const pool = await this.connection.connect(options.signal);
-    const key = pickKey(options);
-    let taken: TakeRows | undefined;
-    const afterSeq = this.views.peekLastSeq(key);
-    const lease = await acquirePostgresLease({
-      pool,
-      queries: this.leaseQueries,
-      local: this.leases,
-      lease: options,
-      take: async (leaseId, ttlMs) => {
-        const rows = await this.connection.query<ViewRow>(
-          key,
-          options.signal,
-          this.queries.leaseAndViewSince,
-          [...keyParams(key), afterSeq ?? null, leaseId, ttlMs],
-          { operation: 'acquireLease' },
-        );
-        if (rows[0]?.part !== -1) return false;
-        taken = { rows, afterSeq };
-        return true;
-      },
-    });
-    try {
-      const read = taken && viewFromTake({ key, taken, views: this.views, reader: this.reader });
-      if (read === 'missing') return { lease, session: undefined };
-      const session = read ?? (await this.getSession({ ...key, signal: options.signal }));
-      return { lease, session };
-    } catch (error) {
-      await lease.release();
-      throw error;
+    return leaseAndView(await this.leaseContext(options), options);
+  }
+
+  /**
+   * The lease, the event appended and the session's view in one statement when the event
+   * writes no state (lease-and-append.ts); two steps when it does.
+   */
+  async acquireLeaseAndAppend(options: AcquireLeaseAndAppendOptions): Promise<LeasedAppend> {
+    assertValidNewEvent(options.event, { kind: 'event' });
+    const row = prepareEventRow(options.event);
+    if (Object.keys(options.event.actions?.stateDelta ?? {}).length > 0) {
+      return leaseThenAppend(this, options);
     }
+    return leaseAndAppend(await this.leaseContext(options), options, row);
+  }
+
+  /** What a take that also reads (and appends) needs of this instance. */
+  private async leaseContext(options: AcquireLeaseOptions): Promise<LeaseContext> {
+    const pool = await this.connection.connect(options.signal);
+    return {
+      connection: this.connection,
+      queries: this.queries,
+      views: this.views,
+      reader: this.reader,
+      synchronousCommit: this.synchronousCommit,
+      acquire: (take) =>
+        acquirePostgresLease({
+          pool,
+          queries: this.leaseQueries,
+          local: this.leases,
+          lease: options,
+          take,
+        }),
+      getSession: (key, signal) => this.getSession({ ...key, signal }),
+    };
   }
 
   /**

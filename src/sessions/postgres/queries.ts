@@ -57,6 +57,14 @@ export interface Queries {
    * which tell whether a writer committed between the snapshot and the take.
    */
   leaseAndViewSince: Statement;
+  /**
+   * `leaseAndViewSince` that also appends an event when the lease is taken (lease-and-append.ts):
+   * $7.. are `appendEvent`'s $4.. ($18: the commit mode, in `...WithCommitMode`). Part 3 is the
+   * append's own RETURNING (the appended seq, the creation time), absent when nothing was
+   * appended; the header and rows are the statement's snapshot, before the append.
+   */
+  leaseAndAppend: Statement;
+  leaseAndAppendWithCommitMode: Statement;
   listEventsAsc: string;
   listEventsDesc: string;
   sessionExists: string;
@@ -103,16 +111,26 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
 
   // The seq is allocated by the UPDATE's row lock, the event inserted from its RETURNING.
   // $14 is the search text (search-column.ts; NULL for a compaction: a NULL tsvector).
-  const appendEvent = (commitMode: string, guard: string) => `WITH ${commitMode}s AS (
-        UPDATE ${sessions} SET last_seq = last_seq + 1, event_count = event_count + 1,
-          updated_at = greatest(updated_at, $4), state = state || $5::jsonb
+  // `first` is the number of the first parameter ($4 in `appendEvent`).
+  const appendParts = (first: number, guard: string) => {
+    const p = (offset: number) => `$${first + offset}`;
+    return {
+      update: `UPDATE ${sessions} SET last_seq = last_seq + 1, event_count = event_count + 1,
+          updated_at = greatest(updated_at, ${p(0)}), state = state || ${p(1)}::jsonb
         WHERE app_name = $1 AND user_id = $2 AND id = $3${guard}
-        RETURNING last_seq, created_at)
-      INSERT INTO ${events} (app_name, user_id, session_id, seq, event_id, invocation_id, author,
-        timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event, search)
-      SELECT $1, $2, $3, s.last_seq, $6, $7, $8, $9, $10, $11, $12, $13::json,
-        to_tsvector('simple'::regconfig, $14::text) FROM s
+        RETURNING last_seq, created_at`,
+      insert: `INSERT INTO ${events} (app_name, user_id, session_id, seq, event_id, invocation_id,
+          author, timestamp, is_compaction, compaction_start_seq, compaction_end_seq, event, search)
+        SELECT $1, $2, $3, s.last_seq, ${[2, 3, 4, 5, 6, 7, 8].map(p).join(', ')}, ${p(9)}::json,
+          to_tsvector('simple'::regconfig, ${p(10)}::text) FROM s`,
+    };
+  };
+  const appendEvent = (commitMode: string, guard: string) => {
+    const parts = appendParts(4, guard);
+    return `WITH ${commitMode}s AS (${parts.update})
+      ${parts.insert}
       RETURNING seq, (SELECT created_at FROM s) AS created_at`;
+  };
 
   const rowsSince = (guard: string) => `SELECT 2, ${eventColumns} FROM ${events}
         WHERE ${sessionKey} AND seq > $4${guard}
@@ -144,6 +162,35 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
       UNION ALL ${header}${taken}
       UNION ALL ${rowsSince(taken)}
       ORDER BY part, seq`;
+  // The take, then (only when taken: the UPDATE's guard) the append, in one statement and one
+  // transaction: a failed append leaves no lease, a lease not taken no event. The UPDATE waits
+  // for a writer holding the session row and returns the row's latest version, so part 3 tells
+  // whether the snapshot's header and rows are the session just before this append. The
+  // snapshot does not see the appended row (one statement, one snapshot).
+  const leaseAndAppend = (commitMode: string, guard: string) => {
+    const parts = appendParts(7, `${taken}${guard}`);
+    return `WITH taken AS (
+        INSERT INTO ${leases} AS lease (app_name, user_id, session_id, holder, expires_at)
+        VALUES ($1, $2, $3, $5, clock_timestamp() + $6::integer * interval '1 millisecond')
+        ON CONFLICT (app_name, user_id, session_id) DO UPDATE
+          SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+          WHERE lease.expires_at <= clock_timestamp()
+        RETURNING holder),
+      ${commitMode}s AS (${parts.update}),
+      appended AS (${parts.insert} RETURNING seq)
+      SELECT -1 AS part, NULL::bigint AS seq, false AS is_compaction,
+        NULL::bigint AS compaction_start_seq, NULL::bigint AS compaction_end_seq,
+        NULL::json AS event FROM taken
+      UNION ALL SELECT 3, last_seq, false, NULL, NULL, json_build_object('createdAt', created_at)
+        FROM s
+      UNION ALL ${header}${taken}
+      UNION ALL ${rowsSince(taken)}
+      ORDER BY part, seq`;
+  };
+  const commitModeCte = (parameter: number) =>
+    `commit_mode AS (SELECT set_config('synchronous_commit', $${parameter}, true) AS mode),
+      `;
+  const commitModeGuard = ' AND (SELECT mode FROM commit_mode) IS NOT NULL';
 
   return {
     createSession: `INSERT INTO ${sessions} (app_name, user_id, id, state, created_at, updated_at)
@@ -178,6 +225,11 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
     // (view-cache.ts): one round trip that reads only what was appended since.
     viewSince: statement(viewSince, prepared),
     leaseAndViewSince: statement(leaseAndViewSince, prepared),
+    leaseAndAppend: statement(leaseAndAppend('', ''), prepared),
+    leaseAndAppendWithCommitMode: statement(
+      leaseAndAppend(commitModeCte(18), commitModeGuard),
+      prepared,
+    ),
     listEventsAsc: `SELECT ${eventColumns} FROM ${events}
       WHERE ${sessionKey} AND seq > $4 AND seq < $5 ORDER BY seq ASC LIMIT $6`,
     listEventsDesc: `SELECT ${eventColumns} FROM ${events}
@@ -189,14 +241,7 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
     appendEvent: statement(appendEvent('', ''), prepared),
     // set_config(..., true) lasts until this statement's implicit transaction commits; the
     // UPDATE references it so the (volatile, never inlined) CTE runs before the commit.
-    appendEventWithCommitMode: statement(
-      appendEvent(
-        `commit_mode AS (SELECT set_config('synchronous_commit', $15, true) AS mode),
-      `,
-        ' AND (SELECT mode FROM commit_mode) IS NOT NULL',
-      ),
-      prepared,
-    ),
+    appendEventWithCommitMode: statement(appendEvent(commitModeCte(15), commitModeGuard), prepared),
     setCommitMode: `SELECT set_config('synchronous_commit', $1, true)`,
     listSessions: `SELECT id, updated_at, event_count FROM ${sessions}
       WHERE app_name = $1 AND user_id = $2 ORDER BY updated_minute DESC, updated_at DESC, id`,

@@ -195,6 +195,41 @@ export function describeLease(context: ConformanceContext): void {
       expect(await isFree(missing)).toBe(true);
     });
 
+    it('acquireLeaseAndAppend (when present) appends under the lease, never without it', async (test) => {
+      const service = context.service;
+      if (!service.acquireLeaseAndAppend) return test.skip();
+      const key = await newSession();
+      for (const round of [1, 2]) {
+        const event = userTextEvent({ text: `round ${round}` });
+        const taken = await service.acquireLeaseAndAppend({ ...key, event });
+        expect(await isFree(key)).toBe(false);
+        expect(taken.event).toMatchObject({ seq: round, author: 'user' });
+        expect(taken.session).toEqual(await service.getSession(key));
+        expect(taken.session?.events.at(-1)).toEqual(taken.event);
+        await taken.lease.release();
+      }
+      // Held elsewhere: busy, and nothing appended.
+      const holder = await acquireFrom(service)(key);
+      const busy = service.acquireLeaseAndAppend({
+        ...key,
+        waitMs: 0,
+        event: userTextEvent({ text: 'not while held' }),
+      });
+      expect(SessionBusyError.isInstance(await rejection(busy))).toBe(true);
+      await holder.release();
+      expect((await service.getSession(key))?.events).toHaveLength(2);
+      const missing = { ...key, sessionId: `${key.sessionId}-missing` };
+      const held = await service.acquireLeaseAndAppend({
+        ...missing,
+        event: userTextEvent({ text: 'nowhere' }),
+      });
+      expect(held.session).toBeUndefined();
+      expect(held.event).toBeUndefined();
+      expect(await isFree(missing)).toBe(false);
+      await held.lease.release();
+      expect(await service.getSession(missing)).toBeUndefined();
+    });
+
     it('rejects bad options with InvalidArgumentError naming them', async () => {
       const acquire = acquireFrom(context.service);
       const key = await newSession();
