@@ -19,16 +19,24 @@ export interface ExportCounts {
   typeOnly: number;
 }
 
-/** Every exported name of `entry` by the TypeScript checker: value names and type-only names. */
-export function declaredExports(entry: string): { values: string[]; types: string[] } {
-  const program = ts.createProgram([entry], {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-  });
+/**
+ * Every exported name of `entry` by the TypeScript checker: value names and type-only names.
+ * `program`, when given, must include `entry` (the API test passes the report's program).
+ */
+export function declaredExports(
+  entry: string,
+  options: { program?: ts.Program } = {},
+): { values: string[]; types: string[] } {
+  const program =
+    options.program ??
+    ts.createProgram([entry], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(entry);
   const symbol = source && checker.getSymbolAtLocation(source);
