@@ -14,6 +14,7 @@ import { isConnectionError, poolSecrets, toStoreError } from './pg-errors.js';
 import {
   POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION,
   POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION,
+  POSTGRES_SEARCH_IN_ROW_MIGRATION,
   POSTGRES_SEARCH_MIGRATION,
 } from './search.js';
 
@@ -130,6 +131,11 @@ export const migrations: Migration[] = [
     version: 8,
     name: 'sessions listed by update minute: the session row updated in place (HOT)',
     statements: POSTGRES_SESSIONS_BY_MINUTE_MIGRATION,
+  },
+  {
+    version: 9,
+    name: 'history search: the tsvector kept in the row (storage main), not TOASTed',
+    statements: POSTGRES_SEARCH_IN_ROW_MIGRATION,
   },
 ];
 

@@ -221,6 +221,35 @@ describePostgres('PostgreSQL history search', (url) => {
     expect(hits.map((hit) => hit.seq).sort((a, b) => a - b)).toEqual(expected);
   });
 
+  it("keeps a long event's tsvector in its row: reading it costs the heap page alone", async () => {
+    const schema = fixture.newSchema();
+    const service = new PostgresSessionService({ pool: fixture.pool, schema });
+    await service.createSession(key);
+    // ~200 distinct words: a vector of ~3.5 kB that pglz does not shrink (a tool output's).
+    const words = Array.from(
+      { length: 200 },
+      (_, index) => `w${(index * 7919).toString(36)}x${index}`,
+    );
+    await service.appendEvent({ ...key, event: userTextEvent({ text: words.join(' ') }) });
+    const sizes = await fixture.pool.query<{ size: number; storage: string }>(
+      `SELECT pg_column_size(search) AS size, (SELECT attstorage FROM pg_attribute
+         WHERE attrelid = '"${schema}".orrery_events'::regclass AND attname = 'search') AS storage
+       FROM "${schema}".orrery_events`,
+    );
+    expect(sizes.rows[0]).toMatchObject({ storage: 'm' });
+    expect(sizes.rows[0]!.size).toBeGreaterThan(2500);
+    const plan = await fixture.pool.query<{ 'QUERY PLAN': PlanNode[] }>(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)
+       SELECT length(search) FROM "${schema}".orrery_events WHERE ctid = '(0,1)'`,
+    );
+    const top = plan.rows[0]!['QUERY PLAN'][0] as unknown as {
+      Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number };
+    };
+    // Out of line, the read would add a TOAST index descent and its chunks (4-5 pages).
+    expect(top.Plan['Shared Hit Blocks'] + top.Plan['Shared Read Blocks']).toBe(1);
+    expect(await service.searchEvents({ ...key, query: words[150]! })).toHaveLength(1);
+  });
+
   it("estimates a common word's df from ANALYZE and ranks as when counting it", async () => {
     const schema = fixture.newSchema();
     const service = new PostgresSessionService({ pool: fixture.pool, schema });

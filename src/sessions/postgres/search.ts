@@ -95,6 +95,20 @@ export const POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION: string[] = [
     EXECUTE FUNCTION {schema}.orrery_event_search_fill()`,
 ];
 
+/**
+ * Migration 9: a row's `tsvector` kept in the row (`STORAGE MAIN`) instead of out of line in the
+ * TOAST table. A tool output's vector (~200 lexemes with positions, ~3.8 kB) does not compress
+ * (pglz gives up), so it was stored out of line, and every read of it (the ranked candidates'
+ * `@@` and `length`, a walk's `@@` on each row it passes) cost a TOAST index descent and two
+ * chunk pages besides the heap page. Kept in the row, it costs the heap page the read already
+ * fetched. The event's JSON (EXTENDED) is compressed and moved out of line first when a row is
+ * too large, and only a vector past ~8 kB goes out of line. No rewrite: rows written before it
+ * stay as they are (their reads as before), later rows are stored this way.
+ */
+export const POSTGRES_SEARCH_IN_ROW_MIGRATION: string[] = [
+  'ALTER TABLE {schema}.orrery_events ALTER COLUMN search SET STORAGE MAIN',
+];
+
 interface SearchRow extends EventRow {
   session_id: string;
   score: number;
