@@ -16,7 +16,7 @@ import {
   POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION,
   POSTGRES_SEARCH_IN_ROW_MIGRATION,
   POSTGRES_SEARCH_MIGRATION,
-} from './search.js';
+} from './search-migrations.js';
 
 export interface Migration {
   version: number;

@@ -221,6 +221,68 @@ describePostgres('PostgreSQL history search', (url) => {
     expect(hits.map((hit) => hit.seq).sort((a, b) => a - b)).toEqual(expected);
   });
 
+  it("estimates a rarer common word's df over a seq range, and counts it when the range falls short", async () => {
+    const schema = fixture.newSchema();
+    const service = new PostgresSessionService({ pool: fixture.pool, schema });
+    await service.createSession(key);
+    // "heron" in every 53rd of 20,000 events (377 matches, a share of 0.019, below WALK_SHARE).
+    await fixture.pool.query(
+      `INSERT INTO "${schema}".orrery_events (app_name, user_id, session_id, seq, event_id,
+         invocation_id, author, timestamp, is_compaction, event)
+       SELECT 'a', 'u', 's', seq, 'e' || seq, 'i', 'user', seq, false, jsonb_build_object(
+         'id', 'e' || seq, 'invocationId', 'i', 'author', 'user', 'timestamp', seq,
+         'actions', '{}'::jsonb, 'content', jsonb_build_object('role', 'user', 'parts',
+         jsonb_build_array(jsonb_build_object('text', CASE WHEN seq % 53 = 0 THEN 'a heron '
+           ELSE 'a gull ' END || seq))))
+       FROM generate_series(1, 20000) AS seq`,
+    );
+    await fixture.pool.query(
+      `UPDATE "${schema}".orrery_sessions SET last_seq = 20000, event_count = 20000`,
+    );
+    const statements = buildSearchStatements(schema);
+    const query = 'heron egret ibis stork';
+    const search = resolveSearchOptions({ ...key, query, limit: 5 });
+    const terms = queryTerms(query);
+    const cap = MAX_RANKED_CANDIDATES / terms.length;
+    const ranked = async (share: number, estimated: boolean) => {
+      // 100,000 events in scope: the estimate (share times that) reaches MIN_ESTIMATED_MATCHES.
+      const scope = { sessions: 1, lastSeq: 20_000, events: 100_000 };
+      const result = await fixture.pool.query<{ seq: string; score: number }>(
+        statements.ranked({
+          walks: [false, false, false, false],
+          fenced: false,
+          estimated: [estimated, false, false, false],
+        }),
+        searchParameters({
+          search,
+          terms,
+          limit: 5,
+          share: (term) => (term.kind === 'word' && term.text === 'heron' ? share : undefined),
+          scope,
+        }),
+      );
+      return result.rows.map((row) => ({ seq: Number(row.seq), score: Number(row.score) }));
+    };
+    const matches = (top: number) => Array.from({ length: 5 }, (_, index) => top - index * 53);
+    // 0.019: the range (seq > 20000 - 1.5 * 250 / 0.019) holds the cap; the most recent matches
+    // come back, scored with df 0.019 * 20000 = 380 where the count says 377.
+    expect(walkFloor({ search, share: 0.019, cap, lastSeq: 20_000, events: 100_000 })).toBe(
+      20_000 - Math.ceil((RANGE_MARGIN * cap) / 0.019),
+    );
+    expect(walkFloor({ search, share: 0.019, cap, lastSeq: 20_000, events: 20_000 })).toBe(
+      undefined,
+    );
+    const counted = await ranked(0.019, false);
+    const estimated = await ranked(0.019, true);
+    expect(counted.map((row) => row.seq)).toEqual(matches(19_981));
+    expect(estimated.map((row) => row.seq)).toEqual(matches(19_981));
+    const idf = (df: number) => Math.log(1 + (20_000 - df + 0.5) / (df + 0.5));
+    expect(estimated[0]!.score / counted[0]!.score).toBeCloseTo(idf(380) / idf(377), 9);
+    // 0.1 (the term far rarer in the session than that): the range (seq > 16250) holds 71
+    // matches, short of the cap; the GIN read and count then give the counted rows and scores.
+    expect(await ranked(0.1, true)).toEqual(counted);
+  });
+
   it("keeps a long event's tsvector in its row: reading it costs the heap page alone", async () => {
     const schema = fixture.newSchema();
     const service = new PostgresSessionService({ pool: fixture.pool, schema });
