@@ -134,7 +134,7 @@ export const migrations: Migration[] = [
   },
   {
     version: 9,
-    name: 'history search: the tsvector kept in the row (storage main), not TOASTed',
+    name: 'history search: the tsvector and the event kept in the row (storage main), not TOASTed',
     statements: POSTGRES_SEARCH_IN_ROW_MIGRATION,
   },
 ];

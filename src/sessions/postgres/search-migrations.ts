@@ -80,12 +80,6 @@ export const POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION: string[] = [
 ];
 
 /**
- * The `search` column's statistics target (PostgreSQL's default is 100): ANALYZE samples 300
- * rows per unit and keeps ten lexemes per unit in `most_common_elems`.
- */
-export const SEARCH_STATISTICS_TARGET = 1000;
-
-/**
  * Migration 9: a row's `tsvector` kept in the row (`STORAGE MAIN`) instead of out of line in the
  * TOAST table. A tool output's vector (~200 lexemes with positions, ~3.8 kB) does not compress
  * (pglz gives up), so it was stored out of line, and every read of it (the ranked candidates'
@@ -100,8 +94,4 @@ export const SEARCH_STATISTICS_TARGET = 1000;
 export const POSTGRES_SEARCH_IN_ROW_MIGRATION: string[] = [
   `ALTER TABLE {schema}.orrery_events ALTER COLUMN search SET STORAGE MAIN,
     ALTER COLUMN event SET STORAGE MAIN`,
-  // ANALYZE then keeps ~10,000 lexemes' shares (term-shares.ts), not ~1,000: a term with
-  // thousands of matches in a large session gets its df estimated (`SearchPlan.estimated`)
-  // instead of a heap row read for each match; see docs/search.md for the cost.
-  `ALTER TABLE {schema}.orrery_events ALTER COLUMN search SET STATISTICS ${SEARCH_STATISTICS_TARGET}`,
 ];
