@@ -14,8 +14,9 @@ import { isConnectionError, poolSecrets, toStoreError } from './pg-errors.js';
 import {
   POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION,
   POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION,
+  POSTGRES_SEARCH_IN_ROW_MIGRATION,
   POSTGRES_SEARCH_MIGRATION,
-} from './search.js';
+} from './search-migrations.js';
 
 export interface Migration {
   version: number;
@@ -130,6 +131,11 @@ export const migrations: Migration[] = [
     version: 8,
     name: 'sessions listed by update minute: the session row updated in place (HOT)',
     statements: POSTGRES_SESSIONS_BY_MINUTE_MIGRATION,
+  },
+  {
+    version: 9,
+    name: 'history search: the tsvector and the event kept in the row (storage main), not TOASTed',
+    statements: POSTGRES_SEARCH_IN_ROW_MIGRATION,
   },
 ];
 

@@ -49,7 +49,11 @@ export async function searchStoredEvents(deps: {
           : undefined,
     tableRows: shares.rows(),
     scopeEvents: Number(scope?.events ?? 0),
-    scope: { sessions: Number(scope?.sessions ?? 0), lastSeq: Number(scope?.last_seq ?? 0) },
+    scope: {
+      sessions: Number(scope?.sessions ?? 0),
+      lastSeq: Number(scope?.last_seq ?? 0),
+      events: Number(scope?.events ?? 0),
+    },
     query: (text, values) =>
       connection.query<SearchRow>(key, options.signal, text, values, {
         operation: 'searchEvents',

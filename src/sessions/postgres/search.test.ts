@@ -221,6 +221,102 @@ describePostgres('PostgreSQL history search', (url) => {
     expect(hits.map((hit) => hit.seq).sort((a, b) => a - b)).toEqual(expected);
   });
 
+  it("estimates a rarer common word's df over a seq range, and counts it when the range falls short", async () => {
+    const schema = fixture.newSchema();
+    const service = new PostgresSessionService({ pool: fixture.pool, schema });
+    await service.createSession(key);
+    // "heron" in every 53rd of 20,000 events (377 matches, a share of 0.019, below WALK_SHARE).
+    await fixture.pool.query(
+      `INSERT INTO "${schema}".orrery_events (app_name, user_id, session_id, seq, event_id,
+         invocation_id, author, timestamp, is_compaction, event)
+       SELECT 'a', 'u', 's', seq, 'e' || seq, 'i', 'user', seq, false, jsonb_build_object(
+         'id', 'e' || seq, 'invocationId', 'i', 'author', 'user', 'timestamp', seq,
+         'actions', '{}'::jsonb, 'content', jsonb_build_object('role', 'user', 'parts',
+         jsonb_build_array(jsonb_build_object('text', CASE WHEN seq % 53 = 0 THEN 'a heron '
+           ELSE 'a gull ' END || seq))))
+       FROM generate_series(1, 20000) AS seq`,
+    );
+    await fixture.pool.query(
+      `UPDATE "${schema}".orrery_sessions SET last_seq = 20000, event_count = 20000`,
+    );
+    const statements = buildSearchStatements(schema);
+    const query = 'heron egret ibis stork';
+    const search = resolveSearchOptions({ ...key, query, limit: 5 });
+    const terms = queryTerms(query);
+    const cap = MAX_RANKED_CANDIDATES / terms.length;
+    const ranked = async (share: number, estimated: boolean) => {
+      // 100,000 events in scope: the estimate (share times that) reaches MIN_ESTIMATED_MATCHES.
+      const scope = { sessions: 1, lastSeq: 20_000, events: 100_000 };
+      const result = await fixture.pool.query<{ seq: string; score: number }>(
+        statements.ranked({
+          walks: [false, false, false, false],
+          fenced: false,
+          estimated: [estimated, false, false, false],
+        }),
+        searchParameters({
+          search,
+          terms,
+          limit: 5,
+          share: (term) => (term.kind === 'word' && term.text === 'heron' ? share : undefined),
+          scope,
+        }),
+      );
+      return result.rows.map((row) => ({ seq: Number(row.seq), score: Number(row.score) }));
+    };
+    const matches = (top: number) => Array.from({ length: 5 }, (_, index) => top - index * 53);
+    // 0.019: the range (seq > 20000 - 1.5 * 250 / 0.019) holds the cap; the most recent matches
+    // come back, scored with df 0.019 * 20000 = 380 where the count says 377.
+    expect(walkFloor({ search, share: 0.019, cap, lastSeq: 20_000, events: 100_000 })).toBe(
+      20_000 - Math.ceil((RANGE_MARGIN * cap) / 0.019),
+    );
+    expect(walkFloor({ search, share: 0.019, cap, lastSeq: 20_000, events: 20_000 })).toBe(
+      undefined,
+    );
+    const counted = await ranked(0.019, false);
+    const estimated = await ranked(0.019, true);
+    expect(counted.map((row) => row.seq)).toEqual(matches(19_981));
+    expect(estimated.map((row) => row.seq)).toEqual(matches(19_981));
+    const idf = (df: number) => Math.log(1 + (20_000 - df + 0.5) / (df + 0.5));
+    expect(estimated[0]!.score / counted[0]!.score).toBeCloseTo(idf(380) / idf(377), 9);
+    // 0.1 (the term far rarer in the session than that): the range (seq > 16250) holds 71
+    // matches, short of the cap; the GIN read and count then give the counted rows and scores.
+    expect(await ranked(0.1, true)).toEqual(counted);
+  });
+
+  it("keeps a long event's tsvector and JSON in its row: reading either costs the heap page", async () => {
+    const schema = fixture.newSchema();
+    const service = new PostgresSessionService({ pool: fixture.pool, schema });
+    await service.createSession(key);
+    // ~200 distinct words: a vector of ~3.5 kB that pglz does not shrink (a tool output's).
+    const words = Array.from(
+      { length: 200 },
+      (_, index) => `w${(index * 7919).toString(36)}x${index}`,
+    );
+    await service.appendEvent({ ...key, event: userTextEvent({ text: words.join(' ') }) });
+    const stored = await fixture.pool.query<{ size: number; storage: string[] }>(
+      `SELECT pg_column_size(search) AS size, (SELECT array_agg(attstorage::text ORDER BY attname)
+         FROM pg_attribute WHERE attrelid = '"${schema}".orrery_events'::regclass
+           AND attname IN ('event', 'search')) AS storage
+       FROM "${schema}".orrery_events`,
+    );
+    expect(stored.rows[0]?.storage).toEqual(['m', 'm']);
+    expect(stored.rows[0]!.size).toBeGreaterThan(2500);
+    const pages = async (expression: string) => {
+      const plan = await fixture.pool.query<{ 'QUERY PLAN': PlanNode[] }>(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)
+         SELECT ${expression} FROM "${schema}".orrery_events WHERE ctid = '(0,1)'`,
+      );
+      const top = plan.rows[0]!['QUERY PLAN'][0] as unknown as {
+        Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number };
+      };
+      return top.Plan['Shared Hit Blocks'] + top.Plan['Shared Read Blocks'];
+    };
+    // Out of line, a read would add a TOAST index descent and its chunks (3-5 pages).
+    expect(await pages('length(search)')).toBe(1);
+    expect(await pages('length(event::text)')).toBe(1);
+    expect(await service.searchEvents({ ...key, query: words[150]! })).toHaveLength(1);
+  });
+
   it("estimates a common word's df from ANALYZE and ranks as when counting it", async () => {
     const schema = fixture.newSchema();
     const service = new PostgresSessionService({ pool: fixture.pool, schema });

@@ -18,82 +18,8 @@ import {
 } from '../query-terms.js';
 import type { ResolvedSearch } from '../search-text.js';
 import type { SearchHit } from '../session-service.js';
+import { quoteIdentifier } from './migrations.js';
 import type { EventRow, rowToEvent } from './rows.js';
-
-/**
- * The migration's statements (`{schema}` replaced by the migrator). The function is IMMUTABLE
- * (a generated column needs it): it reads only its argument. A string PostgreSQL's text type
- * cannot hold (`\u0000`) makes the json functions throw; the raw JSON text is indexed instead.
- */
-export const POSTGRES_SEARCH_MIGRATION: string[] = [
-  `CREATE FUNCTION {schema}.orrery_event_search_text(event json) RETURNS text
-    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $search$
-    DECLARE
-      projected text;
-    BEGIN
-      WITH RECURSIVE walk(parent, key, value) AS (
-        SELECT NULL::text, 'content'::text, event -> 'content'
-        UNION ALL
-        SELECT child.parent, child.key, child.value FROM walk w CROSS JOIN LATERAL (
-          SELECT w.key AS parent, e.key, e.value
-            FROM json_each(CASE WHEN json_typeof(w.value) = 'object' THEN w.value ELSE '{}'::json END) e
-          UNION ALL
-          SELECT w.key, NULL::text, a.value
-            FROM json_array_elements(CASE WHEN json_typeof(w.value) = 'array' THEN w.value ELSE '[]'::json END) a
-        ) child
-      )
-      SELECT string_agg(value #>> '{}', ' ') INTO projected FROM walk
-        WHERE json_typeof(value) IN ('string', 'number')
-          AND coalesce(key, '') NOT IN ('thoughtSignature', 'mimeType')
-          AND NOT (key = 'role' AND parent = 'content')
-          AND NOT (key = 'id' AND parent IN ('functionCall', 'functionResponse'))
-          AND NOT (key = 'data' AND parent = 'inlineData');
-      RETURN regexp_replace(coalesce(projected, ''), '[!-/:-@[-\`{-~]+', ' ', 'g');
-    EXCEPTION WHEN others THEN
-      RETURN regexp_replace(replace(event::text, '\\u0000', ' '), '[!-/:-@[-\`{-~]+', ' ', 'g');
-    END
-    $search$`,
-  `ALTER TABLE {schema}.orrery_events ADD COLUMN search tsvector
-    GENERATED ALWAYS AS (CASE WHEN is_compaction THEN NULL
-      ELSE to_tsvector('simple'::regconfig, {schema}.orrery_event_search_text(event)) END) STORED`,
-  'CREATE INDEX orrery_events_search ON {schema}.orrery_events USING gin (search)',
-];
-
-/**
- * Migration 6: the user's searchable events by `seq` across sessions. Without a session, "the
- * most recent matches" (`ORDER BY seq DESC LIMIT` cap) had no index in that order (the primary
- * key is per session), so PostgreSQL read and sorted every match of a common word (a parallel
- * seq scan, ~145 ms at 100k events); this index is walked backward and stops at the cap, as the
- * primary key is for one session (docs/architecture.md, Storage). Partial on `search IS NOT
- * NULL`, which `search @@ query` implies: only search can use it, so the view and listing
- * queries of one session keep the primary key (with one session per user it would tie).
- */
-export const POSTGRES_SEARCH_ACROSS_SESSIONS_MIGRATION: string[] = [
-  `CREATE INDEX orrery_events_user_seq ON {schema}.orrery_events (app_name, user_id, seq)
-    WHERE search IS NOT NULL`,
-];
-
-/**
- * Migration 7: the `search` column filled by the writer (search-column.ts), no longer generated:
- * the generated expression's plpgsql json walk cost a quarter to a third of a turn's database
- * CPU. `DROP EXPRESSION` keeps every stored value (no rewrite). A writer that does not set it
- * (an older orrery still running during an upgrade, a bulk load by hand) leaves it NULL on a
- * searchable row; the trigger then computes it as the generated column did. Its `WHEN` is
- * checked per row without calling plpgsql, so the store's own inserts pay nothing for it.
- */
-export const POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION: string[] = [
-  'ALTER TABLE {schema}.orrery_events ALTER COLUMN search DROP EXPRESSION',
-  `CREATE FUNCTION {schema}.orrery_event_search_fill() RETURNS trigger
-    LANGUAGE plpgsql AS $fill$
-    BEGIN
-      NEW.search := to_tsvector('simple'::regconfig, {schema}.orrery_event_search_text(NEW.event));
-      RETURN NEW;
-    END
-    $fill$`,
-  `CREATE TRIGGER orrery_events_search_fill BEFORE INSERT ON {schema}.orrery_events
-    FOR EACH ROW WHEN (NEW.search IS NULL AND NOT NEW.is_compaction)
-    EXECUTE FUNCTION {schema}.orrery_event_search_fill()`,
-];
 
 interface SearchRow extends EventRow {
   session_id: string;
@@ -135,6 +61,12 @@ export interface SearchPlan {
    * entries (a read of every entry of a 100k-event session, ~5 ms each, for a few matches).
    */
   fenced: boolean;
+  /**
+   * Per term (default none): a term not walked whose df is estimated, in one session: its
+   * candidates by the range read, its df its share times N; a GIN read and count only when the
+   * range falls short (`estimatedTerm`).
+   */
+  estimated?: readonly boolean[];
 }
 
 export interface SearchStatements {
@@ -212,8 +144,7 @@ const MAX_CACHED_STATEMENTS = 256;
  * the `ctid` its read returned (no primary key lookup).
  */
 export function buildSearchStatements(schemaName: string): SearchStatements {
-  // Quoted here, not with migrations.ts's helper: that module imports this one.
-  const quoted = `"${schemaName.replaceAll('"', '""')}"`;
+  const quoted = quoteIdentifier(schemaName);
   const events = `${quoted}.orrery_events`;
   const sessions = `${quoted}.orrery_sessions`;
   const scope = `app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR session_id = $3)`;
@@ -227,7 +158,10 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
       FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR id = $3)`,
     ranked(plan: SearchPlan): string {
       const common = plan.walks;
-      const pattern = `${plan.fenced ? 'f' : 'u'}${common.map((walk) => (walk ? 'w' : 'g')).join('')}`;
+      const estimated = (index: number) => plan.estimated?.[index] === true;
+      const pattern = `${plan.fenced ? 'f' : 'u'}${common
+        .map((walk, index) => (walk ? 'w' : estimated(index) ? 'e' : 'g'))
+        .join('')}`;
       let text = cache.get(pattern);
       if (text) return text;
       const parameter = (index: number, offset: number) =>
@@ -249,38 +183,63 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
           ORDER BY seq DESC LIMIT $7)`;
       const count = (index: number) => `(SELECT count(*)::float8 FROM (SELECT 1 FROM ${events}
           WHERE ${scope} AND search @@ ${query(index)} LIMIT $11) matched)`;
-      const ctes = common.flatMap((isCommon, index) =>
-        isCommon
-          ? [
-              ranged(index),
-              `c${index} AS MATERIALIZED (
+      // A rare term's matches in scope by its GIN entries, up to $11, when `when` holds (an
+      // InitPlan PostgreSQL checks once, before the read).
+      const matches = (index: number, when = 'true') =>
+        plan.fenced
+          ? `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author, tid FROM (
+                    SELECT app_name, user_id, session_id, seq, timestamp, author, ctid AS tid
+                    FROM ${events}
+                    WHERE ${when} AND search @@ ${query(index)} OFFSET 0) matched
+                  WHERE ${scope} LIMIT $11)`
+          : `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author, ctid AS tid
+                  FROM ${events}
+                  WHERE ${when} AND ${scope} AND search @@ ${query(index)} LIMIT $11)`;
+      // The top $7 of a rare term's matches that pass the filters; past $11 matches, the walk.
+      const rareCandidates = (
+        index: number,
+        when = 'true',
+      ) => `(SELECT session_id, seq, tid FROM m${index}
+                  WHERE ${when} AND (SELECT df FROM df${index}) < $11 AND ${filters}
+                  ORDER BY seq DESC LIMIT $7)
+                UNION ALL (${walk(index).replace('WHERE', `WHERE ${when} AND (SELECT df FROM df${index}) >= $11 AND`)})`;
+      const commonTerm = (index: number) => [
+        ranged(index),
+        `c${index} AS MATERIALIZED (
                 (SELECT * FROM r${index} WHERE (SELECT count(*) FROM r${index}) >= $7)
                 UNION ALL (${walk(index).replace('WHERE', `WHERE (SELECT count(*) FROM r${index}) < $7 AND`)}))`,
-              `df${index} AS MATERIALIZED (SELECT CASE
+        `df${index} AS MATERIALIZED (SELECT CASE
                 WHEN $13::boolean AND (SELECT count(*) FROM c${index}) < $7
                   THEN (SELECT count(*) FROM c${index})::float8
                 WHEN total.n * ${share(index)} >= $12 THEN total.n * ${share(index)}
                 ELSE ${count(index)} END AS df FROM total)`,
-            ]
-          : [
-              plan.fenced
-                ? `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author, tid FROM (
-                    SELECT app_name, user_id, session_id, seq, timestamp, author, ctid AS tid
-                    FROM ${events}
-                    WHERE search @@ ${query(index)} OFFSET 0) matched
-                  WHERE ${scope} LIMIT $11)`
-                : `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author, ctid AS tid
-                  FROM ${events}
-                  WHERE ${scope} AND search @@ ${query(index)} LIMIT $11)`,
-              // The share and floor (null: not common) only typed here: every parameter must be used.
-              `df${index} AS MATERIALIZED (SELECT count(*)::float8 AS df, ${share(index)} AS share,
+      ];
+      const rareTerm = (index: number) => [
+        matches(index),
+        // The share and floor (null: not common) only typed here: every parameter must be used.
+        `df${index} AS MATERIALIZED (SELECT count(*)::float8 AS df, ${share(index)} AS share,
                 ${floor(index)} AS floor FROM m${index})`,
-              `c${index} AS MATERIALIZED (
-                (SELECT session_id, seq, tid FROM m${index}
-                  WHERE (SELECT df FROM df${index}) < $11 AND ${filters}
-                  ORDER BY seq DESC LIMIT $7)
-                UNION ALL (${walk(index).replace('WHERE', `WHERE (SELECT df FROM df${index}) >= $11 AND`)}))`,
-            ],
+        `c${index} AS MATERIALIZED (${rareCandidates(index)})`,
+      ];
+      // The range read holds the cap: its rows are the candidates (the $7 most recent matches in
+      // scope, as the GIN read would give) and df the estimate (the plan's condition: at least
+      // $12). Short of it (the term much rarer in the session than in the table), the GIN read
+      // and count of a rare term.
+      const estimatedTerm = (index: number) => {
+        const short = `(SELECT NOT holds_cap FROM filled${index})`;
+        return [
+          ranged(index),
+          `filled${index} AS MATERIALIZED (SELECT count(*) >= $7 AS holds_cap FROM r${index})`,
+          matches(index, short),
+          `df${index} AS MATERIALIZED (SELECT CASE WHEN ${short}
+                  THEN (SELECT count(*) FROM m${index})::float8
+                ELSE total.n * ${share(index)} END AS df FROM total)`,
+          `c${index} AS MATERIALIZED ((SELECT * FROM r${index} WHERE NOT ${short})
+                UNION ALL ${rareCandidates(index, short)})`,
+        ];
+      };
+      const ctes = common.flatMap((walked, index) =>
+        walked ? commonTerm(index) : estimated(index) ? estimatedTerm(index) : rareTerm(index),
       );
       const terms = common.map((_, index) => index);
       const idf = (index: number) =>
@@ -325,11 +284,14 @@ export function searchParameters(options: {
   terms: readonly QueryTerm[];
   limit: number;
   share?: TermShare;
-  /** The sessions in scope and their highest seq (`SearchStatements.scope`; none: no floor). */
-  scope?: { sessions: number; lastSeq: number };
+  /**
+   * The sessions in scope, their highest seq and their events (`SearchStatements.scope`; none:
+   * no floor).
+   */
+  scope?: { sessions: number; lastSeq: number; events?: number };
 }): unknown[] {
   const { search, terms } = options;
-  const cap = Math.max(search.limit, Math.floor(MAX_RANKED_CANDIDATES / terms.length));
+  const cap = candidatesPerTerm(search, terms.length);
   const unfiltered =
     search.afterSeq <= 0 &&
     search.beforeSeq === Number.MAX_SAFE_INTEGER &&
@@ -352,16 +314,31 @@ export function searchParameters(options: {
     unfiltered,
     ...terms.flatMap((term) => {
       const share = options.share?.(term);
-      const floor = options.scope && walkFloor({ search, share, cap, ...options.scope });
+      const floor =
+        options.scope &&
+        walkFloor({
+          search,
+          share,
+          cap,
+          lastSeq: options.scope.lastSeq,
+          events: options.scope.events,
+        });
       return [toTermTsQuery(term), share ?? null, floor ?? null];
     }),
   ];
 }
 
+/** Each term's candidate cap ($7). */
+function candidatesPerTerm(search: ResolvedSearch, terms: number): number {
+  return Math.max(search.limit, Math.floor(MAX_RANKED_CANDIDATES / terms));
+}
+
 /**
  * The seq above which a walked term (share at least `WALK_SHARE`) of one session looks for its
  * `cap` most recent matches first: `RANGE_MARGIN * cap / share` events below the session's
- * highest seq. Undefined above `MAX_RANGE_SHARE`, when the range would hold the whole session
+ * highest seq. Also for a rarer common term whose estimated matches in the session (share times
+ * `events`) reach `MIN_ESTIMATED_MATCHES` (its df is then estimated, `SearchPlan.estimated`).
+ * Undefined above `MAX_RANGE_SHARE`, when the range would hold the whole session
  * (the walk is as cheap),
  * and without a session: seqs repeat across sessions, and which of the matches tied on the
  * cap's seq the walk keeps is the index's order, which a sort cannot reproduce.
@@ -371,9 +348,12 @@ export function walkFloor(options: {
   share: number | undefined;
   cap: number;
   lastSeq: number;
+  /** The session's events (none: only a walked term has a floor). */
+  events?: number;
 }): number | undefined {
   const { search, share } = options;
-  if (share === undefined || share < WALK_SHARE || share > MAX_RANGE_SHARE) return undefined;
+  if (share === undefined || share > MAX_RANGE_SHARE) return undefined;
+  if (share < WALK_SHARE && share * (options.events ?? 0) < MIN_ESTIMATED_MATCHES) return undefined;
   if (search.sessionId === undefined) return undefined;
   const top = Math.min(options.lastSeq, search.beforeSeq - 1);
   const floor = top - Math.ceil((RANGE_MARGIN * options.cap) / share);
@@ -401,8 +381,8 @@ export interface PostgresSearchOptions {
   tableRows: number;
   /** The events in scope (the sessions' event counts, `SearchStatements.scope`). */
   scopeEvents: number;
-  /** The sessions in scope and their highest seq (`SearchStatements.scope`). */
-  scope?: { sessions: number; lastSeq: number };
+  /** The sessions in scope, their highest seq and their events (`SearchStatements.scope`). */
+  scope?: { sessions: number; lastSeq: number; events?: number };
   /** Runs one statement on the store's connection (errors typed by the caller). */
   query: (text: string, values: unknown[]) => Promise<SearchRow[]>;
   readRow: (row: EventRow, sessionId: string) => ReturnType<typeof rowToEvent> | undefined;
@@ -417,9 +397,25 @@ export async function searchPostgresEvents(options: PostgresSearchOptions): Prom
   // A question about changes reads more rows, so an edit ranked lower can rise (query-terms.ts).
   const boost = asksAboutChanges(search.query);
   const shares = terms.map((term) => options.share?.(term));
+  const walks = shares.map((share) => share !== undefined && share >= WALK_SHARE);
+  const cap = candidatesPerTerm(search, terms.length);
   const plan = {
-    walks: shares.map((share) => share !== undefined && share >= WALK_SHARE),
+    walks,
     fenced: options.tableRows > 0 && options.scopeEvents >= LARGE_SCOPE_SHARE * options.tableRows,
+    // A term below the walk's share with a floor: its matches in the session are estimated at
+    // `MIN_ESTIMATED_MATCHES` or more (`walkFloor`).
+    estimated: shares.map(
+      (share, index) =>
+        !walks[index] &&
+        options.scope !== undefined &&
+        walkFloor({
+          search,
+          share,
+          cap,
+          lastSeq: options.scope.lastSeq,
+          events: options.scopeEvents,
+        }) !== undefined,
+    ),
   };
   const rows = await options.query(
     options.statements.ranked(plan),
