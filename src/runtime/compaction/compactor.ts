@@ -104,15 +104,9 @@ export interface CompactorHooks {
   ): boolean | undefined | Promise<boolean | undefined> | void | Promise<void>;
   /** Called once per attempt with its outcome (metrics and logs hang here). */
   afterCompaction?(report: CompactionReport): void | Promise<void>;
-  /**
-   * Called for each summarizer call that failed or timed out (not for a caller's abort), before
-   * the fallback is tried. Must not throw.
-   */
+  /** Each summarizer call that failed or timed out (not aborted), before the fallback. No throw. */
   summarizerFailed?(details: { summarizer: string; error: unknown }): void;
-  /**
-   * Called after each chunk of a window longer than one summarizer call takes
-   * (`SUMMARY_CHUNK_EVENTS` events, chunked-summary.ts). Must not throw.
-   */
+  /** Called after each chunk of a window over `SUMMARY_CHUNK_EVENTS`. Must not throw. */
   summaryProgress?(progress: ChunkProgress): void;
 }
 

@@ -28,6 +28,27 @@ export interface InsertedPostgresEvent {
   createdAt: number;
 }
 
+/**
+ * The append statement's values after the key and the time (appendParts in queries.ts): the
+ * session's state, the event's columns, its JSON and its search text.
+ */
+export function eventRowValues(row: PreparedEventRow): unknown[] {
+  const { values, scoped } = row;
+  const stored = values.stored;
+  return [
+    JSON.stringify(scoped.session),
+    stored.id,
+    stored.invocationId,
+    stored.author,
+    stored.timestamp,
+    values.isCompaction,
+    values.compactionStartSeq,
+    values.compactionEndSeq,
+    values.json,
+    postgresSearchText(stored, values.json),
+  ];
+}
+
 /** Inserts the event with the next seq; `SessionNotFoundError` when the session is missing. */
 export async function insertPostgresEvent(
   options: InsertPostgresEventOptions,
@@ -41,16 +62,7 @@ export async function insertPostgresEvent(
     withValues(statement, [
       ...keyParams(key),
       now,
-      JSON.stringify(scoped.session),
-      stored.id,
-      stored.invocationId,
-      stored.author,
-      stored.timestamp,
-      values.isCompaction,
-      values.compactionStartSeq,
-      values.compactionEndSeq,
-      values.json,
-      postgresSearchText(stored, values.json),
+      ...eventRowValues(options.row),
       ...(commitMode ? [commitMode] : []),
     ]),
   );

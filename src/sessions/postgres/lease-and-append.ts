@@ -14,10 +14,10 @@ import type {
   SessionService,
 } from '../session-service.js';
 import { headerStamp, type ViewRow } from './event-reader.js';
+import { eventRowValues } from './event-writer.js';
 import { keyParams } from './key-and-errors.js';
 import { type LeaseContext, type TakeRows, viewFromTake } from './lease-and-view.js';
 import type { PreparedEventRow } from './rows.js';
-import { postgresSearchText } from './search-column.js';
 import type { SynchronousCommit } from './synchronous-commit.js';
 
 /** What the take's statement left: its rows, the cached `lastSeq` it read after, the time. */
@@ -36,24 +36,13 @@ function takeValues(options: {
   now: number;
   commitMode?: SynchronousCommit;
 }): unknown[] {
-  const { values, scoped } = options.row;
-  const stored = values.stored;
   return [
     ...keyParams(options.key),
     options.afterSeq ?? null,
     options.leaseId,
     options.ttlMs,
     options.now,
-    JSON.stringify(scoped.session),
-    stored.id,
-    stored.invocationId,
-    stored.author,
-    stored.timestamp,
-    values.isCompaction,
-    values.compactionStartSeq,
-    values.compactionEndSeq,
-    values.json,
-    postgresSearchText(stored, values.json),
+    ...eventRowValues(options.row),
     ...(options.commitMode ? [options.commitMode] : []),
   ];
 }
