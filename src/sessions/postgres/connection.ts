@@ -69,6 +69,8 @@ export class PostgresConnection {
     if (!pool) return;
     if (pool === this.options.service.pool) {
       pool.removeListener('error', this.onPoolError);
+      if (this.raisedMaxListeners) pool.setMaxListeners(pool.getMaxListeners() - 1);
+      this.raisedMaxListeners = false;
       return;
     }
     // The listener stays: ending idle clients may still report errors.
@@ -133,6 +135,9 @@ export class PostgresConnection {
    * proxy timeout) is reported here, never as an unhandled 'error' event; the pool has
    * discarded it and the next operation opens a new one.
    */
+  /** This store raised a passed pool's listener limit by one (lowered again by `close`). */
+  private raisedMaxListeners = false;
+
   private readonly onPoolError = (error: Error) => {
     this.options.service.logger?.warn(
       { error: redactSecrets(error.message, this.secrets()) },
@@ -152,6 +157,11 @@ export class PostgresConnection {
     const service = this.options.service;
     this.pool ??= (async () => {
       if (service.pool) {
+        // One listener a store: many stores on one pool (a schema each) are not a leak, so the
+        // pool's limit grows with them instead of Node warning at the eleventh.
+        const max = service.pool.getMaxListeners();
+        this.raisedMaxListeners = max > 0 && service.pool.listenerCount('error') >= max;
+        if (this.raisedMaxListeners) service.pool.setMaxListeners(max + 1);
         service.pool.on('error', this.onPoolError);
         return service.pool;
       }

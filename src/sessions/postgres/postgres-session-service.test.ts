@@ -194,6 +194,29 @@ describePostgres('PostgresSessionService', (url) => {
     expect(view.tail.map((event) => event.seq)).toEqual([3, 4]);
   });
 
+  it('shares a passed pool among many stores without a listener-leak warning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const limit = fixture.pool.getMaxListeners();
+    const stores = Array.from(
+      { length: limit + 5 },
+      () => new PostgresSessionService({ pool: fixture.pool, schema: fixture.schema }),
+    );
+    try {
+      for (const store of stores) await store.listSessions({ appName: app, userId: user });
+      // Node emits the warning on the next tick after the listener that crossed the limit.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual(
+        [],
+      );
+    } finally {
+      for (const store of stores) await store.close();
+      process.off('warning', onWarning);
+    }
+    expect(fixture.pool.getMaxListeners()).toBe(limit);
+  });
+
   it('rejects a stale compaction with CompactionConflictError and stores nothing', async () => {
     const sessionId = await sessionWith(4, 'conflict');
     await service.appendCompaction({
