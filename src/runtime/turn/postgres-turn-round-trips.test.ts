@@ -13,6 +13,10 @@ import {
   describePostgres,
   useSchemaFixture,
 } from '../../sessions/postgres/test-helpers/pg-test-env.js';
+import {
+  recordStatements,
+  type SentStatement,
+} from '../../sessions/postgres/test-helpers/record-statements.js';
 import { DigestSummarizer } from '../../summarizers/digest-summarizer.js';
 import { userTextEvent } from '../../testing/event-builders.js';
 import { textResponse } from '../../testing/scripted-model.js';
@@ -20,49 +24,12 @@ import { LlmAgent } from '../agents/llm-agent.js';
 import type { Plugin } from '../plugins/plugin.js';
 import { Runner } from './runner.js';
 
-interface Sent {
-  /** The statement's first two words. */
-  words: string;
-  /** Whether it ran as a named prepared statement. */
-  named: boolean;
-  /** Event rows (part 2) it returned. */
-  eventRows: number;
-}
-
-/** Every statement the pool's connections send, with what it returned. */
-function recordStatements(pool: pg.Pool): Sent[] {
-  const sent: Sent[] = [];
-  const patched = new WeakSet<pg.PoolClient>();
-  pool.on('acquire', (client) => {
-    if (patched.has(client)) return;
-    patched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
-      const first = args[0] as string | { text: string; name?: string };
-      const text = typeof first === 'string' ? first : first.text;
-      const entry: Sent = {
-        words: text.trim().split(/\s+/).slice(0, 2).join(' '),
-        named: typeof first !== 'string' && first.name !== undefined,
-        eventRows: 0,
-      };
-      sent.push(entry);
-      // pg-pool's own `pool.query` passes a callback (and gets no promise back).
-      if (typeof args.at(-1) === 'function') return query(...args);
-      return query(...args).then((result) => {
-        entry.eventRows = result.rows.filter((row: { part?: number }) => row.part === 2).length;
-        return result;
-      });
-    };
-  });
-  return sent;
-}
-
 describePostgres('a quiet Runner turn on PostgreSQL', (url) => {
   const fixture = useSchemaFixture(url);
   const key = { appName: 'app', userId: 'user', sessionId: 'quiet' };
   let pool: pg.Pool;
   let service: PostgresSessionService;
-  let sent: Sent[];
+  let sent: SentStatement[];
   let runner: Runner;
 
   beforeAll(async () => {
@@ -118,7 +85,7 @@ describePostgres('a quiet Runner turn on PostgreSQL', (url) => {
     ]);
     expect(sent.every((statement) => statement.named)).toBe(true);
     // The previous turn's appends are in the view cache: the take returned no event row.
-    expect(sent[0]?.eventRows).toBe(0);
+    expect(sent[0]?.rows.filter((row) => row.part === 2).length).toBe(0);
     const session = await service.getSession({ ...key, events: 'full' });
     expect(session?.events.map((event) => event.seq)).toEqual([1, 2, 3, 4]);
   });
@@ -137,7 +104,7 @@ describePostgres('a quiet Runner turn on PostgreSQL', (url) => {
       'WITH s',
       'WITH commit_mode',
     ]);
-    expect(sent[0]?.eventRows).toBe(1);
+    expect(sent[0]?.rows.filter((row) => row.part === 2).length).toBe(1);
     const view = await service.loadView(key);
     expect(view.tail.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const authors = ['user', 'agent', 'user', 'agent', 'user', 'user', 'agent'];

@@ -5,33 +5,14 @@ import { userTextEvent } from '../../testing/event-builders.js';
 import { PostgresSessionService } from './postgres-session-service.js';
 import type { SynchronousCommit } from './synchronous-commit.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
-
-/** The first words of every statement the service's connections send, in order. */
-function recordStatements(pool: pg.Pool, parameters: unknown[][] = []): string[] {
-  const statements: string[] = [];
-  const patched = new WeakSet<pg.PoolClient>();
-  pool.on('acquire', (client) => {
-    if (patched.has(client)) return;
-    patched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
-      const first = args[0] as string | { text: string; values?: unknown[] };
-      const text = typeof first === 'string' ? first : first.text;
-      statements.push(text.trim().split(/\s+/).slice(0, 2).join(' '));
-      const values = typeof first === 'string' ? undefined : first.values;
-      parameters.push((args[1] as unknown[] | undefined) ?? values ?? []);
-      return query(...args);
-    };
-  });
-  return statements;
-}
+import { recordStatements, type SentStatement } from './test-helpers/record-statements.js';
 
 describePostgres('PostgreSQL appends: statements per append', (url) => {
   const fixture = useSchemaFixture(url);
   const key = { appName: 'app', userId: 'alice', sessionId: 'round-trips' };
   let pool: pg.Pool;
   let service: PostgresSessionService;
-  let statements: string[];
+  let statements: SentStatement[];
 
   beforeAll(async () => {
     pool = new pg.Pool({ connectionString: url, max: 8 });
@@ -52,7 +33,7 @@ describePostgres('PostgreSQL appends: statements per append', (url) => {
       ...key,
       event: userTextEvent({ text: 'one', actions: { stateDelta: { topic: 'x' } } }),
     });
-    expect(statements).toEqual(['WITH s']);
+    expect(statements.map((statement) => statement.words)).toEqual(['WITH s']);
     const session = await service.getSession({ ...key, events: 'full' });
     expect(session?.events.map((event) => event.seq)).toEqual([stored.seq]);
     expect(session?.state).toEqual({ topic: 'x' });
@@ -66,7 +47,13 @@ describePostgres('PostgreSQL appends: statements per append', (url) => {
         actions: { stateDelta: { 'app:mode': 'a', 'user:name': 'Al' } },
       }),
     });
-    expect(statements).toEqual(['BEGIN', 'WITH s', 'INSERT INTO', 'INSERT INTO', 'COMMIT']);
+    expect(statements.map((statement) => statement.words)).toEqual([
+      'BEGIN',
+      'WITH s',
+      'INSERT INTO',
+      'INSERT INTO',
+      'COMMIT',
+    ]);
     const session = await service.getSession(key);
     expect(session?.state).toMatchObject({ topic: 'x', 'app:mode': 'a', 'user:name': 'Al' });
   });
@@ -102,13 +89,12 @@ describePostgres('PostgreSQL appends: synchronousCommit', (url) => {
   const key = { appName: 'app', userId: 'bob', sessionId: 'commit-mode' };
   let pool: pg.Pool;
   let service: PostgresSessionService;
-  let statements: string[];
-  const parameters: unknown[][] = [];
+  let statements: SentStatement[];
 
   beforeAll(async () => {
     // One connection: the setting must not outlive the write on the connection it used.
     pool = new pg.Pool({ connectionString: url, max: 1 });
-    statements = recordStatements(pool, parameters);
+    statements = recordStatements(pool);
     service = new PostgresSessionService({
       pool,
       schema: fixture.schema,
@@ -122,7 +108,6 @@ describePostgres('PostgreSQL appends: synchronousCommit', (url) => {
   });
   beforeEach(() => {
     statements.length = 0;
-    parameters.length = 0;
   });
 
   it('refuses a value PostgreSQL does not have, naming the option', () => {
@@ -138,8 +123,8 @@ describePostgres('PostgreSQL appends: synchronousCommit', (url) => {
   it('one statement sets it for its own commit only; the connection keeps the default', async () => {
     const serverDefault = (await fixture.pool.query('SHOW synchronous_commit')).rows[0];
     const stored = await service.appendEvent({ ...key, event: userTextEvent({ text: 'fast' }) });
-    expect(statements).toEqual(['WITH commit_mode']);
-    expect(parameters[0]?.at(-1)).toBe('off');
+    expect(statements.map((statement) => statement.words)).toEqual(['WITH commit_mode']);
+    expect(statements[0]?.values.at(-1)).toBe('off');
     expect(stored.seq).toBe(1);
     const after = await pool.query('SHOW synchronous_commit');
     expect(after.rows[0]).toEqual(serverDefault);
@@ -152,14 +137,14 @@ describePostgres('PostgreSQL appends: synchronousCommit', (url) => {
       ...key,
       event: userTextEvent({ text: 'shared', actions: { stateDelta: { 'user:seen': true } } }),
     });
-    expect(statements).toEqual([
+    expect(statements.map((statement) => statement.words)).toEqual([
       'BEGIN',
       "SELECT set_config('synchronous_commit',",
       'WITH s',
       'INSERT INTO',
       'COMMIT',
     ]);
-    expect(parameters[1]).toEqual(['off']);
+    expect(statements[1]?.values).toEqual(['off']);
     const session = await service.getSession(key);
     expect(session?.state).toEqual({ 'user:seen': true });
   });

@@ -5,37 +5,11 @@ import { SessionBusyError, SessionStoreError } from '../errors.js';
 import { quoteIdentifier } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
-
-/** The first two words of every statement the pool's clients send. */
-function recordStatements(pool: pg.Pool): string[] {
-  const sent: string[] = [];
-  const patched = new WeakSet<pg.PoolClient>();
-  pool.on('acquire', (client) => {
-    if (patched.has(client)) return;
-    patched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
-      const first = args[0] as string | { text: string };
-      const text = typeof first === 'string' ? first : first.text;
-      sent.push(text.trim().split(/\s+/).slice(0, 2).join(' '));
-      return query(...args);
-    };
-  });
-  return sent;
-}
-
-/** Resolves once a statement of the pool's application waits for a row lock. */
-async function waitForLockWait(admin: pg.Pool, applicationName: string): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt++) {
-    const { rows } = await admin.query(
-      `SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
-      [applicationName],
-    );
-    if (rows.length > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('the take never waited for the lock');
-}
+import {
+  recordStatements,
+  type SentStatement,
+  waitForLockWait,
+} from './test-helpers/record-statements.js';
 
 describePostgres('PostgreSQL lease, append and view in one statement', (url) => {
   const fixture = useSchemaFixture(url);
@@ -43,7 +17,7 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
   let pool: pg.Pool;
   let replica: PostgresSessionService;
   let other: PostgresSessionService;
-  let sent: string[];
+  let sent: SentStatement[];
 
   beforeAll(async () => {
     pool = new pg.Pool({ connectionString: url, max: 4, application_name: applicationName });
@@ -79,7 +53,7 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
       ...key,
       event: userTextEvent({ text: 'second' }),
     });
-    expect(sent).toEqual(['WITH taken']);
+    expect(sent.map((statement) => statement.words)).toEqual(['WITH taken']);
     expect(warm.event).toMatchObject({ seq: 3, author: 'user' });
     expect(warm.session?.events.map((event) => event.seq)).toEqual([1, 2, 3]);
     // The session's copy is not the returned event (the caller may change that one).
@@ -157,7 +131,7 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
       // so the view was read again.
       expect(taken.event?.seq).toBe(2);
       expect(taken.session?.events.map((event) => event.seq)).toEqual([1, 2]);
-      expect(sent).toEqual(['WITH taken', 'SELECT 0']);
+      expect(sent.map((statement) => statement.words)).toEqual(['WITH taken', 'SELECT 0']);
       await taken.lease.release();
     } finally {
       blocker.release();
@@ -244,7 +218,7 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
       ...key,
       event: userTextEvent({ text: 'again' }),
     });
-    expect(sent).toEqual(['WITH taken']);
+    expect(sent.map((statement) => statement.words)).toEqual(['WITH taken']);
     expect(warm.event?.seq).toBe(2);
     expect(warm.session?.events.map((event) => event.seq)).toEqual([1, 2]);
     await warm.lease.release();

@@ -4,49 +4,11 @@ import { userTextEvent } from '../../testing/event-builders.js';
 import { quoteIdentifier } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
-
-/** Every statement the pool's clients send (first two words) and the rows each returned. */
-function recordStatements(
-  pool: pg.Pool,
-): { text: string; named: boolean; rows: { part?: number }[] }[] {
-  const sent: { text: string; named: boolean; rows: { part?: number }[] }[] = [];
-  const patched = new WeakSet<pg.PoolClient>();
-  pool.on('acquire', (client) => {
-    if (patched.has(client)) return;
-    patched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
-      const first = args[0] as string | { text: string; name?: string };
-      const text = typeof first === 'string' ? first : first.text;
-      const entry: (typeof sent)[number] = {
-        text: text.trim().split(/\s+/).slice(0, 2).join(' '),
-        named: typeof first !== 'string' && first.name !== undefined,
-        rows: [],
-      };
-      sent.push(entry);
-      // pg-pool's own `pool.query` passes a callback (and gets no promise back).
-      if (typeof args.at(-1) === 'function') return query(...args);
-      return query(...args).then((result) => {
-        entry.rows = result.rows;
-        return result;
-      });
-    };
-  });
-  return sent;
-}
-
-/** Resolves once a statement of the pool's application waits for a row lock. */
-async function waitForLockWait(admin: pg.Pool, applicationName: string): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt++) {
-    const { rows } = await admin.query(
-      `SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
-      [applicationName],
-    );
-    if (rows.length > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('the take never waited for the lock');
-}
+import {
+  recordStatements,
+  type SentStatement,
+  waitForLockWait,
+} from './test-helpers/record-statements.js';
 
 describePostgres('PostgreSQL lease and view in one statement', (url) => {
   const fixture = useSchemaFixture(url);
@@ -54,7 +16,7 @@ describePostgres('PostgreSQL lease and view in one statement', (url) => {
   let pool: pg.Pool;
   let replica: PostgresSessionService;
   let other: PostgresSessionService;
-  let sent: ReturnType<typeof recordStatements>;
+  let sent: SentStatement[];
 
   beforeAll(async () => {
     pool = new pg.Pool({ connectionString: url, max: 4, application_name: applicationName });
@@ -81,7 +43,7 @@ describePostgres('PostgreSQL lease and view in one statement', (url) => {
     const warm = await replica.acquireLeaseAndGetSession(key);
     // One statement: the take with the header and the one row appended by the other writer
     // (the instance's own append is in its view cache, not read again).
-    expect(sent.map((statement) => statement.text)).toEqual(['WITH taken']);
+    expect(sent.map((statement) => statement.words)).toEqual(['WITH taken']);
     expect(sent[0]?.rows.filter((row) => row.part === 2)).toHaveLength(1);
     expect(warm.session?.events.map((event) => event.seq)).toEqual([own.seq, foreign.seq]);
     // The lease is held: another instance cannot take it.
@@ -116,7 +78,7 @@ describePostgres('PostgreSQL lease and view in one statement', (url) => {
       const taken = await taking;
       expect(taken.session?.events.map((event) => event.seq)).toEqual([answer.seq]);
       // The take's snapshot missed the answer; the check saw it and the view was read again.
-      expect(sent.map((statement) => statement.text)).toEqual(['WITH taken', 'SELECT 0']);
+      expect(sent.map((statement) => statement.words)).toEqual(['WITH taken', 'SELECT 0']);
       await taken.lease.release();
     } finally {
       blocker.release();
@@ -148,7 +110,7 @@ describePostgres('PostgreSQL lease and view in one statement', (url) => {
     const second = await unprepared.acquireLeaseAndGetSession(key);
     await unprepared.appendEvent({ ...key, event: userTextEvent({ text: 'two' }) });
     await second.lease.release();
-    expect(sent.map((statement) => statement.text)).toEqual([
+    expect(sent.map((statement) => statement.words)).toEqual([
       'WITH taken',
       'WITH s',
       'WITH commit_mode',

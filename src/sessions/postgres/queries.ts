@@ -140,28 +140,35 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
       UNION ALL ${rowsSince('')}
       ORDER BY part, seq`;
   const taken = ' AND EXISTS (SELECT 1 FROM taken)';
-  // The CTEs share the statement's snapshot, so the header and rows may predate a writer
-  // whose commit the take waited for (a holder's release); part 3 is read by a locking read
-  // after the take (\`EXISTS ... taken\` runs the insert first), which returns the row's latest
-  // version: the caller compares its last_seq and creation time with the header's.
-  const leaseAndViewSince = `WITH taken AS (
+  // The lease take of both statements below: a free or expired lease row becomes this holder's.
+  const takeLease = `taken AS (
         INSERT INTO ${leases} AS lease (app_name, user_id, session_id, holder, expires_at)
         VALUES ($1, $2, $3, $5, clock_timestamp() + $6::integer * interval '1 millisecond')
         ON CONFLICT (app_name, user_id, session_id) DO UPDATE
           SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
           WHERE lease.expires_at <= clock_timestamp()
-        RETURNING holder),
-      latest AS (SELECT s.last_seq, s.created_at FROM ${sessions} s
-        WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3${taken}
-        FOR SHARE)
-      SELECT -1 AS part, NULL::bigint AS seq, false AS is_compaction,
+        RETURNING holder)`;
+  // Their rows: -1 when taken, 3 the session row's latest last_seq and creation time (read from
+  // `latest`), then the header and the event rows since $4, both only when taken.
+  const takenRows = (
+    latest: string,
+  ) => `SELECT -1 AS part, NULL::bigint AS seq, false AS is_compaction,
         NULL::bigint AS compaction_start_seq, NULL::bigint AS compaction_end_seq,
         NULL::json AS event FROM taken
       UNION ALL SELECT 3, last_seq, false, NULL, NULL, json_build_object('createdAt', created_at)
-        FROM latest
+        FROM ${latest}
       UNION ALL ${header}${taken}
       UNION ALL ${rowsSince(taken)}
       ORDER BY part, seq`;
+  // The CTEs share the statement's snapshot, so the header and rows may predate a writer
+  // whose commit the take waited for (a holder's release); part 3 is read by a locking read
+  // after the take (\`EXISTS ... taken\` runs the insert first), which returns the row's latest
+  // version: the caller compares its last_seq and creation time with the header's.
+  const leaseAndViewSince = `WITH ${takeLease},
+      latest AS (SELECT s.last_seq, s.created_at FROM ${sessions} s
+        WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3${taken}
+        FOR SHARE)
+      ${takenRows('latest')}`;
   // The take, then (only when taken: the UPDATE's guard) the append, in one statement and one
   // transaction: a failed append leaves no lease, a lease not taken no event. The UPDATE waits
   // for a writer holding the session row and returns the row's latest version, so part 3 tells
@@ -169,23 +176,10 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
   // snapshot does not see the appended row (one statement, one snapshot).
   const leaseAndAppend = (commitMode: string, guard: string) => {
     const parts = appendParts(7, `${taken}${guard}`);
-    return `WITH taken AS (
-        INSERT INTO ${leases} AS lease (app_name, user_id, session_id, holder, expires_at)
-        VALUES ($1, $2, $3, $5, clock_timestamp() + $6::integer * interval '1 millisecond')
-        ON CONFLICT (app_name, user_id, session_id) DO UPDATE
-          SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-          WHERE lease.expires_at <= clock_timestamp()
-        RETURNING holder),
+    return `WITH ${takeLease},
       ${commitMode}s AS (${parts.update}),
       appended AS (${parts.insert} RETURNING seq)
-      SELECT -1 AS part, NULL::bigint AS seq, false AS is_compaction,
-        NULL::bigint AS compaction_start_seq, NULL::bigint AS compaction_end_seq,
-        NULL::json AS event FROM taken
-      UNION ALL SELECT 3, last_seq, false, NULL, NULL, json_build_object('createdAt', created_at)
-        FROM s
-      UNION ALL ${header}${taken}
-      UNION ALL ${rowsSince(taken)}
-      ORDER BY part, seq`;
+      ${takenRows('s')}`;
   };
   const commitModeCte = (parameter: number) =>
     `commit_mode AS (SELECT set_config('synchronous_commit', $${parameter}, true) AS mode),
