@@ -448,10 +448,10 @@ export class PostgresSessionService implements SessionService {
    */
   async acquireLeaseAndAppend(options: AcquireLeaseAndAppendOptions): Promise<LeasedAppend> {
     assertValidNewEvent(options.event, { kind: 'event' });
-    const row = prepareEventRow(options.event);
     if (Object.keys(options.event.actions?.stateDelta ?? {}).length > 0) {
       return leaseThenAppend(this, options);
     }
+    const row = prepareEventRow(options.event);
     return leaseAndAppend(await this.leaseContext(options), options, row);
   }
 

@@ -48,7 +48,6 @@ export async function searchStoredEvents(deps: {
           ? shares.prefix(term.text)
           : undefined,
     tableRows: shares.rows(),
-    scopeEvents: Number(scope?.events ?? 0),
     scope: {
       sessions: Number(scope?.sessions ?? 0),
       lastSeq: Number(scope?.last_seq ?? 0),

@@ -314,15 +314,7 @@ export function searchParameters(options: {
     unfiltered,
     ...terms.flatMap((term) => {
       const share = options.share?.(term);
-      const floor =
-        options.scope &&
-        walkFloor({
-          search,
-          share,
-          cap,
-          lastSeq: options.scope.lastSeq,
-          events: options.scope.events,
-        });
+      const floor = options.scope && walkFloor({ search, share, cap, ...options.scope });
       return [toTermTsQuery(term), share ?? null, floor ?? null];
     }),
   ];
@@ -379,10 +371,11 @@ export interface PostgresSearchOptions {
   share?: TermShare;
   /** The events table's estimated row count (term-shares.ts; 0: unknown). */
   tableRows: number;
-  /** The events in scope (the sessions' event counts, `SearchStatements.scope`). */
-  scopeEvents: number;
-  /** The sessions in scope, their highest seq and their events (`SearchStatements.scope`). */
-  scope?: { sessions: number; lastSeq: number; events?: number };
+  /**
+   * The sessions in scope, their highest seq and their events (the sessions' event counts,
+   * `SearchStatements.scope`).
+   */
+  scope: { sessions: number; lastSeq: number; events: number };
   /** Runs one statement on the store's connection (errors typed by the caller). */
   query: (text: string, values: unknown[]) => Promise<SearchRow[]>;
   readRow: (row: EventRow, sessionId: string) => ReturnType<typeof rowToEvent> | undefined;
@@ -401,20 +394,12 @@ export async function searchPostgresEvents(options: PostgresSearchOptions): Prom
   const cap = candidatesPerTerm(search, terms.length);
   const plan = {
     walks,
-    fenced: options.tableRows > 0 && options.scopeEvents >= LARGE_SCOPE_SHARE * options.tableRows,
+    fenced: options.tableRows > 0 && options.scope.events >= LARGE_SCOPE_SHARE * options.tableRows,
     // A term below the walk's share with a floor: its matches in the session are estimated at
     // `MIN_ESTIMATED_MATCHES` or more (`walkFloor`).
     estimated: shares.map(
       (share, index) =>
-        !walks[index] &&
-        options.scope !== undefined &&
-        walkFloor({
-          search,
-          share,
-          cap,
-          lastSeq: options.scope.lastSeq,
-          events: options.scopeEvents,
-        }) !== undefined,
+        !walks[index] && walkFloor({ search, share, cap, ...options.scope }) !== undefined,
     ),
   };
   const rows = await options.query(
