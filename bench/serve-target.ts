@@ -12,6 +12,9 @@
  * - `floor`: what the machine can do: bare `node:http` + better-sqlite3; parses the body, reads
  *   the session's last 50 events (parsed), writes the user event and the answer in one
  *   transaction, replies with the answer. No auth, no lease, no compaction, no validation.
+ * - `floor-postgres`: the floor's work on PostgreSQL in the fewest round trips: one prepared
+ *   statement a request (read the last 50 events, write the user event and the answer), a pool
+ *   of 8 connections: what any server that stores a turn in PostgreSQL pays at least.
  * - `adk-memory`, `adk-sqlite`: ADK for TypeScript's own API server (`AdkApiServer` from
  *   `@google/adk-devtools`) on its default in-memory store or `DatabaseSessionService` (SQLite),
  *   the same stub model.
@@ -30,6 +33,7 @@ export type ServeTargetKind =
   | 'orrery-sqlite-exclusive'
   | 'orrery-postgres'
   | 'floor'
+  | 'floor-postgres'
   | 'adk-memory'
   | 'adk-sqlite';
 
@@ -178,6 +182,79 @@ async function startFloor(directory: string): Promise<Started> {
   };
 }
 
+/**
+ * The floor on PostgreSQL (see the file comment): one statement a turn, whose read and two
+ * inserts are one transaction; the history parsed in JavaScript as the SQLite floor's is.
+ */
+async function startFloorPostgres(): Promise<Started> {
+  const { default: pg } = await import('pg');
+  const table = `"${process.env.ORRERY_BENCH_PG_SCHEMA}".floor_events`;
+  const pool = new pg.Pool({
+    connectionString: withApplicationName(process.env.ORRERY_BENCH_PG_URL),
+    max: 8,
+  });
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS "${process.env.ORRERY_BENCH_PG_SCHEMA}"`);
+  await pool.query(
+    `CREATE TABLE IF NOT EXISTS ${table} (session_id text NOT NULL, seq bigint NOT NULL, event text NOT NULL, PRIMARY KEY (session_id, seq))`,
+  );
+  const text = `WITH history AS MATERIALIZED (SELECT seq, event FROM ${table}
+      WHERE session_id = $1 ORDER BY seq DESC LIMIT 50),
+    next AS (SELECT coalesce(max(seq), 0) + 1 AS seq, count(*) AS seen FROM history),
+    inserted AS (INSERT INTO ${table} (session_id, seq, event)
+      SELECT $1, seq, $2 FROM next
+      UNION ALL SELECT $1, seq + 1, json_build_object('author', 'agent',
+        'content', json_build_object('role', 'model', 'parts', json_build_array(json_build_object('text', 'ok'))),
+        'timestamp', $3::float8, 'seq', seq + 1, 'seen', seen)::text FROM next
+      RETURNING seq, event)
+    SELECT false AS answer, seq, event FROM history
+    UNION ALL SELECT true, seq, event FROM inserted WHERE seq = (SELECT seq + 1 FROM next)`;
+  const turn = async (sessionId: string, message: unknown) => {
+    const now = Date.now() / 1000;
+    const result = await pool.query<{ answer: boolean; event: string }>({
+      name: 'floor-turn',
+      text,
+      values: [
+        sessionId,
+        JSON.stringify({ author: 'user', content: message, timestamp: now }),
+        now,
+      ],
+    });
+    const history = result.rows.filter((row) => !row.answer).map((row) => JSON.parse(row.event));
+    const answer = result.rows.find((row) => row.answer);
+    if (!answer) throw new Error(`floor-postgres: no answer stored after ${history.length} events`);
+    return JSON.parse(answer.event) as unknown;
+  };
+  const server = createHttpServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      let body: { sessionId?: unknown; newMessage?: unknown };
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch (error) {
+        response.writeHead(400).end(String(error));
+        return;
+      }
+      turn(String(body.sessionId), body.newMessage).then(
+        (answer) => {
+          response
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify([answer]));
+        },
+        (error: unknown) => response.writeHead(500).end(String(error)),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await pool.end();
+    },
+  };
+}
+
 async function startAdk(kind: ServeTargetKind, directory: string, sessionIds: string[]) {
   const adk = await import('@google/adk');
   const { AdkApiServer } = await import('@google/adk-devtools');
@@ -236,9 +313,11 @@ async function main(): Promise<void> {
   const started: Started =
     kind === 'floor'
       ? await startFloor(directory)
-      : kind.startsWith('adk')
-        ? await startAdk(kind, directory, sessionIds)
-        : await startOrrery(kind, directory, sessionIds);
+      : kind === 'floor-postgres'
+        ? await startFloorPostgres()
+        : kind.startsWith('adk')
+          ? await startAdk(kind, directory, sessionIds)
+          : await startOrrery(kind, directory, sessionIds);
   process.stdout.write(
     `${JSON.stringify({ url: `http://127.0.0.1:${started.port}`, pid: process.pid })}\n`,
   );

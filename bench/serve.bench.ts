@@ -2,7 +2,8 @@
  * `npm run bench -- serve`: `POST /run` under load on loopback, orrery beside the floor and ADK
  * in one window. Each server runs in a process of its own (`serve-target.ts`), the load
  * generator (autocannon) in this one; each connection drives its own session. Targets: orrery
- * on SQLite (and on PostgreSQL with a URL), the floor (bare `node:http` + better-sqlite3: parse,
+ * on SQLite (and on PostgreSQL with a URL, beside `floor-postgres`, the floor's work in one
+ * statement a request), the floor (bare `node:http` + better-sqlite3: parse,
  * read the last 50 events, write the user event and the answer in one transaction), ADK for
  * TypeScript's API server on its in-memory store and on SQLite. For each connection count the
  * targets take turns, `ORRERY_BENCH_SERVE_ROUNDS` rounds (default 3) of
@@ -96,7 +97,7 @@ async function startTarget(
   // `ORRERY_BENCH_SERVE_CPU_PROF=<folder>`: orrery's servers write a V8 CPU profile there.
   const profile = process.env.ORRERY_BENCH_SERVE_CPU_PROF;
   const profileArgs =
-    profile && kind.startsWith('orrery') ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+    profile && !kind.startsWith('adk') ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
   const child = spawn(
     process.execPath,
     [
@@ -129,7 +130,7 @@ async function startTarget(
       });
     });
   const { url, pid } = JSON.parse(await nextLine()) as { url: string; pid: number };
-  const databaseUrl = kind === 'orrery-postgres' ? env.ORRERY_BENCH_PG_URL : undefined;
+  const databaseUrl = kind.endsWith('postgres') ? env.ORRERY_BENCH_PG_URL : undefined;
   return { kind, url, pid, databaseUrl, child, lines, nextLine };
 }
 
@@ -233,9 +234,10 @@ export async function run(options: BenchOptions = {}): Promise<void> {
       'adk-memory',
       'adk-sqlite',
       'orrery-postgres',
+      'floor-postgres',
     ] as ServeTargetKind[]
   )
-    .filter((kind) => kind !== 'orrery-postgres' || options.postgresUrl)
+    .filter((kind) => !kind.endsWith('postgres') || options.postgresUrl)
     .filter((kind) => !wanted || wanted.includes(kind));
   const env = {
     ...process.env,
@@ -332,6 +334,8 @@ function print(options: {
     ['orrery-sqlite', 'adk-sqlite'],
     ['orrery-postgres', 'orrery-sqlite'],
     ['orrery-postgres', 'floor'],
+    ['floor-postgres', 'orrery-sqlite'],
+    ['orrery-postgres', 'floor-postgres'],
   ];
   console.log(
     '\nRatios (median over the rounds of the per-round ratio; requests/s: higher is better for the first; CPU/request: the first over the second):\n',
