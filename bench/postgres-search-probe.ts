@@ -8,9 +8,18 @@
  *   ... npx tsx bench/postgres-search-probe.ts latency [src folder, default ../src]
  *   ... npx tsx bench/postgres-search-probe.ts explain [queries, default 3]   (ORRERY_PROBE_SRC: src folder)
  *   ... npx tsx bench/postgres-search-probe.ts hits [src folder]   (ranked seqs, for diffing trees)
+ *   ... npx tsx bench/postgres-search-probe.ts cpu [queries, default 40]   (backend CPU a search; ORRERY_PROBE_SRC)
+ *   ... npx tsx bench/postgres-search-probe.ts agree [queries, default 80]   (against exact BM25)
  *
  * `explain` logs each search statement of three-word queries with `EXPLAIN (ANALYZE, BUFFERS)`.
+ * `cpu` reads the search connection's backend CPU (`/proc/<pid>/schedstat`, so the server must
+ * run on this machine) around each search, asked twice in a row: the first ("cold") pays the
+ * pages not yet in `shared_buffers`, the second ("warm") only the statement's work; CPU, unlike
+ * latency, holds on a loaded machine. `agree` imports session `big`'s 100k events into the
+ * in-memory store (exact BM25 over every match) and reports how often PostgreSQL's top hit and
+ * top 5 are the same as its own, for the candidate caps' cost in ranking.
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
@@ -143,8 +152,69 @@ async function explain(count: number): Promise<void> {
   }
 }
 
+async function backendCpu(count: number): Promise<void> {
+  const store = await service(
+    resolve(process.env.ORRERY_PROBE_SRC ?? resolve(import.meta.dirname, '../src')),
+  );
+  // One connection: every statement of a search runs on the backend whose CPU is read.
+  const client = await pool.connect();
+  const { pid } = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
+  client.release();
+  const cpuMs = () => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  for (const { name, key, query } of cases) {
+    await store.searchEvents!({ appName: 'bench', ...key, query: 'warm up' });
+    const cold: number[] = [];
+    const warm: number[] = [];
+    for (let index = 0; index < count; index++) {
+      const text = query();
+      for (const list of [cold, warm]) {
+        const before = cpuMs();
+        await store.searchEvents!({ appName: 'bench', ...key, query: text, limit: 5 });
+        list.push(cpuMs() - before);
+      }
+    }
+    console.log(
+      `| ${name} | ${percentile(cold, 0.5).toFixed(2)} | ${percentile(warm, 0.5).toFixed(2)} |`,
+    );
+  }
+}
+
+async function agree(count: number): Promise<void> {
+  const { InMemorySessionService } = await import('../src/sessions/in-memory-session-service.js');
+  // The same draws as `populate`'s first session: the same 100k events.
+  const draws = searchCorpus(seededRandom(42));
+  const exact = new InMemorySessionService();
+  const key = { appName: 'bench', userId: 'u', sessionId: 'big' };
+  await exact.importSession!({
+    ...key,
+    events: Array.from({ length: EVENTS }, (_, index) => draws.event(index)),
+  });
+  const store = await service(resolve(import.meta.dirname, '../src'));
+  const asked = [
+    threeWords,
+    () => `${word()} ${word()}`,
+    () => `what about ${word()}`,
+    () => `${vocabulary[Math.floor(next() * 20)]} ${word()} ${word()} ${word()}`,
+  ];
+  let sameFirst = 0;
+  let shared = 0;
+  for (let index = 0; index < count; index++) {
+    const text = asked[index % asked.length]!();
+    const expected = await exact.searchEvents!({ ...key, query: text, limit: 5 });
+    const found = await store.searchEvents!({ ...key, query: text, limit: 5 });
+    const seqs = new Set(expected.map((hit) => hit.seq));
+    if (found[0]?.seq === expected[0]?.seq) sameFirst++;
+    shared += found.filter((hit) => seqs.has(hit.seq)).length / Math.max(1, seqs.size);
+  }
+  console.log(
+    `top hit as exact BM25's: ${sameFirst} of ${count}; top 5 shared: ${(shared / count).toFixed(3)}`,
+  );
+}
+
 try {
   if (mode === 'populate') await populate();
+  else if (mode === 'cpu') await backendCpu(Number(argument ?? 40));
+  else if (mode === 'agree') await agree(Number(argument ?? 80));
   else if (mode === 'explain') await explain(Number(argument ?? 3));
   else if (mode === 'hits') await hits(resolve(argument ?? resolve(import.meta.dirname, '../src')));
   else await latency(resolve(argument ?? resolve(import.meta.dirname, '../src')));
