@@ -25,9 +25,10 @@ const MAX_TERM_LENGTH = 64;
  */
 const STOP_WORDS = new Set(
   (
-    'a an and are as at be by did do does for from had has have how i in is it its me my of on ' +
-    'or our so that the their them then there these they this to us was we were what when where ' +
-    'which who whom why will with you your'
+    'a about an and any are as at be been being but by can could did do does for from had has ' +
+    'have how i if in into is it its me my of on or our so some than that the their them then ' +
+    'there these they this to us was we were what when where which who whom why will with would ' +
+    'you your'
   ).split(' '),
 );
 
