@@ -25,6 +25,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import type { SessionService } from '../src/sessions/session-service.js';
 import { searchCorpus } from './search-corpus.js';
+import { captureSearchStatements } from './search-statements.js';
 import { seededRandom } from './seeded-random.js';
 
 const url = process.env.ORRERY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -120,18 +121,7 @@ async function hits(source: string): Promise<void> {
 }
 
 async function explain(count: number): Promise<void> {
-  const captured: { text: string; values: unknown[] }[] = [];
-  const original = pg.Client.prototype.query;
-  // Records each search statement as it is sent (the service's own connection).
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [first, second] = args as [unknown, unknown];
-    const config = typeof first === 'string' ? { text: first, values: second } : first;
-    const { text, values } = (config ?? {}) as { text?: unknown; values?: unknown };
-    if (typeof text === 'string' && text.includes('WITH total') && !text.startsWith('EXPLAIN')) {
-      captured.push({ text, values: values as unknown[] });
-    }
-    return (original as (...rest: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
+  const captured = captureSearchStatements();
   const store = await service(
     resolve(process.env.ORRERY_PROBE_SRC ?? resolve(import.meta.dirname, '../src')),
   );

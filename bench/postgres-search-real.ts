@@ -18,6 +18,7 @@ import pg from 'pg';
 import type { NewEvent } from '../src/events/types.js';
 import { importOpenAiChatRun, openAiChatRuns } from '../src/importers/openai-chat.js';
 import type { PostgresSessionService } from '../src/sessions/postgres/index.js';
+import { captureSearchStatements } from './search-statements.js';
 
 const url = process.env.ORRERY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = process.env.ORRERY_PROBE_SCHEMA ?? 'pgrank_real';
@@ -114,18 +115,7 @@ async function backendCpu(): Promise<void> {
 }
 
 async function explain(): Promise<void> {
-  const captured: { text: string; values: unknown[] }[] = [];
-  const original = pg.Client.prototype.query;
-  // Records each ranked statement as the store sends it.
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [first, second] = args as [unknown, unknown];
-    const config = typeof first === 'string' ? { text: first, values: second } : first;
-    const { text, values } = (config ?? {}) as { text?: unknown; values?: unknown };
-    if (typeof text === 'string' && text.includes('WITH total') && !text.startsWith('EXPLAIN')) {
-      captured.push({ text, values: values as unknown[] });
-    }
-    return (original as (...rest: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
+  const captured = captureSearchStatements();
   for (const query of new Set(questions())) {
     captured.length = 0;
     await store.searchEvents!({ ...key, query, limit: 5 });
