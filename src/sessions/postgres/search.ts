@@ -373,9 +373,7 @@ export function rangeReadIsCheaper(options: {
 }): boolean {
   const { share, cap, tableRows } = options;
   const matches = share * tableRows;
-  return (
-    matches > MAX_COUNTED_MATCHES || matches > (RANGE_ENTRY_COST * RANGE_MARGIN * cap) / share
-  );
+  return matches > MAX_COUNTED_MATCHES || matches > (RANGE_ENTRY_COST * RANGE_MARGIN * cap) / share;
 }
 
 /**
