@@ -186,9 +186,9 @@ export class Invocation implements InvocationContext {
 
   /**
    * The lease to release with `event`, when it is the root agent's final answer (the model's,
-   * without a function call; no state write) and the after-invocation compaction has nothing to do with it in the
-   * view (checked on the known view plus `event`; another writer's append that lands before it
-   * is not in that view: the next turn's checks see it).
+   * without a function call; no state write) and the after-invocation compaction has nothing
+   * to do with it in the view (checked on the known view plus `event`; another writer's append
+   * that lands before it is not in that view: the next turn's checks see it).
    */
   private releasingLease(event: NewEvent): SessionLease | undefined {
     const release = this.options.releaseWithAnswer;
