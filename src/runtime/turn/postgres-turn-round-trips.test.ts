@@ -190,6 +190,56 @@ describePostgres('a quiet Runner turn on PostgreSQL', (url) => {
     await expectFree('tooled');
   });
 
+  it("another writer's append after the check's view: the answer after it, the next take reads it", async () => {
+    const sessionId = 'written-meanwhile';
+    const other = new PostgresSessionService({ connectionString: url, schema: fixture.schema });
+    let write = false;
+    const racing = new Runner({
+      appName: key.appName,
+      agent: new LlmAgent({
+        name: 'agent',
+        model: {
+          modelId: 'stub',
+          generate: async () => {
+            // During the model call: the turn's known view does not have it.
+            if (write) {
+              await other.appendEvent({
+                ...key,
+                sessionId,
+                event: userTextEvent({ text: 'meanwhile' }),
+              });
+            }
+            return textResponse('ok', { promptTokenCount: 900, candidatesTokenCount: 1 });
+          },
+        },
+      }),
+      sessionService: service,
+      compaction: {
+        tokenThreshold: 250_000,
+        eventRetentionSize: 10,
+        summarizer: new DigestSummarizer(),
+      },
+      logger: false,
+    });
+    try {
+      await warmSession(racing, sessionId);
+      write = true;
+      expect(await turn(racing, sessionId)).toEqual(['user', 'agent']);
+      write = false;
+      // Released with the answer all the same; the answer follows the other writer's event.
+      expect(sent.map((statement) => statement.words)).toEqual(['WITH taken', 'WITH released']);
+      const session = await service.getSession({ ...key, sessionId, events: 'full' });
+      const texts = session?.events.map((event) => event.content?.parts?.[0]?.text);
+      expect(texts?.slice(-3)).toEqual(['next', 'meanwhile', 'ok']);
+      // The next turn's take reads both rows it does not know (the checks then see them).
+      sent.length = 0;
+      expect(await turn(racing, sessionId)).toEqual(['user', 'agent']);
+      expect(sent[0]?.rows.filter((row) => row.part === 2).length).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+
   /** A session of its own, with one warm turn (the view cached). */
   const warmSession = async (on: Runner, sessionId: string) => {
     await service.createSession({ ...key, sessionId });
