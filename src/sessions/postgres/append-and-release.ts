@@ -41,29 +41,28 @@ export async function appendAndRelease(
   const { lease, signal } = options;
   const key = pickKey(options);
   const statement = commitMode ? queries.appendAndReleaseWithCommitMode : queries.appendAndRelease;
-  const folded =
-    row.touchesSharedState ||
-    (await releaseLeaseWith(lease, async () => {
-      const rows = await connection.query<{ seq: string; created_at: number; released: string }>(
-        key,
-        signal,
-        statement,
-        [
-          ...keyParams(key),
-          Date.now() / 1000,
-          ...eventRowValues(row),
-          lease.leaseId,
-          ...(commitMode ? [commitMode] : []),
-        ],
-        { operation: 'appendEvent' },
-      );
-      const inserted = rows[0];
-      if (!inserted) throw new SessionNotFoundError(key);
-      const event = { ...row.values.stored, seq: Number(inserted.seq) } as Event;
-      context.keepAppended({ event, json: row.values.json, createdAt: inserted.created_at });
-      return { value: event, freed: Number(inserted.released) === 1 };
-    }));
-  if (folded !== true && folded !== undefined) return folded.value;
+  const appendAndFree = async () => {
+    const rows = await connection.query<{ seq: string; created_at: number; released: string }>(
+      key,
+      signal,
+      statement,
+      [
+        ...keyParams(key),
+        Date.now() / 1000,
+        ...eventRowValues(row),
+        lease.leaseId,
+        ...(commitMode ? [commitMode] : []),
+      ],
+      { operation: 'appendEvent' },
+    );
+    const inserted = rows[0];
+    if (!inserted) throw new SessionNotFoundError(key);
+    const event = { ...row.values.stored, seq: Number(inserted.seq) } as Event;
+    context.keepAppended({ event, json: row.values.json, createdAt: inserted.created_at });
+    return { value: event, freed: Number(inserted.released) === 1 };
+  };
+  const folded = row.touchesSharedState ? undefined : await releaseLeaseWith(lease, appendAndFree);
+  if (folded) return folded.value;
   const event = await context.service.appendEvent({ ...key, event: options.event, signal });
   await lease.release();
   return event;
