@@ -1,6 +1,7 @@
 /**
  * A quiet turn's store calls on PostgreSQL (the lease taken with the view and, where the store
- * can, the question appended; the answer appended; the release) for 16 sessions in parallel, and what they cost: this process's CPU and its pool's
+ * can, the question appended; the answer appended and, where the store can, the lease released
+ * with it; else the release) for 16 sessions in parallel, and what they cost: this process's CPU and its pool's
  * backends' CPU (/proc/<pid>/schedstat, found by `application_name`; the server must run on
  * this machine) per turn, and the lease and session tables' inserts, updates (HOT among them)
  * and deletes.
@@ -54,10 +55,14 @@ const turn = async (key: (typeof keys)[number]) => {
     ({ lease } = await service.acquireLeaseAndGetSession({ ...key, renew: false }));
     await service.appendEvent({ ...key, event: question });
   }
-  await service.appendEvent({
-    ...key,
-    event: { ...userTextEvent({ text: 'an answer' }), author: 'agent' },
-  });
+  const answer = { ...userTextEvent({ text: 'an answer' }), author: 'agent' };
+  // A tree whose store releases the lease with the answer (`appendEventAndReleaseLease`) does,
+  // as the Runner does on a quiet turn: one statement less again.
+  if (service.appendEventAndReleaseLease) {
+    await service.appendEventAndReleaseLease({ ...key, event: answer, lease });
+    return;
+  }
+  await service.appendEvent({ ...key, event: answer });
   await lease.release();
 };
 

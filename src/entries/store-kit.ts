@@ -25,12 +25,14 @@ export {
   DEFAULT_LEASE_TTL_MS,
   DEFAULT_LEASE_WAIT_MS,
   type LeaseRecordOperations,
+  releaseLeaseWith,
 } from '../sessions/lease-helpers.js';
 export type { ReadMemoriesOptions } from '../sessions/memory-service.js';
 export { type AcquireRecordLeaseOptions, acquireRecordLease } from '../sessions/record-lease.js';
 export type {
   AcquireLeaseOptions,
   AppendCompactionOptions,
+  AppendEventAndReleaseLeaseOptions,
   AppendEventOptions,
   ImportSessionOptions,
   ImportSessionResult,

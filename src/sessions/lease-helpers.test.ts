@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SessionBusyError, SessionLeaseLostError, SessionStoreError } from './errors.js';
-import { pollForLease, startHeldLease } from './lease-helpers.js';
+import { pollForLease, releaseLeaseWith, startHeldLease } from './lease-helpers.js';
 
 const key = { appName: 'app', userId: 'user', sessionId: 'session' };
 
@@ -78,6 +78,76 @@ describe('startHeldLease', () => {
     await expect(lease.release()).resolves.toBeUndefined();
     await expect(lease.release()).resolves.toBeUndefined();
     expect(releaseRecord).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('releaseLeaseWith', () => {
+  const foldable = (renewRecord: () => Promise<boolean>) => {
+    const released = { record: 0, local: 0 };
+    const lease = startHeldLease({
+      key,
+      leaseId: 'lease-1',
+      ttlMs: 3_000,
+      renew: true,
+      renewRecord,
+      releaseRecord: async () => {
+        released.record++;
+      },
+      releaseLocal: async () => {
+        released.local++;
+      },
+    });
+    return { lease, released };
+  };
+
+  it('marks the lease released when the statement freed its record: no release of its own', async () => {
+    const renewRecord = vi.fn(async () => true);
+    const { lease, released } = foldable(renewRecord);
+    const result = await releaseLeaseWith(lease, async () => ({ value: 7, freed: true }));
+    expect(result).toEqual({ value: 7 });
+    await lease.release();
+    expect(released).toEqual({ record: 0, local: 1 });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(renewRecord).not.toHaveBeenCalled();
+    expect(lease.signal.aborted).toBe(false);
+  });
+
+  it('a renewal that finds the record free while the statement runs is no loss', async () => {
+    const { lease, released } = foldable(async () => false);
+    let finish: (freed: boolean) => void = () => {};
+    const folded = releaseLeaseWith(
+      lease,
+      () =>
+        new Promise<{ value: number; freed: boolean }>((resolve) => {
+          finish = (freed) => resolve({ value: 1, freed });
+        }),
+    );
+    await vi.advanceTimersByTimeAsync(1_100);
+    expect(lease.signal.aborted).toBe(false);
+    finish(true);
+    await folded;
+    expect(lease.signal.aborted).toBe(false);
+    await lease.release();
+    expect(released).toEqual({ record: 0, local: 1 });
+  });
+
+  it('a statement that throws or freed nothing leaves the lease to its holder', async () => {
+    const { lease, released } = foldable(async () => true);
+    const failed = releaseLeaseWith(lease, async () => {
+      throw new Error('lost');
+    });
+    await expect(failed).rejects.toThrow('lost');
+    await releaseLeaseWith(lease, async () => ({ value: 1, freed: false }));
+    await lease.release();
+    expect(released).toEqual({ record: 1, local: 0 });
+  });
+
+  it('a lease without a record to free: nothing run', async () => {
+    const lease = heldLease(async () => true);
+    const statement = vi.fn(async () => ({ value: 1, freed: true }));
+    expect(await releaseLeaseWith(lease, statement)).toBeUndefined();
+    expect(statement).not.toHaveBeenCalled();
+    await lease.release();
   });
 });
 

@@ -107,6 +107,12 @@ export interface HeldLeaseOptions {
   /** Confirms and extends the lease; `false` when it was lost. Absent: nothing can take it. */
   renewRecord?: () => Promise<boolean>;
   releaseRecord: () => Promise<void>;
+  /**
+   * What is left of `releaseRecord` once a store statement has freed the record itself (the
+   * local gate): set, a store may release the lease along with its own write
+   * (`releaseLeaseWith`).
+   */
+  releaseLocal?: () => Promise<void>;
   /** Called once when the lease is lost (after its signal aborts). */
   onLost?: () => void;
 }
@@ -146,7 +152,8 @@ export function startHeldLease(options: HeldLeaseOptions): SessionLease {
       try {
         const held = await renewRecord();
         if (released) return;
-        if (!held) {
+        // A statement releasing the record is in flight: its result says whether it was held.
+        if (!held && folding === 0) {
           lose('another holder took it after it expired');
           return;
         }
@@ -164,7 +171,8 @@ export function startHeldLease(options: HeldLeaseOptions): SessionLease {
     schedule(Math.ceil(ttlMs / 3), () => void renewal());
   }
 
-  return {
+  let folding = 0;
+  const lease: SessionLease = {
     leaseId,
     signal: controller.signal,
     release() {
@@ -176,4 +184,53 @@ export function startHeldLease(options: HeldLeaseOptions): SessionLease {
       return releasing;
     },
   };
+  const releaseLocal = options.releaseLocal;
+  if (releaseLocal) {
+    folds.set(lease, {
+      begin: () => {
+        folding++;
+      },
+      end: (freed) => {
+        folding--;
+        if (!freed || released) return;
+        released = true;
+        if (timer) clearTimeout(timer);
+        releasing = releaseLocal().catch(() => {});
+      },
+    });
+  }
+  return lease;
+}
+
+/** A held lease whose record a store statement may free (`releaseLeaseWith`). */
+interface LeaseFold {
+  begin(): void;
+  /** `freed`: the statement committed and freed the record. */
+  end(freed: boolean): void;
+}
+
+const folds = new WeakMap<SessionLease, LeaseFold>();
+
+/**
+ * Runs `statement`, which frees `lease`'s record with its own write, and marks the lease
+ * released when it says it did (`freed`): no statement of its own, the local gate opened.
+ * Meanwhile a renewal that finds the record free is no loss. When it throws, or did not free
+ * the record (it was no longer held), the lease is as before: its holder releases it.
+ * `undefined` (nothing run) for a lease whose record no statement can free (not a record lease).
+ */
+export async function releaseLeaseWith<T>(
+  lease: SessionLease,
+  statement: () => Promise<{ value: T; freed: boolean }>,
+): Promise<{ value: T } | undefined> {
+  const fold = folds.get(lease);
+  if (!fold) return undefined;
+  fold.begin();
+  let freed = false;
+  try {
+    const result = await statement();
+    freed = result.freed;
+    return { value: result.value };
+  } finally {
+    fold.end(freed);
+  }
 }

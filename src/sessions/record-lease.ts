@@ -53,5 +53,6 @@ export async function acquireRecordLease(
         await local.release();
       }
     },
+    releaseLocal: () => local.release(),
   });
 }

@@ -73,6 +73,12 @@ export interface AppendEventOptions extends SessionKey {
   signal?: AbortSignal;
 }
 
+/** `appendEventAndReleaseLease`'s options: `appendEvent`'s, and the held lease to release. */
+export interface AppendEventAndReleaseLeaseOptions extends AppendEventOptions {
+  /** A lease on this session that this service's `acquireLease` (or a sibling) returned. */
+  lease: SessionLease;
+}
+
 export interface AppendCompactionOptions extends SessionKey {
   /** A compaction event (`actions.compaction` set, no content). */
   event: NewEvent;
@@ -265,6 +271,18 @@ export interface SessionService {
    * user's message when present and no plugin hooks the message.
    */
   acquireLeaseAndAppend?(options: AcquireLeaseAndAppendOptions): Promise<LeasedAppend>;
+  /**
+   * Optional capability, beside `acquireLease`: `appendEvent`, and `lease` released in the same
+   * step, for a holder whose last write this is. When it returns, the event is stored and the
+   * lease released (its `release()` then sends nothing), unless the lease was no longer held
+   * (another holder's by then): the event is stored as `appendEvent` stores it either way. When
+   * it throws, it failed as `appendEvent` fails (a lost connection's error may come after a
+   * commit: never sent again) and the lease is left to the caller, who releases it as after a
+   * failed `appendEvent` (a release of a record already free changes nothing). A store may do
+   * it in one round trip (PostgreSQL: one statement). The Runner calls it for the root
+   * `LlmAgent`'s final answer when no plugin is registered and no compaction is due after it.
+   */
+  appendEventAndReleaseLease?(options: AppendEventAndReleaseLeaseOptions): Promise<Event>;
   /**
    * Optional capability: a whole session and its events stored all or nothing (one
    * transaction): until it returns, no reader sees the session; on failure or abort nothing

@@ -1,13 +1,14 @@
 /** One invocation's context: the bridge between agents and the Runner's store, plugins and guard. */
 import type { ViewScope } from '../../compaction/types.js';
 import type { ActiveView } from '../../compaction/view.js';
+import { getFunctionCalls } from '../../events/event-helpers.js';
 import type { Event, NewEvent, SessionKey } from '../../events/types.js';
 import { isContextOverflowError } from '../../models/errors.js';
 import type { ModelRequest, ModelResponse, ModelStreamPart } from '../../models/types.js';
 import { withContextWindow } from '../../models/with-context-window.js';
 import type { ModelMetrics } from '../../observability/model-metrics.js';
 import type { Telemetry, TelemetrySpan } from '../../observability/telemetry.js';
-import type { SessionService, StoredView } from '../../sessions/session-service.js';
+import type { SessionLease, SessionService, StoredView } from '../../sessions/session-service.js';
 import type { GenerateOptions, InvocationContext, RunToolsOptions } from '../agents/agent.js';
 import type { AgentRequestLog } from '../compaction/agent-request-log.js';
 import {
@@ -71,6 +72,17 @@ export interface InvocationOptions {
   spendPrices?: SpendPrices;
   /** Each model call's request as sent is recorded here (summaries reuse its cached prefix). */
   agentRequests?: AgentRequestLog;
+  /**
+   * Set by the Runner when the root agent's final answer (no function call: the run returns
+   * right after it) may be appended with the lease's release (`appendEventAndReleaseLease`):
+   * one round trip for both. `compactionDue` (absent: compaction is off) says whether the
+   * after-invocation compaction would act on the known view with the answer in it; then, or
+   * without a known view, the answer is a plain append and the Runner releases as before.
+   */
+  releaseWithAnswer?: {
+    lease: SessionLease;
+    compactionDue?: (stored: StoredView, caller: ModelCaller) => boolean;
+  };
 }
 
 /** The last agent that called a model: the post-invocation token estimate is anchored on it. */
@@ -104,6 +116,12 @@ export class Invocation implements InvocationContext {
   private known?: StoredView;
   /** The tail array `extendKnownView` made (only this invocation holds it: extended in place). */
   private ownTail?: Event[];
+  /**
+   * The root agent's final answer was appended with `appendEventAndReleaseLease`: the
+   * after-invocation compaction was checked on it (nothing due) and the lease is released
+   * (or left to its holder, when the store could not release it).
+   */
+  releasedWithAnswer = false;
 
   constructor(options: InvocationOptions) {
     this.options = options;
@@ -149,14 +167,51 @@ export class Invocation implements InvocationContext {
             event,
           }),
     );
-    const stored = await this.options.sessionService.appendEvent({
-      ...this.options.key,
-      event: final,
-      signal: this.signal,
-    });
+    const lease = this.releasingLease(final);
+    const service = this.options.sessionService;
+    const append = { ...this.options.key, event: final, signal: this.signal };
+    if (lease && service.appendEventAndReleaseLease) {
+      const stored = await service.appendEventAndReleaseLease({ ...append, lease });
+      this.releasedWithAnswer = true;
+      // The run returns right after this append: nothing reads the known view again.
+      this.known = undefined;
+      this.state.applyDelta(stored.actions.stateDelta);
+      return stored;
+    }
+    const stored = await service.appendEvent(append);
     this.state.applyDelta(stored.actions.stateDelta);
     this.extendKnownView(stored);
     return stored;
+  }
+
+  /**
+   * The lease to release with `event`, when it is the root agent's final answer (the model's,
+   * without a function call; no state write) and the after-invocation compaction has nothing
+   * to do with it in the view (checked on the known view plus `event`; another writer's append
+   * that lands before it is not in that view: the next turn's checks see it).
+   */
+  private releasingLease(event: NewEvent): SessionLease | undefined {
+    const release = this.options.releaseWithAnswer;
+    if (!release || event.author !== this.options.rootAgentName || event.branch !== undefined) {
+      return undefined;
+    }
+    // A model's answer: a call is followed by its response (authored by the agent too).
+    const content = event.content;
+    if (content && (content.role !== 'model' || getFunctionCalls(event).length > 0)) {
+      return undefined;
+    }
+    if (content?.parts.some((part) => part.functionResponse)) return undefined;
+    const delta = event.actions?.stateDelta;
+    if (delta && Object.keys(delta).length > 0) return undefined;
+    if (!release.compactionDue) return release.lease;
+    const known = this.known;
+    const caller = this.lastModelCaller;
+    if (!known || !caller) return undefined;
+    const seq = known.lastSeq + 1;
+    const tail = [...known.tail, { ...event, seq } as Event];
+    return release.compactionDue({ ...known, tail, lastSeq: seq }, caller)
+      ? undefined
+      : release.lease;
   }
 
   /**
@@ -180,6 +235,7 @@ export class Invocation implements InvocationContext {
       branch,
       scope: { branch },
       trackView: false,
+      releaseWithAnswer: undefined,
       hasSummary: this.summarized,
     });
   }

@@ -176,6 +176,37 @@ export class RunnerCompaction {
     return { recorded: found };
   }
 
+  /**
+   * Whether `afterInvocation` would try to compact `stored` (a trigger is due), without reading
+   * or writing: the Runner asks it before the turn's last append, with that event in `stored`.
+   */
+  dueAfterInvocation(options: AfterInvocationOptions & { stored: StoredView }): boolean {
+    const { tokenThreshold } = this.options.config;
+    const viewKey = afterViewKey(options);
+    if (this.windowDue(viewKey, options.stored)) return true;
+    return tokenThreshold ? this.estimate(viewKey, options).tokens >= tokenThreshold : false;
+  }
+
+  /** The sliding window's trigger (when configured). */
+  private windowDue(viewKey: string, stored: StoredView): boolean {
+    const interval = this.options.config.compactionInterval;
+    if (!interval) return false;
+    return this.tailFacts.completedInvocations({ viewKey, events: stored.tail }) >= interval;
+  }
+
+  /** The token trigger's estimate of the next request on `stored`. */
+  private estimate(viewKey: string, options: AfterInvocationOptions & { stored: StoredView }) {
+    const { stored } = options;
+    return estimateNextRequest({
+      checkpoint: stored.checkpoint,
+      tail: stored.tail,
+      agentName: options.agentName,
+      branch: options.branch,
+      overheadTokens: options.overheadTokens,
+      latestElision: this.tailFacts.latestElision({ viewKey, events: stored.tail }) ?? null,
+    });
+  }
+
   /** Sliding window first (if configured and due), then the token trigger. */
   async afterInvocation(options: AfterInvocationOptions): Promise<void> {
     const { config, sessionService } = this.options;
@@ -194,17 +225,8 @@ export class RunnerCompaction {
     let stored = options.stored ?? (await load());
     // Whether `stored` is still what the store holds, so the compactor need not read it again.
     let current = true;
-    const viewKey = JSON.stringify([
-      key.appName,
-      key.userId,
-      key.sessionId,
-      options.scope ? (options.scope.branch ?? '') : null,
-    ]);
-    if (
-      config.compactionInterval &&
-      this.tailFacts.completedInvocations({ viewKey, events: stored.tail }) >=
-        config.compactionInterval
-    ) {
+    const viewKey = afterViewKey(options);
+    if (this.windowDue(viewKey, stored)) {
       const report = await this.compact({ ...common, stored, trigger: 'sliding_window' });
       if (report.outcome === 'compacted') {
         stored = await load();
@@ -214,14 +236,7 @@ export class RunnerCompaction {
       }
     }
     if (config.tokenThreshold) {
-      const estimate = estimateNextRequest({
-        checkpoint: stored.checkpoint,
-        tail: stored.tail,
-        agentName: options.agentName,
-        branch: options.branch,
-        overheadTokens: options.overheadTokens,
-        latestElision: this.tailFacts.latestElision({ viewKey, events: stored.tail }) ?? null,
-      });
+      const estimate = this.estimate(viewKey, { ...options, stored });
       if (estimate.tokens >= config.tokenThreshold) {
         const depth = await costAwareDepth({
           costModel: this.costModel,
@@ -242,4 +257,15 @@ export class RunnerCompaction {
       }
     }
   }
+}
+
+/** Names the view the after-invocation triggers read (`TailFacts`): the session's, or a scope's. */
+function afterViewKey(options: AfterInvocationOptions): string {
+  const { key, scope } = options;
+  return JSON.stringify([
+    key.appName,
+    key.userId,
+    key.sessionId,
+    scope ? (scope.branch ?? '') : null,
+  ]);
 }

@@ -20,6 +20,7 @@ import type { TelemetrySpan } from '../../observability/telemetry.js';
 import { SessionNotFoundError } from '../../sessions/errors.js';
 import type { SessionLease, SessionService } from '../../sessions/session-service.js';
 import type { Agent, AgentEvent } from '../agents/agent.js';
+import { LlmAgent } from '../agents/llm-agent.js';
 import { usesBranches } from '../agents/sub-agents.js';
 import { AgentRequestLog } from '../compaction/agent-request-log.js';
 import {
@@ -34,7 +35,7 @@ import type { Tool } from '../tools/tool.js';
 import { StoredViewReader } from '../view/stored-view-of.js';
 import { ViewWarningLog } from '../view/view-warning-log.js';
 import { BackgroundCompactions } from './background-compactions.js';
-import { Invocation } from './invocation.js';
+import { Invocation, type InvocationOptions } from './invocation.js';
 import { SpendPrices } from './live-spend.js';
 import { RunnerCompaction } from './runner-compaction.js';
 import {
@@ -260,6 +261,7 @@ export class Runner {
       modelMetrics: this.modelMetrics,
       spendPrices: this.spendPrices,
       agentRequests: this.agentRequests,
+      releaseWithAnswer: this.releaseWithAnswer(key, options.lease),
     });
     // The session was read with its view: with the user's message appended below, it is what
     // the first model call would read, unless something else writes in between.
@@ -290,6 +292,26 @@ export class Runner {
   }
 
   /**
+   * When the root agent's final answer may release the lease in its own append: the store can,
+   * no plugin hooks the turn's end, and the root is a plain `LlmAgent` (its answer without a
+   * function call ends the run; a subclass or a workflow may go on) without branches.
+   */
+  private releaseWithAnswer(
+    key: SessionKey,
+    lease: SessionLease | undefined,
+  ): InvocationOptions['releaseWithAnswer'] {
+    if (!lease || !this.sessionService.appendEventAndReleaseLease) return undefined;
+    if (this.plugins.plugins.length > 0 || this.branched) return undefined;
+    if (Object.getPrototypeOf(this.agent) !== LlmAgent.prototype) return undefined;
+    const compaction = this.compaction;
+    if (!compaction) return { lease };
+    return {
+      lease,
+      compactionDue: (stored, caller) => compaction.dueAfterInvocation({ key, ...caller, stored }),
+    };
+  }
+
+  /**
    * The after-invocation compaction, now or (`background`) after the run returns. Returns
    * whether a background compaction took the lease over.
    */
@@ -302,7 +324,8 @@ export class Runner {
   }): Promise<boolean> {
     const { key, invocation, lease } = options;
     const compaction = this.compaction;
-    if (!compaction) return false;
+    // Released with the answer: the triggers were checked on it, nothing was due.
+    if (!compaction || invocation.releasedWithAnswer) return false;
     const caller = invocation.lastModelCaller ?? { agentName: this.agent.name, overheadTokens: 0 };
     const stored = invocation.knownView();
     const scope = invocation.scope;

@@ -245,6 +245,36 @@ describePostgres('PostgreSQL connection loss', (url) => {
     expect(faults).toEqual([]);
   });
 
+  it('a cut after the append-and-release was sent: retryable, never sent again, no lease left', async () => {
+    const name = applicationName();
+    const service = newService({
+      connectionString: withApplicationName(proxy.proxiedUrl(url), name),
+    });
+    const { key } = await seededSession(service, 1);
+    const lease = await service.acquireLease({ ...key, ttlMs: hangLimitMs });
+    proxy.hold();
+    const sent = proxy.nextHeldRequest();
+    const appending = pending(
+      service.appendEventAndReleaseLease({ ...key, event: userTextEvent({ text: 'once' }), lease }),
+    );
+    await sent;
+    // The statement reached the server (it may commit both); its answer never comes back.
+    proxy.refuse();
+    proxy.cutAll();
+    await expectRetryable(appending, 'appendEvent', key.sessionId);
+    proxy.release();
+    proxy.accept();
+    // The holder releases as after a failed append: a no-op when the statement committed.
+    await lease.release();
+    const reader = newService({ connectionString: url });
+    const free = await reader.acquireLease({ ...key, waitMs: 0 });
+    await free.release();
+    const session = await reader.getSession({ ...key, events: 'full' });
+    const texts = session?.events.map((event) => event.content?.parts?.[0]?.text);
+    expect(texts?.filter((text) => text === 'once').length).toBeLessThanOrEqual(1);
+    expect(faults).toEqual([]);
+  });
+
   it('a cut mid-compaction is retryable; the checkpoint is unchanged and can be stored', async () => {
     const name = applicationName();
     const service = newService({

@@ -20,6 +20,7 @@ import type {
   AcquireLeaseAndAppendOptions,
   AcquireLeaseOptions,
   AppendCompactionOptions,
+  AppendEventAndReleaseLeaseOptions,
   AppendEventOptions,
   CreateSessionOptions,
   EventPage,
@@ -49,6 +50,7 @@ import {
   splitState,
 } from '../store-helpers.js';
 import { ViewCache } from '../view-cache.js';
+import { appendAndRelease } from './append-and-release.js';
 import { PostgresConnection } from './connection.js';
 import { headerStamp, PostgresEventReader, type ViewRow } from './event-reader.js';
 import {
@@ -176,9 +178,7 @@ export class PostgresSessionService implements SessionService {
       options.signal,
       this.queries.full,
       keyParams(key),
-      {
-        operation: 'getSession',
-      },
+      { operation: 'getSession' },
     );
     const header = rows[0];
     if (header?.part !== 0) return undefined;
@@ -302,6 +302,16 @@ export class PostgresSessionService implements SessionService {
     return inserted.event;
   }
 
+  /** `appendEvent` and the lease's release in one statement (append-and-release.ts). */
+  async appendEventAndReleaseLease(options: AppendEventAndReleaseLeaseOptions): Promise<Event> {
+    assertValidNewEvent(options.event, { kind: 'event' });
+    const { connection, queries, synchronousCommit } = this;
+    const keepAppended = (inserted: InsertedPostgresEvent) => this.keepAppended(key, inserted);
+    const key = pickKey(options);
+    const context = { connection, queries, synchronousCommit, service: this, keepAppended };
+    return appendAndRelease(context, options, prepareEventRow(options.event));
+  }
+
   /**
    * A committed append of this instance, into its cached view when it directly follows it
    * (view-cache.ts: `appended`), so the next read returns no row for it. The cache gets a copy
@@ -374,9 +384,7 @@ export class PostgresSessionService implements SessionService {
       options.signal,
       statement.text,
       statement.values,
-      {
-        operation: 'listAllSessions',
-      },
+      { operation: 'listAllSessions' },
     );
     return toSessionOverviews(rows);
   }

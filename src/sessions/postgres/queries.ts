@@ -75,6 +75,12 @@ export interface Queries {
   appendEvent: Statement;
   /** `appendEvent` that first sets `synchronous_commit` ($15) for its own transaction only. */
   appendEventWithCommitMode: Statement;
+  /**
+   * `appendEvent` that first releases the lease of holder $15 (append-and-release.ts; $16: the
+   * commit mode, in `...WithCommitMode`); its row also says whether it released (`released`).
+   */
+  appendAndRelease: Statement;
+  appendAndReleaseWithCommitMode: Statement;
   /** Sets `synchronous_commit` ($1) until the end of the open transaction. */
   setCommitMode: string;
   listSessions: string;
@@ -130,6 +136,19 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
     return `WITH ${commitMode}s AS (${parts.update})
       ${parts.insert}
       RETURNING seq, (SELECT created_at FROM s) AS created_at`;
+  };
+
+  // The lease released as lease.ts releases it, then the append, in one transaction: the
+  // guard makes the release run first, so the lease row is locked before the session row, the
+  // order of the take's statements (the other order could deadlock with a take).
+  const appendAndRelease = (commitMode: string, guard: string) => {
+    const parts = appendParts(4, ` AND (SELECT count(*) FROM released) >= 0${guard}`);
+    return `WITH ${commitMode}released AS (UPDATE ${leases} SET holder = '', expires_at = '-infinity'
+        WHERE ${sessionKey} AND holder = $15 RETURNING 1),
+      s AS (${parts.update})
+      ${parts.insert}
+      RETURNING seq, (SELECT created_at FROM s) AS created_at,
+        (SELECT count(*) FROM released) AS released`;
   };
 
   const rowsSince = (guard: string) => `SELECT 2, ${eventColumns} FROM ${events}
@@ -236,6 +255,11 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
     // set_config(..., true) lasts until this statement's implicit transaction commits; the
     // UPDATE references it so the (volatile, never inlined) CTE runs before the commit.
     appendEventWithCommitMode: statement(appendEvent(commitModeCte(15), commitModeGuard), prepared),
+    appendAndRelease: statement(appendAndRelease('', ''), prepared),
+    appendAndReleaseWithCommitMode: statement(
+      appendAndRelease(commitModeCte(16), commitModeGuard),
+      prepared,
+    ),
     setCommitMode: `SELECT set_config('synchronous_commit', $1, true)`,
     listSessions: `SELECT id, updated_at, event_count FROM ${sessions}
       WHERE app_name = $1 AND user_id = $2 ORDER BY updated_minute DESC, updated_at DESC, id`,

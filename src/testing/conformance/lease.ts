@@ -230,6 +230,23 @@ export function describeLease(context: ConformanceContext): void {
       expect(await service.getSession(missing)).toBeUndefined();
     });
 
+    it('appendEventAndReleaseLease (when present) stores the event and frees the lease', async (test) => {
+      const service = context.service;
+      if (!service.appendEventAndReleaseLease) return test.skip();
+      const key = await newSession();
+      const lease = await acquireFrom(service)(key);
+      const event = userTextEvent({ text: 'the last one' });
+      const stored = await service.appendEventAndReleaseLease({ ...key, event, lease });
+      expect(stored).toMatchObject({ seq: 1, author: 'user' });
+      expect(await isFree(key)).toBe(true);
+      await lease.release(); // idempotent: frees nothing of the next holder's
+      const next = await acquireFrom(service)(key);
+      await lease.release();
+      expect(await isFree(key)).toBe(false);
+      await next.release();
+      expect((await service.getSession(key))?.events.at(-1)).toEqual(stored);
+    });
+
     it('rejects bad options with InvalidArgumentError naming them', async () => {
       const acquire = acquireFrom(context.service);
       const key = await newSession();
