@@ -83,7 +83,7 @@ export async function seed(
   await flush();
   await pool.query(
     `UPDATE ${quoteIdentifier(schema)}.orrery_sessions SET last_seq = $4, event_count = $4,
-       updated_at = $5 WHERE app_name = $1 AND user_id = $2 AND id = $3`,
+       updated_at = $5, updated_minute = floor($5::double precision / 60) WHERE app_name = $1 AND user_id = $2 AND id = $3`,
     [key.appName, key.userId, key.sessionId, seq, Date.now() / 1000],
   );
   await pool.query(`ANALYZE ${table}`);

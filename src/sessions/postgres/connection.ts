@@ -29,6 +29,8 @@ export interface PostgresConnectionOptions {
 export class PostgresConnection {
   private readonly options: PostgresConnectionOptions;
   private ready?: Promise<Pool>;
+  /** `ready`'s pool once migrated: a statement's checkout needs no promise to wait on. */
+  private readyPool?: Pool;
   private pool?: Promise<Pool>;
 
   constructor(options: PostgresConnectionOptions) {
@@ -41,19 +43,29 @@ export class PostgresConnection {
    */
   connect(signal: AbortSignal | undefined): Promise<Pool> {
     signal?.throwIfAborted();
-    this.ready ??= (async () => {
-      const pool = await this.openPool();
-      await migrate({
-        pool,
-        schema: this.options.schema,
-        queryTimeoutMs: this.options.queryTimeoutMs,
-        connectionTimeoutMs: this.options.connectionTimeoutMs,
+    if (this.readyPool) return Promise.resolve(this.readyPool);
+    if (!this.ready) {
+      const ready = (async () => {
+        const pool = await this.openPool();
+        await migrate({
+          pool,
+          schema: this.options.schema,
+          queryTimeoutMs: this.options.queryTimeoutMs,
+          connectionTimeoutMs: this.options.connectionTimeoutMs,
+        });
+        return pool;
+      })().catch((error: unknown) => {
+        this.ready = undefined; // let the next call retry (the database may come back)
+        throw error;
       });
-      return pool;
-    })().catch((error: unknown) => {
-      this.ready = undefined; // let the next call retry (the database may come back)
-      throw error;
-    });
+      this.ready = ready;
+      ready.then(
+        (pool) => {
+          if (this.ready === ready) this.readyPool = pool; // not after a close
+        },
+        () => {},
+      );
+    }
     return raceAbort(this.ready, signal);
   }
 
@@ -65,6 +77,7 @@ export class PostgresConnection {
     const pending = this.pool;
     this.pool = undefined;
     this.ready = undefined;
+    this.readyPool = undefined;
     const pool = await pending?.catch(() => undefined);
     if (!pool) return;
     if (pool === this.options.service.pool) {
@@ -102,7 +115,7 @@ export class PostgresConnection {
     operation: string,
   ): Promise<T> {
     try {
-      return await withClient(await this.checkout(signal), work);
+      return await withClient(this.checkoutNow(signal) ?? (await this.checkout(signal)), work);
     } catch (error) {
       throw toStoreError({ error, operation, key, secrets: this.secrets() });
     }
@@ -121,7 +134,8 @@ export class PostgresConnection {
   ): Promise<T> {
     const commitMode = this.options.synchronousCommit;
     try {
-      return await withTransaction(await this.checkout(signal), async (client) => {
+      const checkout = this.checkoutNow(signal) ?? (await this.checkout(signal));
+      return await withTransaction(checkout, async (client) => {
         if (commitMode) await client.query(this.options.setCommitModeSql, [commitMode]);
         return work(client);
       });
@@ -192,8 +206,17 @@ export class PostgresConnection {
   }
 
   private async checkout(signal: AbortSignal | undefined): Promise<CheckoutOptions> {
+    return this.checkoutOf(await this.connect(signal), signal);
+  }
+
+  /** The checkout without waiting, once the pool is migrated (withClient checks the signal). */
+  private checkoutNow(signal: AbortSignal | undefined): CheckoutOptions | undefined {
+    return this.readyPool && this.checkoutOf(this.readyPool, signal);
+  }
+
+  private checkoutOf(pool: Pool, signal: AbortSignal | undefined): CheckoutOptions {
     return {
-      pool: await this.connect(signal),
+      pool,
       signal,
       queryTimeoutMs: this.options.queryTimeoutMs,
       connectionTimeoutMs: this.options.connectionTimeoutMs,

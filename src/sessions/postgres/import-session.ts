@@ -11,6 +11,7 @@ import { SessionAlreadyExistsError } from '../errors.js';
 import { storedEventBatches } from '../import-events.js';
 import type { ImportSessionOptions, ImportSessionResult } from '../session-service.js';
 import { mergeState, type StateDeltaParts, splitState } from '../store-helpers.js';
+import { minuteOf } from './append-checks-migration.js';
 import { upsertScopedState } from './event-writer.js';
 import { assertJsonbStorable } from './jsonb-state.js';
 import { keyParams } from './key-and-errors.js';
@@ -49,7 +50,7 @@ export function importStatements(schemaName: string): { insertEvents: string; fi
         AS batch (seq, event_id, invocation_id, author, timestamp, is_compaction, start_seq,
           end_seq, event, search)`,
     finish: `UPDATE ${schema}.orrery_sessions SET state = $4::jsonb, last_seq = $5,
-        event_count = $5, updated_at = $6
+        event_count = $5, updated_at = $6, updated_minute = ${minuteOf('$6')}
       WHERE app_name = $1 AND user_id = $2 AND id = $3`,
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { SessionStoreError } from '../errors.js';
+import { POSTGRES_APPEND_CHECKS_MIGRATION } from './append-checks-migration.js';
 import {
   POSTGRES_LIST_ALL_SESSIONS_MIGRATION,
   POSTGRES_SESSIONS_BY_MINUTE_MIGRATION,
@@ -136,6 +137,11 @@ export const migrations: Migration[] = [
     version: 9,
     name: 'history search: the tsvector and the event kept in the row (storage main), not TOASTed',
     statements: POSTGRES_SEARCH_IN_ROW_MIGRATION,
+  },
+  {
+    version: 10,
+    name: 'appends without per-row checks: no foreign key (a delete trigger), updated_minute written',
+    statements: POSTGRES_APPEND_CHECKS_MIGRATION,
   },
 ];
 

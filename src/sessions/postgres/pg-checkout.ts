@@ -96,7 +96,17 @@ export function withTransaction<T>(
 /** `pool.connect()` bounded by the signal and the connection deadline. */
 async function acquire(options: CheckoutOptions): Promise<PoolClient> {
   options.signal?.throwIfAborted();
-  const connecting = options.pool.connect();
+  const { pool } = options;
+  // An idle client is handed over on the next tick: no deadline to arm, no abort to race.
+  if (pool.idleCount > 0 && pool.waitingCount === 0) {
+    const client = await pool.connect();
+    if (options.signal?.aborted) {
+      client.release();
+      throw options.signal.reason;
+    }
+    return client;
+  }
+  const connecting = pool.connect();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeoutMs = options.connectionTimeoutMs;
   const deadline = new Promise<never>((_resolve, reject) => {

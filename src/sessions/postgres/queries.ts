@@ -3,6 +3,7 @@
  * user ($1, $2): no session is reachable from another user.
  */
 import { createHash } from 'node:crypto';
+import { minuteOf } from './append-checks-migration.js';
 import { quoteIdentifier } from './migrations.js';
 
 /**
@@ -122,7 +123,8 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
     const p = (offset: number) => `$${first + offset}`;
     return {
       update: `UPDATE ${sessions} SET last_seq = last_seq + 1, event_count = event_count + 1,
-          updated_at = greatest(updated_at, ${p(0)}), state = state || ${p(1)}::jsonb
+          updated_at = greatest(updated_at, ${p(0)}),
+          updated_minute = ${minuteOf(`greatest(updated_at, ${p(0)})`)}, state = state || ${p(1)}::jsonb
         WHERE app_name = $1 AND user_id = $2 AND id = $3${guard}
         RETURNING last_seq, created_at`,
       insert: `INSERT INTO ${events} (app_name, user_id, session_id, seq, event_id, invocation_id,
@@ -206,8 +208,9 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
   const commitModeGuard = ' AND (SELECT mode FROM commit_mode) IS NOT NULL';
 
   return {
-    createSession: `INSERT INTO ${sessions} (app_name, user_id, id, state, created_at, updated_at)
-      VALUES ($1, $2, $3, $4::jsonb, $5, $5) ON CONFLICT DO NOTHING RETURNING id`,
+    createSession: `INSERT INTO ${sessions}
+        (app_name, user_id, id, state, created_at, updated_at, updated_minute)
+      VALUES ($1, $2, $3, $4::jsonb, $5, $5, ${minuteOf('$5')}) ON CONFLICT DO NOTHING RETURNING id`,
     upsertAppState: `INSERT INTO ${appState} AS t (app_name, state, updated_at)
       VALUES ($1, $2::jsonb, $3)
       ON CONFLICT (app_name) DO UPDATE SET state = t.state || excluded.state,
