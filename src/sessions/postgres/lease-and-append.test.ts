@@ -1,110 +1,92 @@
-import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { userTextEvent } from '../../testing/event-builders.js';
 import { SessionBusyError, SessionStoreError } from '../errors.js';
 import { quoteIdentifier } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
-import {
-  recordStatements,
-  type SentStatement,
-  waitForLockWait,
-} from './test-helpers/record-statements.js';
+import { waitForLockWait } from './test-helpers/record-statements.js';
+import { useRecordedReplica } from './test-helpers/recorded-replica.js';
 
 describePostgres('PostgreSQL lease, append and view in one statement', (url) => {
   const fixture = useSchemaFixture(url);
   const applicationName = `orrery-lease-and-append-${process.pid}`;
-  let pool: pg.Pool;
-  let replica: PostgresSessionService;
-  let other: PostgresSessionService;
-  let sent: SentStatement[];
-
-  beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: url, max: 4, application_name: applicationName });
-    sent = recordStatements(pool);
-    replica = new PostgresSessionService({ pool, schema: fixture.schema });
-    other = new PostgresSessionService({ connectionString: url, schema: fixture.schema });
-  });
-  afterAll(async () => {
-    await replica.close();
-    await other.close();
-    await pool.end();
-  });
-
-  const storedTexts = async (key: { appName: string; userId: string; sessionId: string }) => {
-    const session = await other.getSession({ ...key, events: 'full' });
-    return session?.events.map((event) => event.content?.parts?.[0]?.text);
-  };
+  const stores = useRecordedReplica({ url, schema: fixture.schema, applicationName });
 
   it('takes the lease, appends and reads what another writer appended, in one statement', async () => {
     const key = { appName: 'app', userId: 'u', sessionId: 'one-statement' };
-    await replica.createSession(key);
-    const cold = await replica.acquireLeaseAndAppend({
+    await stores.replica.createSession(key);
+    const cold = await stores.replica.acquireLeaseAndAppend({
       ...key,
       event: userTextEvent({ text: 'first' }),
     });
     expect(cold.event?.seq).toBe(1);
     expect(cold.session?.events.map((event) => event.seq)).toEqual([1]);
     await cold.lease.release();
-    await other.appendEvent({ ...key, event: userTextEvent({ text: 'theirs' }) });
+    await stores.other.appendEvent({ ...key, event: userTextEvent({ text: 'theirs' }) });
 
-    sent.length = 0;
-    const warm = await replica.acquireLeaseAndAppend({
+    stores.sent.length = 0;
+    const warm = await stores.replica.acquireLeaseAndAppend({
       ...key,
       event: userTextEvent({ text: 'second' }),
     });
-    expect(sent.map((statement) => statement.words)).toEqual(['WITH taken']);
+    expect(stores.sent.map((statement) => statement.words)).toEqual(['WITH taken']);
     expect(warm.event).toMatchObject({ seq: 3, author: 'user' });
     expect(warm.session?.events.map((event) => event.seq)).toEqual([1, 2, 3]);
     // The session's copy is not the returned event (the caller may change that one).
     expect(warm.session?.events[2]).toEqual(warm.event);
     expect(warm.session?.events[2]).not.toBe(warm.event);
-    await expect(other.acquireLease({ ...key, waitMs: 0 })).rejects.toThrow(SessionBusyError);
+    await expect(stores.other.acquireLease({ ...key, waitMs: 0 })).rejects.toThrow(
+      SessionBusyError,
+    );
     await warm.lease.release();
     // The view cache holds the append: the next take reads no row and the view is whole.
-    const next = await replica.acquireLeaseAndGetSession(key);
+    const next = await stores.replica.acquireLeaseAndGetSession(key);
     expect(next.session?.events.map((event) => event.seq)).toEqual([1, 2, 3]);
     await next.lease.release();
-    expect(await storedTexts(key)).toEqual(['first', 'theirs', 'second']);
+    expect(await stores.storedTexts(key)).toEqual(['first', 'theirs', 'second']);
   });
 
   it('appends nothing when the lease is held by another holder', async () => {
     const key = { appName: 'app', userId: 'u', sessionId: 'held-elsewhere' };
-    await replica.createSession(key);
-    const held = await other.acquireLease(key);
+    await stores.replica.createSession(key);
+    const held = await stores.other.acquireLease(key);
     await expect(
-      replica.acquireLeaseAndAppend({ ...key, waitMs: 30, event: userTextEvent({ text: 'no' }) }),
+      stores.replica.acquireLeaseAndAppend({
+        ...key,
+        waitMs: 30,
+        event: userTextEvent({ text: 'no' }),
+      }),
     ).rejects.toThrow(SessionBusyError);
     await held.release();
-    expect(await storedTexts(key)).toEqual([]);
+    expect(await stores.storedTexts(key)).toEqual([]);
   });
 
   it("waits for the holder, then appends after the holder's events", async () => {
     const key = { appName: 'app', userId: 'u', sessionId: 'waits' };
-    await replica.createSession(key);
+    await stores.replica.createSession(key);
     // A view cached before the holder writes: the take's rows must bring its answer.
-    const warm = await replica.acquireLeaseAndGetSession(key);
+    const warm = await stores.replica.acquireLeaseAndGetSession(key);
     await warm.lease.release();
-    const held = await other.acquireLease(key);
-    const taking = replica.acquireLeaseAndAppend({
+    const held = await stores.other.acquireLease(key);
+    const taking = stores.replica.acquireLeaseAndAppend({
       ...key,
       waitMs: 10_000,
       event: userTextEvent({ text: 'after' }),
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await other.appendEvent({ ...key, event: userTextEvent({ text: 'holder' }) });
+    await stores.other.appendEvent({ ...key, event: userTextEvent({ text: 'holder' }) });
     await held.release();
     const taken = await taking;
     expect(taken.event?.seq).toBe(2);
     expect(taken.session?.events.map((event) => event.seq)).toEqual([1, 2]);
     await taken.lease.release();
-    expect(await storedTexts(key)).toEqual(['holder', 'after']);
+    expect(await stores.storedTexts(key)).toEqual(['holder', 'after']);
   });
 
   it('reads the view again when a writer committed after the snapshot the take waited in', async () => {
     const key = { appName: 'app', userId: 'u', sessionId: 'snapshot-race' };
-    await replica.createSession(key);
-    const first = await replica.acquireLeaseAndGetSession(key);
+    await stores.replica.createSession(key);
+    const first = await stores.replica.acquireLeaseAndGetSession(key);
     await first.lease.release();
     const blocker = await fixture.pool.connect();
     try {
@@ -117,37 +99,39 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
             SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at`,
         [key.appName, key.userId, key.sessionId],
       );
-      sent.length = 0;
-      const taking = replica.acquireLeaseAndAppend({
+      stores.sent.length = 0;
+      const taking = stores.replica.acquireLeaseAndAppend({
         ...key,
         waitMs: 60_000,
         event: userTextEvent({ text: 'mine' }),
       });
       await waitForLockWait(fixture.pool, applicationName);
-      await other.appendEvent({ ...key, event: userTextEvent({ text: 'late' }) });
+      await stores.other.appendEvent({ ...key, event: userTextEvent({ text: 'late' }) });
       await blocker.query('ROLLBACK');
       const taken = await taking;
       // The append follows the late answer (the UPDATE saw its commit); the snapshot did not,
       // so the view was read again.
       expect(taken.event?.seq).toBe(2);
       expect(taken.session?.events.map((event) => event.seq)).toEqual([1, 2]);
-      expect(sent.map((statement) => statement.words)).toEqual(['WITH taken', 'SELECT 0']);
+      expect(stores.sent.map((statement) => statement.words)).toEqual(['WITH taken', 'SELECT 0']);
       await taken.lease.release();
     } finally {
       blocker.release();
     }
-    expect(await storedTexts(key)).toEqual(['late', 'mine']);
+    expect(await stores.storedTexts(key)).toEqual(['late', 'mine']);
   });
 
   it('holds the lease for a missing session and appends nothing', async () => {
     const key = { appName: 'app', userId: 'u', sessionId: 'never-created' };
-    const taken = await replica.acquireLeaseAndAppend({
+    const taken = await stores.replica.acquireLeaseAndAppend({
       ...key,
       event: userTextEvent({ text: 'lost' }),
     });
     expect(taken.session).toBeUndefined();
     expect(taken.event).toBeUndefined();
-    await expect(other.acquireLease({ ...key, waitMs: 0 })).rejects.toThrow(SessionBusyError);
+    await expect(stores.other.acquireLease({ ...key, waitMs: 0 })).rejects.toThrow(
+      SessionBusyError,
+    );
     await taken.lease.release();
     const { rows } = await fixture.pool.query(
       `SELECT count(*)::int AS n FROM ${quoteIdentifier(fixture.schema)}.orrery_events
@@ -159,14 +143,14 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
 
   it('takes no lease when the append fails, and says why in a store error', async () => {
     const key = { appName: 'app', userId: 'u', sessionId: 'append-fails' };
-    await replica.createSession(key);
+    await stores.replica.createSession(key);
     const schema = quoteIdentifier(fixture.schema);
     await fixture.pool.query(`CREATE FUNCTION ${schema}.refuse_insert() RETURNS trigger
       LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
     await fixture.pool.query(`CREATE TRIGGER refuse BEFORE INSERT ON ${schema}.orrery_events
       FOR EACH ROW EXECUTE FUNCTION ${schema}.refuse_insert()`);
     try {
-      const failed = replica.acquireLeaseAndAppend({
+      const failed = stores.replica.acquireLeaseAndAppend({
         ...key,
         event: userTextEvent({ text: 'refused' }),
       });
@@ -176,11 +160,11 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
       await fixture.pool.query(`DROP TRIGGER refuse ON ${schema}.orrery_events`);
     }
     // The lease was never taken, the session row not moved: another holder takes it at once.
-    const free = await other.acquireLease({ ...key, waitMs: 0 });
+    const free = await stores.other.acquireLease({ ...key, waitMs: 0 });
     await free.release();
-    const session = await other.getSession(key);
+    const session = await stores.other.getSession(key);
     expect(session?.events).toEqual([]);
-    const next = await replica.acquireLeaseAndAppend({
+    const next = await stores.replica.acquireLeaseAndAppend({
       ...key,
       event: userTextEvent({ text: 'accepted' }),
     });
@@ -190,10 +174,10 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
 
   it('appends an event with state writes in two steps, the state in the session', async () => {
     const key = { appName: 'app', userId: 'u', sessionId: 'state-delta' };
-    await replica.createSession(key);
+    await stores.replica.createSession(key);
     const event = userTextEvent({ text: 'with state' });
     event.actions = { stateDelta: { mood: 'fine', 'user:tier': 'gold' } };
-    const taken = await replica.acquireLeaseAndAppend({ ...key, event });
+    const taken = await stores.replica.acquireLeaseAndAppend({ ...key, event });
     expect(taken.event?.seq).toBe(1);
     expect(taken.session?.state).toMatchObject({ mood: 'fine', 'user:tier': 'gold' });
     expect(taken.session?.events.map((stored) => stored.seq)).toEqual([1]);
@@ -203,7 +187,7 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
   it('sets the commit mode in the same statement with synchronousCommit', async () => {
     const key = { appName: 'app', userId: 'u', sessionId: 'commit-mode' };
     const relaxed = new PostgresSessionService({
-      pool,
+      pool: stores.pool,
       schema: fixture.schema,
       synchronousCommit: 'off',
     });
@@ -213,15 +197,15 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
       event: userTextEvent({ text: 'relaxed' }),
     });
     await cold.lease.release();
-    sent.length = 0;
+    stores.sent.length = 0;
     const warm = await relaxed.acquireLeaseAndAppend({
       ...key,
       event: userTextEvent({ text: 'again' }),
     });
-    expect(sent.map((statement) => statement.words)).toEqual(['WITH taken']);
+    expect(stores.sent.map((statement) => statement.words)).toEqual(['WITH taken']);
     expect(warm.event?.seq).toBe(2);
     expect(warm.session?.events.map((event) => event.seq)).toEqual([1, 2]);
     await warm.lease.release();
-    expect(await storedTexts(key)).toEqual(['relaxed', 'again']);
+    expect(await stores.storedTexts(key)).toEqual(['relaxed', 'again']);
   });
 });
