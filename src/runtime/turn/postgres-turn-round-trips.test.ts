@@ -172,11 +172,7 @@ describePostgres('a quiet Runner turn on PostgreSQL', (url) => {
         ],
       }),
       sessionService: service,
-      compaction: {
-        tokenThreshold: 250_000,
-        eventRetentionSize: 10,
-        summarizer: new DigestSummarizer(),
-      },
+      compaction: quietCompaction(),
       logger: false,
     });
     await warmSession(tooled, 'tooled');
@@ -214,11 +210,7 @@ describePostgres('a quiet Runner turn on PostgreSQL', (url) => {
         },
       }),
       sessionService: service,
-      compaction: {
-        tokenThreshold: 250_000,
-        eventRetentionSize: 10,
-        summarizer: new DigestSummarizer(),
-      },
+      compaction: quietCompaction(),
       logger: false,
     });
     try {
@@ -361,3 +353,8 @@ describePostgres('a quiet Runner turn on PostgreSQL', (url) => {
     expect(after?.events.length).toBe(before?.events.length);
   });
 });
+
+/** Compaction checked every turn, none due at these sizes (the serve bench's settings). */
+function quietCompaction() {
+  return { tokenThreshold: 250_000, eventRetentionSize: 10, summarizer: new DigestSummarizer() };
+}
