@@ -108,4 +108,26 @@ describePostgres('PostgreSQL appends without per-row checks (migration 10)', (ur
     expect(await eventCount(schema, 's')).toBe(0);
     await service.close();
   });
+
+  it('upgrades a version 9 schema whose foreign key or generated minute is already gone', async () => {
+    const schema = fixture.newSchema();
+    await migrate({
+      pool: fixture.pool,
+      schema,
+      migrations: migrations.filter((migration) => migration.version <= 9),
+    });
+    // Changed by hand before the upgrade: the migration must not fail on either.
+    await fixture.pool.query(
+      `ALTER TABLE "${schema}".orrery_events
+         DROP CONSTRAINT orrery_events_app_name_user_id_session_id_fkey`,
+    );
+    await fixture.pool.query(
+      `ALTER TABLE "${schema}".orrery_sessions ALTER COLUMN updated_minute DROP EXPRESSION`,
+    );
+    const service = new PostgresSessionService({ pool: fixture.pool, schema });
+    await service.migrate();
+    await service.createSession(key);
+    expect((await minutes(schema)).length).toBe(1);
+    await service.close();
+  });
 });

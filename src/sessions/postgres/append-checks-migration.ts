@@ -21,7 +21,7 @@
  */
 export const POSTGRES_APPEND_CHECKS_MIGRATION: string[] = [
   `ALTER TABLE {schema}.orrery_events
-    DROP CONSTRAINT orrery_events_app_name_user_id_session_id_fkey`,
+    DROP CONSTRAINT IF EXISTS orrery_events_app_name_user_id_session_id_fkey`,
   `CREATE FUNCTION {schema}.orrery_session_events_delete() RETURNS trigger
     LANGUAGE plpgsql AS $delete$
     BEGIN
@@ -32,7 +32,7 @@ export const POSTGRES_APPEND_CHECKS_MIGRATION: string[] = [
     $delete$`,
   `CREATE TRIGGER orrery_sessions_events_delete AFTER DELETE ON {schema}.orrery_sessions
     FOR EACH ROW EXECUTE FUNCTION {schema}.orrery_session_events_delete()`,
-  'ALTER TABLE {schema}.orrery_sessions ALTER COLUMN updated_minute DROP EXPRESSION',
+  'ALTER TABLE {schema}.orrery_sessions ALTER COLUMN updated_minute DROP EXPRESSION IF EXISTS',
   // A row inserted without the minute (an older writer, a load by hand) gets it, as the
   // generated column gave it: NULL would sort first in the listings. Inserts only: appends
   // update the row and pay nothing for it.
