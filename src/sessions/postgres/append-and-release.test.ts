@@ -1,10 +1,10 @@
 import { expect, it } from 'vitest';
 import { userTextEvent } from '../../testing/event-builders.js';
 import { SessionBusyError, SessionNotFoundError, SessionStoreError } from '../errors.js';
-import { quoteIdentifier } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 import { useRecordedReplica } from './test-helpers/recorded-replica.js';
+import { refuseEventInserts } from './test-helpers/refuse-inserts.js';
 
 describePostgres('PostgreSQL append and lease release in one statement', (url) => {
   const fixture = useSchemaFixture(url);
@@ -66,11 +66,7 @@ describePostgres('PostgreSQL append and lease release in one statement', (url) =
     const key = { appName: 'app', userId: 'u', sessionId: 'refused' };
     await stores.replica.createSession(key);
     const lease = await stores.replica.acquireLease(key);
-    const schema = quoteIdentifier(fixture.schema);
-    await fixture.pool.query(`CREATE FUNCTION ${schema}.refuse_answer() RETURNS trigger
-      LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
-    await fixture.pool.query(`CREATE TRIGGER refuse BEFORE INSERT ON ${schema}.orrery_events
-      FOR EACH ROW EXECUTE FUNCTION ${schema}.refuse_answer()`);
+    const allowInserts = await refuseEventInserts(fixture.pool, fixture.schema);
     try {
       const failed = stores.replica.appendEventAndReleaseLease({
         ...key,
@@ -80,7 +76,7 @@ describePostgres('PostgreSQL append and lease release in one statement', (url) =
       await expect(failed).rejects.toThrow(SessionStoreError);
       await expect(failed).rejects.toThrow(/refused by the test/);
     } finally {
-      await fixture.pool.query(`DROP TRIGGER refuse ON ${schema}.orrery_events`);
+      await allowInserts();
     }
     // The statement's release was rolled back with its append: still held.
     await expect(stores.other.acquireLease({ ...key, waitMs: 0 })).rejects.toThrow(

@@ -85,12 +85,7 @@ describePostgres('PostgreSQL appends without per-row checks (migration 10)', (ur
   });
 
   it('upgrades a version 9 schema: the minutes kept, deletes still take the events', async () => {
-    const schema = fixture.newSchema();
-    await migrate({
-      pool: fixture.pool,
-      schema,
-      migrations: migrations.filter((migration) => migration.version <= 9),
-    });
+    const schema = await versionNineSchema();
     const service = new PostgresSessionService({ pool: fixture.pool, schema });
     await fixture.pool.query(
       `INSERT INTO "${schema}".orrery_sessions (app_name, user_id, id, created_at, updated_at)
@@ -110,12 +105,7 @@ describePostgres('PostgreSQL appends without per-row checks (migration 10)', (ur
   });
 
   it('upgrades a version 9 schema whose foreign key or generated minute is already gone', async () => {
-    const schema = fixture.newSchema();
-    await migrate({
-      pool: fixture.pool,
-      schema,
-      migrations: migrations.filter((migration) => migration.version <= 9),
-    });
+    const schema = await versionNineSchema();
     // Changed by hand before the upgrade: the migration must not fail on either.
     await fixture.pool.query(
       `ALTER TABLE "${schema}".orrery_events
@@ -130,4 +120,15 @@ describePostgres('PostgreSQL appends without per-row checks (migration 10)', (ur
     expect((await minutes(schema)).length).toBe(1);
     await service.close();
   });
+
+  /** A new schema migrated up to version 9 (before migration 10). */
+  async function versionNineSchema(): Promise<string> {
+    const schema = fixture.newSchema();
+    await migrate({
+      pool: fixture.pool,
+      schema,
+      migrations: migrations.filter((migration) => migration.version <= 9),
+    });
+    return schema;
+  }
 });

@@ -6,6 +6,7 @@ import { PostgresSessionService } from './postgres-session-service.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 import { waitForLockWait } from './test-helpers/record-statements.js';
 import { useRecordedReplica } from './test-helpers/recorded-replica.js';
+import { refuseEventInserts } from './test-helpers/refuse-inserts.js';
 
 describePostgres('PostgreSQL lease, append and view in one statement', (url) => {
   const fixture = useSchemaFixture(url);
@@ -144,11 +145,7 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
   it('takes no lease when the append fails, and says why in a store error', async () => {
     const key = { appName: 'app', userId: 'u', sessionId: 'append-fails' };
     await stores.replica.createSession(key);
-    const schema = quoteIdentifier(fixture.schema);
-    await fixture.pool.query(`CREATE FUNCTION ${schema}.refuse_insert() RETURNS trigger
-      LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
-    await fixture.pool.query(`CREATE TRIGGER refuse BEFORE INSERT ON ${schema}.orrery_events
-      FOR EACH ROW EXECUTE FUNCTION ${schema}.refuse_insert()`);
+    const allowInserts = await refuseEventInserts(fixture.pool, fixture.schema);
     try {
       const failed = stores.replica.acquireLeaseAndAppend({
         ...key,
@@ -157,7 +154,7 @@ describePostgres('PostgreSQL lease, append and view in one statement', (url) => 
       await expect(failed).rejects.toThrow(SessionStoreError);
       await expect(failed).rejects.toThrow(/refused by the test/);
     } finally {
-      await fixture.pool.query(`DROP TRIGGER refuse ON ${schema}.orrery_events`);
+      await allowInserts();
     }
     // The lease was never taken, the session row not moved: another holder takes it at once.
     const free = await stores.other.acquireLease({ ...key, waitMs: 0 });
