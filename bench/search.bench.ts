@@ -295,7 +295,7 @@ export async function run(options: { postgresUrl?: string }): Promise<void> {
     await plain.migrate();
     // The store fills the column (schema version 7); without its indexes nothing reads it.
     await pool.query(
-      `DROP INDEX "${schemas[1]}".orrery_events_search, "${schemas[1]}".orrery_events_user_seq`,
+      `DROP INDEX "${schemas[1]}".orrery_events_search_scoped, "${schemas[1]}".orrery_events_user_seq`,
     );
     line(
       'PostgreSQL (tsvector, GIN)',

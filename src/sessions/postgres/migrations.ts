@@ -17,6 +17,7 @@ import {
   POSTGRES_SEARCH_FILLED_BY_WRITER_MIGRATION,
   POSTGRES_SEARCH_IN_ROW_MIGRATION,
   POSTGRES_SEARCH_MIGRATION,
+  POSTGRES_SEARCH_SCOPED_MIGRATION,
 } from './search-migrations.js';
 
 export interface Migration {
@@ -142,6 +143,11 @@ export const migrations: Migration[] = [
     version: 10,
     name: 'appends without per-row checks: no foreign key (a delete trigger), updated_minute written',
     statements: POSTGRES_APPEND_CHECKS_MIGRATION,
+  },
+  {
+    version: 11,
+    name: 'history search: the GIN index scoped by user, session and seq bucket',
+    statements: POSTGRES_SEARCH_SCOPED_MIGRATION,
   },
 ];
 

@@ -47,12 +47,8 @@ export async function searchStoredEvents(deps: {
         : term.kind === 'prefix'
           ? shares.prefix(term.text)
           : undefined,
-    tableRows: shares.rows(),
-    scope: {
-      sessions: Number(scope?.sessions ?? 0),
-      lastSeq: Number(scope?.last_seq ?? 0),
-      events: Number(scope?.events ?? 0),
-    },
+    rareShare: shares.rareShare(),
+    lastSeq: Number(scope?.last_seq ?? 0),
     query: (text, values) =>
       connection.query<SearchRow>(key, options.signal, text, values, {
         operation: 'searchEvents',

@@ -8,9 +8,8 @@ import { PostgresSessionService } from './postgres-session-service.js';
 import {
   buildSearchStatements,
   MAX_RANKED_CANDIDATES,
-  RANGE_MARGIN,
+  SEQ_BUCKET_SIZE,
   searchParameters,
-  walkFloor,
 } from './search.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
 
@@ -147,7 +146,7 @@ describePostgres('PostgreSQL history search', (url) => {
     const search = resolveSearchOptions({ ...user, query: 'kestrel', limit: 5 });
     const terms = queryTerms('kestrel');
     const explained = await fixture.pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-      `EXPLAIN (FORMAT JSON) ${buildSearchStatements(schema).ranked({ walks: [true], fenced: true })}`,
+      `EXPLAIN (FORMAT JSON) ${buildSearchStatements(schema).ranked({ reads: ['walk'] })}`,
       searchParameters({ search, terms, limit: 5, share: () => 1 }),
     );
     const plan = explained.rows[0]?.['QUERY PLAN'][0]?.Plan;
@@ -162,79 +161,93 @@ describePostgres('PostgreSQL history search', (url) => {
     ]);
   });
 
-  it("reads a common word's recent matches over a seq range, and walks when it falls short", async () => {
+  it("reads a word's matches in the session's newest buckets, every match when they fall short", async () => {
     const schema = fixture.newSchema();
     const service = new PostgresSessionService({ pool: fixture.pool, schema });
-    // "plover" in every event up to seq 3000, then in every 100th: the 1000 most recent
-    // matches are seqs 2051..3000 and the 50 later ones.
-    const events = Array.from({ length: 8000 }, (_, index) =>
-      userTextEvent({
-        id: `e${index}`,
-        invocationId: 'i',
-        timestamp: 1_700_000_000 + index,
-        text: index < 3000 || (index + 1) % 100 === 0 ? `a plover, ${index}` : `a gull, ${index}`,
-      }),
-    );
-    await service.importSession({ ...key, events });
+    // "plover" in every event up to seq 3000, then in every 100th up to 20,000 (3,170 matches):
+    // the 1000 most recent are seqs 2171..3000 and the 170 later ones. Another session holds
+    // "plover" in each of its 9,000 events (no GIN read of this session may read them).
+    const text = (index: number) =>
+      index < 3000 || (index + 1) % 100 === 0 ? `a plover, ${index}` : `a gull, ${index}`;
+    const events = (count: number, say: (index: number) => string) =>
+      Array.from({ length: count }, (_, index) =>
+        userTextEvent({
+          id: `e${index}`,
+          invocationId: 'i',
+          timestamp: 1e9 + index,
+          text: say(index),
+        }),
+      );
+    await service.importSession({ ...key, events: events(20_000, text) });
+    const other = { ...key, sessionId: 'other' };
+    await service.importSession({ ...other, events: events(9000, (index) => `plover ${index}`) });
     const statements = buildSearchStatements(schema);
     const search = resolveSearchOptions({ ...key, query: 'plover', limit: 1000 });
     const terms = queryTerms('plover');
-    const ranked = async (share: number, lastSeq = 8000) => {
-      const result = await fixture.pool.query<{ seq: string }>(
-        statements.ranked({ walks: [true], fenced: false }),
-        searchParameters({
-          search,
-          terms,
-          limit: 1000,
-          share: () => share,
-          scope: { sessions: 1, lastSeq },
-        }),
-      );
-      return result.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
-    };
     const expected = [
-      ...Array.from({ length: 950 }, (_, index) => 2051 + index),
-      ...Array.from({ length: 50 }, (_, index) => 3100 + index * 100),
+      ...Array.from({ length: 830 }, (_, index) => 2171 + index),
+      ...Array.from({ length: 170 }, (_, index) => 3100 + index * 100),
     ];
-    const floor = (share: number, lastSeq = 8000) =>
-      walkFloor({ search, share, cap: MAX_RANKED_CANDIDATES, lastSeq });
-    // 0.25 and 0.2: the range (seq > 2000, > 500) holds the cap; 0.1: it would hold the whole
-    // session, and 0.5 is above MAX_RANGE_SHARE (no range, the walk). A highest seq of 20000
-    // puts the floor (14000) above every match: the range holds none, the walk runs after it.
-    expect([floor(0.25), floor(0.2), floor(0.1), floor(0.5), floor(0.25, 20_000)]).toEqual([
-      8000 - (RANGE_MARGIN * 1000) / 0.25,
-      8000 - (RANGE_MARGIN * 1000) / 0.2,
-      undefined,
-      undefined,
-      14_000,
-    ]);
-    for (const share of [0.25, 0.2, 0.1, 0.5]) {
-      expect(await ranked(share), `share ${share}`).toEqual(expected);
-    }
-    expect(await ranked(0.25, 20_000)).toEqual(expected);
-    // Without a session no range: seqs repeat across sessions, ties kept in the walk's order.
-    const across = { ...search, sessionId: undefined };
-    expect(walkFloor({ search: across, share: 0.25, cap: 1000, lastSeq: 8000 })).toBe(undefined);
-    // The service: the same events as the statement found (share from ANALYZE).
+    const ranked = async (share: number) => {
+      const values = searchParameters({
+        search,
+        terms,
+        limit: 1000,
+        share: () => share,
+        reads: ['window'],
+        lastSeq: 20_000,
+      });
+      const result = await fixture.pool.query<{ seq: string }>(
+        statements.ranked({ reads: ['window'] }),
+        values,
+      );
+      const plan = await fixture.pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${statements.ranked({ reads: ['window'] })}`,
+        values,
+      );
+      const reads = nodes(plan.rows[0]!['QUERY PLAN'][0]!.Plan).filter(
+        (node) => node['Node Type'] === 'Bitmap Heap Scan',
+      );
+      return {
+        bucket: values[15],
+        seqs: result.rows.map((row) => Number(row.seq)).sort((a, b) => a - b),
+        // Heap rows read by each GIN read that ran (the window, then every match).
+        rows: reads.filter((node) => node['Actual Loops']! > 0).map((node) => node['Actual Rows']),
+      };
+    };
+    // A share of 0.2 sizes a window of 1.25 * 1000 / 0.2 = 6,250 events: seq 13,751 up, from
+    // bucket 3 (seq 12,288 up), holding 78 matches: short of the cap, so every match of the
+    // session is read after it (3,170: none of the other session's 9,000).
+    const short = await ranked(0.2);
+    expect(short.bucket).toBe(3);
+    expect(3 * SEQ_BUCKET_SIZE).toBe(12_288);
+    expect(short.seqs).toEqual(expected);
+    expect(short.rows).toEqual([78, 3170]);
+    // A share so small its window would be the whole session: every match at once.
+    const whole = await ranked(0.0001);
+    expect(whole.bucket).toBe(null);
+    expect(whole.seqs).toEqual(expected);
+    expect(whole.rows).toEqual([3170]);
+    // The service: the same events (ANALYZE gives "plover" a share; the window or the walk).
     await fixture.pool.query(`ANALYZE "${schema}".orrery_events`);
     const hits = await service.searchEvents({ ...key, query: 'plover', limit: 1000 });
     expect(hits.map((hit) => hit.seq).sort((a, b) => a - b)).toEqual(expected);
   });
 
-  it("estimates a rarer common word's df over a seq range, and counts it when the range falls short", async () => {
+  it("estimates a word's df from the matches in its window, and counts them when it falls short", async () => {
     const schema = fixture.newSchema();
     const service = new PostgresSessionService({ pool: fixture.pool, schema });
     await service.createSession(key);
-    // "heron" in every 53rd of 20,000 events (377 matches, a share of 0.019, below WALK_SHARE).
+    // "heron" in every 53rd of 20,000 events (377 matches, a share of 0.019).
     await fixture.pool.query(
       `INSERT INTO "${schema}".orrery_events (app_name, user_id, session_id, seq, event_id,
-         invocation_id, author, timestamp, is_compaction, event)
-       SELECT 'a', 'u', 's', seq, 'e' || seq, 'i', 'user', seq, false, jsonb_build_object(
+         invocation_id, author, timestamp, is_compaction, event, search)
+       SELECT 'a', 'u', 's', seq, 'e' || seq, 'i', 'user', seq, false, json_build_object(
          'id', 'e' || seq, 'invocationId', 'i', 'author', 'user', 'timestamp', seq,
-         'actions', '{}'::jsonb, 'content', jsonb_build_object('role', 'user', 'parts',
-         jsonb_build_array(jsonb_build_object('text', CASE WHEN seq % 53 = 0 THEN 'a heron '
-           ELSE 'a gull ' END || seq))))
-       FROM generate_series(1, 20000) AS seq`,
+         'actions', '{}'::json, 'content', json_build_object('role', 'user', 'parts',
+         json_build_array(json_build_object('text', words)))), to_tsvector('simple', words)
+       FROM (SELECT seq, CASE WHEN seq % 53 = 0 THEN 'a heron ' ELSE 'a gull ' END || seq AS words
+         FROM generate_series(1, 20000) AS seq) generated`,
     );
     await fixture.pool.query(
       `UPDATE "${schema}".orrery_sessions SET last_seq = 20000, event_count = 20000`,
@@ -243,44 +256,47 @@ describePostgres('PostgreSQL history search', (url) => {
     const query = 'heron egret ibis stork';
     const search = resolveSearchOptions({ ...key, query, limit: 5 });
     const terms = queryTerms(query);
-    const cap = MAX_RANKED_CANDIDATES / terms.length;
-    const ranked = async (share: number, estimated: boolean) => {
-      // 100,000 events in scope: the estimate (share times that) reaches MIN_ESTIMATED_MATCHES.
-      const scope = { sessions: 1, lastSeq: 20_000, events: 100_000 };
+    const ranked = async (options: { share?: number; terms?: typeof terms; cap?: number }) => {
+      const asked = options.terms ?? terms;
+      const values = searchParameters({
+        search,
+        terms: asked,
+        limit: 5,
+        share: (term) =>
+          term.kind === 'word' && term.text === 'heron' ? options.share : undefined,
+        reads: asked.map(() => 'window'),
+        // The other terms (no match): a share whose window would be the whole session.
+        rareShare: 1e-6,
+        lastSeq: 20_000,
+        // $7, the candidates per term: 1000 / 4 terms unless given.
+      }).map((value, index) => (index === 6 && options.cap ? options.cap : value));
       const result = await fixture.pool.query<{ seq: string; score: number }>(
-        statements.ranked({
-          walks: [false, false, false, false],
-          fenced: false,
-          estimated: [estimated, false, false, false],
-        }),
-        searchParameters({
-          search,
-          terms,
-          limit: 5,
-          share: (term) => (term.kind === 'word' && term.text === 'heron' ? share : undefined),
-          scope,
-        }),
+        statements.ranked({ reads: asked.map(() => 'window') }),
+        values,
       );
       return result.rows.map((row) => ({ seq: Number(row.seq), score: Number(row.score) }));
     };
     const matches = (top: number) => Array.from({ length: 5 }, (_, index) => top - index * 53);
-    // 0.019: the range (seq > 20000 - 1.5 * 250 / 0.019) holds the cap; the most recent matches
-    // come back, scored with df 0.019 * 20000 = 380 where the count says 377.
-    expect(walkFloor({ search, share: 0.019, cap, lastSeq: 20_000, events: 100_000 })).toBe(
-      20_000 - Math.ceil((RANGE_MARGIN * cap) / 0.019),
-    );
-    expect(walkFloor({ search, share: 0.019, cap, lastSeq: 20_000, events: 20_000 })).toBe(
-      undefined,
-    );
-    const counted = await ranked(0.019, false);
-    const estimated = await ranked(0.019, true);
+    // No share: every match read, df counted (377).
+    const counted = await ranked({});
     expect(counted.map((row) => row.seq)).toEqual(matches(19_981));
+    // 0.005: a window of 1.25 * 250 / 0.005 = 62,500 events is the whole session: the same.
+    expect(await ranked({ share: 0.005 })).toEqual(counted);
+    // 0.05: 6,250 events, from bucket 3 (seq 12,288 up): 146 matches, short of the cap of 250,
+    // so every match is read and counted: the same.
+    expect(await ranked({ share: 0.05 })).toEqual(counted);
+    // One term, a cap of 20, a share of 0.5: a window of 50 events, bucket 4 (seq 16,384 up),
+    // holds 68 matches over 3,617 events: df 68 * 20,000 / 3,617 = 376.04 (the count: 377).
+    const heron = queryTerms('heron');
+    const estimated = await ranked({ share: 0.5, terms: heron, cap: 20 });
+    const exact = await ranked({ terms: heron, cap: 20 });
     expect(estimated.map((row) => row.seq)).toEqual(matches(19_981));
+    expect(exact.map((row) => row.seq)).toEqual(matches(19_981));
     const idf = (df: number) => Math.log(1 + (20_000 - df + 0.5) / (df + 0.5));
-    expect(estimated[0]!.score / counted[0]!.score).toBeCloseTo(idf(380) / idf(377), 9);
-    // 0.1 (the term far rarer in the session than that): the range (seq > 16250) holds 71
-    // matches, short of the cap; the GIN read and count then give the counted rows and scores.
-    expect(await ranked(0.1, true)).toEqual(counted);
+    expect(estimated[0]!.score / exact[0]!.score).toBeCloseTo(
+      idf((68 * 20_000) / 3617) / idf(377),
+      9,
+    );
   });
 
   it("keeps a long event's tsvector and JSON in its row: reading either costs the heap page", async () => {
@@ -354,6 +370,8 @@ describePostgres('PostgreSQL history search', (url) => {
 
 interface PlanNode {
   'Node Type': string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
   'Relation Name'?: string;
   'Index Name'?: string;
   Plans?: PlanNode[];

@@ -1,12 +1,17 @@
 /**
- * History search for the PostgreSQL store: a generated `tsvector` column (`search`, the 'simple'
+ * History search for the PostgreSQL store: a `tsvector` column (`search`, the 'simple'
  * configuration: words as written, any language; stems and phrases come from the query,
- * query-terms.ts) over a text projection of the event, a GIN index, and BM25 over the OR-ed
- * query terms (`buildSearchStatements`). The projection (`orrery_event_search_text`) reads
- * every string and number under `content` as `eventSearchText` (search-text.ts) does, then turns
- * ASCII punctuation into spaces so `src/foo-bar.ts` is the words `src foo bar ts` (the default
- * parser would keep it as one file-path token that no word of a question matches). Adding the
- * generated column rewrites the table, which indexes the events already there.
+ * query-terms.ts) over a text projection of the event, and BM25 over the OR-ed query terms
+ * (`buildSearchStatements`). The projection (`orrery_event_search_text`) reads every string and
+ * number under `content` as `eventSearchText` (search-text.ts) does, then turns ASCII
+ * punctuation into spaces so `src/foo-bar.ts` is the words `src foo bar ts` (the default parser
+ * would keep it as one file-path token that no word of a question matches).
+ *
+ * The GIN index is over the vector with three more lexemes a row (`orrery_search_lexemes`,
+ * search-migrations.ts: migration 11): its user's, its session's, and its session's seq bucket
+ * (`SEQ_BUCKET_SIZE` events). A term's matches in one session, or in its most recent buckets,
+ * are then one GIN read (the term's posting list ANDed with the scope's), no heap row of
+ * another session's match read and no primary key range scanned.
  */
 
 import {
@@ -24,13 +29,14 @@ import type { EventRow, rowToEvent } from './rows.js';
 interface SearchRow extends EventRow {
   session_id: string;
   score: number;
+  /** The `matches` terms (their indexes) whose matches reached `MAX_COUNTED_MATCHES`. */
+  overflowed?: number[];
 }
 
 /**
- * Each term brings at most this many of its matching events, the most recent, as candidates:
- * ranking reads a row's stored `tsvector` (often TOASTed), which over every match of a common
- * word cost ~245 ms at 100k events (docs/architecture.md, Storage). A rare term brings all of
- * its matches, whatever their age.
+ * The candidates ranked, shared among the terms (each brings at most its share, the most
+ * recent of its matches): ranking reads each candidate's stored `tsvector`. A rare term brings
+ * all of its matches, whatever their age.
  */
 export const MAX_RANKED_CANDIDATES = 1000;
 /**
@@ -39,11 +45,10 @@ export const MAX_RANKED_CANDIDATES = 1000;
  */
 export const MAX_COUNTED_MATCHES = 5000;
 /**
- * A term whose estimated matches in the scope (its share of the table's events in
+ * A walked term whose estimated matches in the scope (its share of the table's events in
  * `pg_stats.most_common_elems`, after ANALYZE, times the scope's event count) reach this many
- * takes that estimate as its document frequency instead of a count: counting a common word's
- * matches read up to `MAX_COUNTED_MATCHES` rows (~160 ms at 100k events), and at this many
- * matches an estimate off by 10% moves its weight by ~0.1 against ~4.6.
+ * takes that estimate as its document frequency instead of a count: at this many matches an
+ * estimate off by 10% moves its weight by ~0.1 against ~4.6.
  */
 export const MIN_ESTIMATED_MATCHES = 1000;
 
@@ -51,22 +56,31 @@ export const MIN_ESTIMATED_MATCHES = 1000;
 const K1 = 1.2;
 const B = 0.75;
 
-/** How a statement reads each term's matches (see `buildSearchStatements`). */
+/** How a statement reads one term's candidates and document frequency. */
+export type TermRead =
+  /**
+   * A common term: its most recent matches by a walk of an index in seq order (the primary
+   * key in one session, `orrery_events_user_seq` across sessions), stopped at its cap.
+   */
+  | 'walk'
+  /**
+   * One session: its matches in the session's most recent seq buckets (the third parameter:
+   * the lowest bucket), sized to hold its cap; df estimated from them. Short of the cap (the
+   * term rarer there than its share said), every match in the session (`matches`).
+   */
+  | 'window'
+  /**
+   * Every match in the scope by the GIN index, up to `MAX_COUNTED_MATCHES`; df their count.
+   * Past that many, the statement says so (its `overflowed` column) and is run again with
+   * `overflow` for the term.
+   */
+  | 'matches'
+  /** `matches`, its candidates by the walk when its matches reach `MAX_COUNTED_MATCHES`. */
+  | 'overflow';
+
+/** How a statement reads each term (see `buildSearchStatements`). */
 export interface SearchPlan {
-  /** Per term: `true` to walk an index in seq order (a common term), `false` to read by GIN. */
-  walks: readonly boolean[];
-  /**
-   * Whether the scope is a large part of the table (`LARGE_SCOPE_SHARE`): GIN reads then
-   * check the scope on the rows they read, never by a bitmap of the scope's primary key
-   * entries (a read of every entry of a 100k-event session, ~5 ms each, for a few matches).
-   */
-  fenced: boolean;
-  /**
-   * Per term (default none): a term not walked whose df is estimated, in one session: its
-   * candidates by the range read, its df its share times N; a GIN read and count only when the
-   * range falls short (`estimatedTerm`).
-   */
-  estimated?: readonly boolean[];
+  reads: readonly TermRead[];
 }
 
 export interface SearchStatements {
@@ -80,43 +94,40 @@ export interface SearchStatements {
 }
 
 /**
- * A term held by at least this share of the table's events (term-shares.ts) is read by a walk
- * of the events in seq order, stopped at its candidate cap; a rarer one by the GIN index,
- * which then reads at most this share of the table.
+ * A term held by at least this share of the table's events is walked across sessions (its
+ * GIN read would read a heap row for each of its matches); a rarer one read by GIN.
  */
 export const WALK_SHARE = 0.02;
-/** A scope holding at least this share of the table's events is `fenced` (`SearchPlan`). */
-export const LARGE_SCOPE_SHARE = 0.25;
+/**
+ * In one session, a term held by at least this share of the table's events is walked: its
+ * walk passes ~1/share rows a candidate, in seq order (adjacent rows share pages), where its
+ * window would read every match of at least one whole bucket. Below it, the window.
+ */
+export const SESSION_WALK_SHARE = 0.15;
+/** Events a seq bucket of the index holds (seq >> 12): `orrery_search_lexemes`. */
+export const SEQ_BUCKET_SIZE = 4096;
+/** At most this many buckets in a window (past that, the term's every match is read). */
+export const MAX_WINDOW_BUCKETS = 64;
+/**
+ * A window spans `WINDOW_MARGIN * cap / share` events: twice the span that holds the term's cap
+ * at its share, so it falls short (and the session's every match is read after it) only for a
+ * term much rarer recently than its share says.
+ */
+export const WINDOW_MARGIN = 1.25;
+/**
+ * The share a term not among ANALYZE's common lexemes is taken to have for its window: half of
+ * the least common one's (which bounds it), or this without statistics.
+ */
+export const DEFAULT_RARE_SHARE = 0.005;
 
 /** Parameters before the terms' (see `buildSearchStatements`). */
 const FIXED_PARAMETERS = 13;
 /**
- * Parameters of each term: its tsquery, its share of the table's events or null, and the seq
- * above which a walked term's candidates are first looked for (`walkFloor`) or null.
+ * Parameters of each term: its tsquery, its share of the table's events or null, and the
+ * lowest seq bucket of its window or null.
  */
 const TERM_PARAMETERS = 3;
-/**
- * A walked term first reads its matches among the most recent `RANGE_MARGIN * cap / share`
- * events of the scope (`walkFloor`): 1.5 times the span that holds its cap of matches at its
- * share, so the range falls short (and the walk runs after it) only for a term much rarer in
- * the scope than in the table.
- */
-export const RANGE_MARGIN = 1.5;
-/**
- * A term held by more than this share of the events walks: its walk is short (at most 4 rows a
- * candidate), and the planner may read such a term's range by its GIN entries alone, every
- * match in the table (a 50% word across sessions: 35,000 pages, 290 ms).
- */
-export const MAX_RANGE_SHARE = 0.25;
-/**
- * What one primary key entry the range read takes into its bitmap costs, against a heap row a
- * GIN read visits (0.36 µs an entry against 1.5-2.2 µs a row, EXPLAIN ANALYZE on the search
- * probes' 100k-event sessions): a term below `WALK_SHARE` is read by its range (its df then
- * estimated) only when its matches in the table outnumber the range's entries times this;
- * else its GIN read is the cheaper, and counts its df exactly.
- */
-export const RANGE_ENTRY_COST = 0.2;
-/** Statements kept per store (one per pattern of common and rare terms). */
+/** Statements kept per store (one per pattern of term reads). */
 const MAX_CACHED_STATEMENTS = 256;
 
 /**
@@ -124,7 +135,7 @@ const MAX_CACHED_STATEMENTS = 256;
  * $4 afterSeq, $5 beforeSeq, $6 limit, $7 candidates per term, $8 after, $9 before, $10 authors,
  * $11 the count cap, $12 `MIN_ESTIMATED_MATCHES`, $13 whether no filter is set; then for each
  * term its tsquery, its share of the table's events when it is a common lexeme (term-shares.ts)
- * or null, and its `walkFloor` or null: `searchParameters` builds them).
+ * or null, and its window's lowest seq bucket or null: `searchParameters` builds them).
  *
  * BM25 over the tsvector, like the other stores: each term's weight is its IDF, ln(1 + (N - df +
  * 0.5) / (df + 0.5)), with N the events in scope (the sessions' event counts); an event's score
@@ -133,28 +144,31 @@ const MAX_CACHED_STATEMENTS = 256;
  * of a long tool output would cost a detoast per term to count it). So a speaker's name in
  * every line weighs little and a rare word much, as in SQLite and in memory.
  *
- * Candidates and df, per term:
- * - a rare term (not among ANALYZE's common lexemes): one read of its matches in scope by the
- *   GIN index, up to $11; df is their count, its candidates the most recent $7 of them that
- *   pass the filters. Past $11 matches (a huge history), df is $11 and the candidates come by
- *   the index walk of a common term.
- * - a common term: its $7 most recent matches by an index walk in seq order, stopped at the
- *   cap (the primary key for one session, orrery_events_user_seq across sessions): no GIN scan
- *   of tens of thousands of matches. df: the candidates' count when they are all its matches
- *   (fewer than $7, no filter set); else its share times N when that reaches
- *   `MIN_ESTIMATED_MATCHES`; else a count of its matches in scope stopped at $11 (a scalar
- *   subquery PostgreSQL runs only when reached).
- *   In one session, a common term's candidates are first looked for above a floor (its third
- *   parameter, `walkFloor`) by a bitmap of its GIN entries ANDed with the primary key's range:
- *   the walk read every row it passed (and its TOASTed tsvector to test the term); the walk
- *   runs only when the range holds fewer than $7 matches.
- * The candidates' tsvectors are read once (setweight copies them), after the caps, each row by
- * the `ctid` its read returned (no primary key lookup).
+ * Candidates and df, per term (`TermRead`):
+ * - `matches`: one GIN read of its matches in scope (the term ANDed with the user's or the
+ *   session's lexeme), up to $11; df their count, its candidates the most recent $7 of them
+ *   that pass the filters. Past $11 matches (a huge history), df is $11 and the candidates
+ *   come by the walk.
+ * - `window` (one session): one GIN read of its matches in the session's buckets from the
+ *   third parameter up (the term ANDed with the buckets' lexemes, OR-ed); when they hold $7
+ *   that pass the filters, those are its candidates and df is their count scaled to the
+ *   session (k * N / the window's events). Short of that, `matches` (an InitPlan PostgreSQL
+ *   runs only then).
+ * - `walk` (a common term): its $7 most recent matches by an index walk in seq order, stopped
+ *   at the cap. df: the candidates' count when they are all its matches (fewer than $7, no
+ *   filter set); else its share times N when that reaches `MIN_ESTIMATED_MATCHES`; else a
+ *   count of its matches in scope by GIN, stopped at $11 (a scalar subquery PostgreSQL runs
+ *   only when reached).
+ * Each GIN read sits behind `OFFSET 0`, so the planner cannot AND it with a bitmap of the
+ * scope's primary key entries (a read of every entry of a 100k-event session, ~5 ms each). The
+ * candidates' tsvectors are read once (setweight copies them), after the caps, each row by the
+ * `ctid` its read returned (no primary key lookup).
  */
 export function buildSearchStatements(schemaName: string): SearchStatements {
   const quoted = quoteIdentifier(schemaName);
   const events = `${quoted}.orrery_events`;
   const sessions = `${quoted}.orrery_sessions`;
+  const lexemes = `${quoted}.orrery_search_lexemes(search, app_name, user_id, session_id, seq)`;
   const scope = `app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR session_id = $3)`;
   const filters = `seq > $4 AND seq < $5
       AND ($8::float8 IS NULL OR timestamp > $8) AND ($9::float8 IS NULL OR timestamp < $9)
@@ -165,98 +179,97 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
         coalesce(max(last_seq), 0)::float8 AS last_seq
       FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR id = $3)`,
     ranked(plan: SearchPlan): string {
-      const common = plan.walks;
-      const estimated = (index: number) => plan.estimated?.[index] === true;
-      const pattern = `${plan.fenced ? 'f' : 'u'}${common
-        .map((walk, index) => (walk ? 'w' : estimated(index) ? 'e' : 'g'))
-        .join('')}`;
+      const pattern = plan.reads.map((read) => (read === 'window' ? 'b' : read[0])).join('');
       let text = cache.get(pattern);
       if (text) return text;
       const parameter = (index: number, offset: number) =>
         `$${FIXED_PARAMETERS + 1 + index * TERM_PARAMETERS + offset}`;
       const query = (index: number) => `to_tsquery('simple'::regconfig, ${parameter(index, 0)})`;
       const share = (index: number) => `${parameter(index, 1)}::float8`;
-      const floor = (index: number) => `${parameter(index, 2)}::bigint`;
+      const low = (index: number) => `${parameter(index, 2)}::bigint`;
+      // One GIN read: the term's matches in the scope (no bucket) or in the session's buckets
+      // from `bucket` up; `when` an InitPlan checked once, before the read.
+      const indexed = (index: number, bucket: string, columns: string, when = 'true') =>
+        `SELECT ${columns} FROM (
+            SELECT app_name, user_id, session_id, seq, timestamp, author, ctid AS tid FROM ${events}
+            WHERE ${when} AND search IS NOT NULL AND ${lexemes} @@ (${query(index)} &&
+              ${quoted}.orrery_search_scope($1, $2, $3, ${bucket}, (SELECT high FROM total)))
+            OFFSET 0) indexed
+          WHERE ${scope}`;
       const walk = (index: number) => `SELECT session_id, seq, ctid AS tid FROM ${events}
           WHERE ${scope} AND ${filters} AND search @@ ${query(index)}
           ORDER BY seq DESC LIMIT $7`;
-      // One session's matches above the floor (`walkFloor`) by GIN and the primary key (a
-      // bitmap of each, ANDed: no row's tsvector read, where the walk reads every row it
-      // passes); the walk only when they are fewer than the cap. The same rows as the walk:
-      // the $7 highest seqs of the session's matches (seqs are unique in a session).
-      const ranged = (index: number) => `r${index} AS MATERIALIZED (SELECT session_id, seq, tid
-          FROM (SELECT session_id, seq, ctid AS tid FROM ${events}
-            WHERE ${floor(index)} IS NOT NULL AND ${scope} AND ${filters} AND seq > ${floor(index)}
-              AND search @@ ${query(index)} OFFSET 0) ranged
-          ORDER BY seq DESC LIMIT $7)`;
-      const count = (index: number) => `(SELECT count(*)::float8 FROM (SELECT 1 FROM ${events}
-          WHERE ${scope} AND search @@ ${query(index)} LIMIT $11) matched)`;
-      // A rare term's matches in scope by its GIN entries, up to $11, when `when` holds (an
-      // InitPlan PostgreSQL checks once, before the read).
-      const matches = (index: number, when = 'true') =>
-        plan.fenced
-          ? `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author, tid FROM (
-                    SELECT app_name, user_id, session_id, seq, timestamp, author, ctid AS tid
-                    FROM ${events}
-                    WHERE ${when} AND search @@ ${query(index)} OFFSET 0) matched
-                  WHERE ${scope} LIMIT $11)`
-          : `m${index} AS MATERIALIZED (SELECT session_id, seq, timestamp, author, ctid AS tid
-                  FROM ${events}
-                  WHERE ${when} AND ${scope} AND search @@ ${query(index)} LIMIT $11)`;
-      // The top $7 of a rare term's matches that pass the filters; past $11 matches, the walk.
-      const rareCandidates = (
-        index: number,
-        when = 'true',
-      ) => `(SELECT session_id, seq, tid FROM m${index}
-                  WHERE ${when} AND (SELECT df FROM df${index}) < $11 AND ${filters}
-                  ORDER BY seq DESC LIMIT $7)
-                UNION ALL (${walk(index).replace('WHERE', `WHERE ${when} AND (SELECT df FROM df${index}) >= $11 AND`)})`;
-      const commonTerm = (index: number) => [
-        ranged(index),
-        `c${index} AS MATERIALIZED (
-                (SELECT * FROM r${index} WHERE (SELECT count(*) FROM r${index}) >= $7)
-                UNION ALL (${walk(index).replace('WHERE', `WHERE (SELECT count(*) FROM r${index}) < $7 AND`)}))`,
+      const count = (index: number) => `(SELECT count(*)::float8 FROM (
+          ${indexed(index, 'NULL::bigint', '1')} LIMIT $11) matched)`;
+      // A window's fallback reads every match in the session (no walk after it: the walk's
+      // cost estimate, a scan of ~cap / share rows, would put the plan past `jit_above_cost`).
+      const matches = (index: number, when = 'true', limit = 'LIMIT $11') =>
+        `m${index} AS MATERIALIZED (${indexed(index, 'NULL::bigint', 'session_id, seq, timestamp, author, tid', when)} ${limit})`;
+      // The top $7 of the matches that pass the filters; past $11 matches, the walk (only in an
+      // `overflow` plan: its cost estimate, a scan of ~cap / share rows, would put every plan
+      // past `jit_above_cost`, and compiling it costs ~100 ms).
+      const matchedCandidates = (index: number, walkAfter: boolean) =>
+        `(SELECT session_id, seq, tid FROM m${index}
+                  WHERE ${walkAfter ? `(SELECT df FROM df${index}) < $11 AND ` : ''}${filters}
+                  ORDER BY seq DESC LIMIT $7)${
+                    walkAfter
+                      ? `
+                UNION ALL (${walk(index).replace('WHERE', `WHERE (SELECT df FROM df${index}) >= $11 AND`)})`
+                      : ''
+                  }`;
+      const walkTerm = (index: number) => [
+        `c${index} AS MATERIALIZED (${walk(index)})`,
+        // The window's bucket (null: not a window) only typed here: every parameter must be used.
         `df${index} AS MATERIALIZED (SELECT CASE
                 WHEN $13::boolean AND (SELECT count(*) FROM c${index}) < $7
                   THEN (SELECT count(*) FROM c${index})::float8
                 WHEN total.n * ${share(index)} >= $12 THEN total.n * ${share(index)}
-                ELSE ${count(index)} END AS df FROM total)`,
+                ELSE ${count(index)} END AS df, ${low(index)} AS low FROM total)`,
       ];
-      const rareTerm = (index: number) => [
+      const matchesTerm = (index: number, walkAfter: boolean) => [
         matches(index),
-        // The share and floor (null: not common) only typed here: every parameter must be used.
         `df${index} AS MATERIALIZED (SELECT count(*)::float8 AS df, ${share(index)} AS share,
-                ${floor(index)} AS floor FROM m${index})`,
-        `c${index} AS MATERIALIZED (${rareCandidates(index)})`,
+                ${low(index)} AS low FROM m${index})`,
+        `c${index} AS MATERIALIZED (${matchedCandidates(index, walkAfter)})`,
       ];
-      // The range read holds the cap: its rows are the candidates (the $7 most recent matches in
-      // scope, as the GIN read would give) and df the estimate (the plan's condition: at least
-      // $12). Short of it (the term much rarer in the session than in the table), the GIN read
-      // and count of a rare term.
-      const estimatedTerm = (index: number) => {
+      const windowTerm = (index: number) => {
         const short = `(SELECT NOT holds_cap FROM filled${index})`;
         return [
-          ranged(index),
-          `filled${index} AS MATERIALIZED (SELECT count(*) >= $7 AS holds_cap FROM r${index})`,
-          matches(index, short),
-          `df${index} AS MATERIALIZED (SELECT CASE WHEN ${short}
+          `w${index} AS MATERIALIZED (${indexed(index, low(index), `session_id, seq, tid, (${filters}) AS passes`, `${low(index)} IS NOT NULL`)})`,
+          `filled${index} AS MATERIALIZED (SELECT count(*) FILTER (WHERE passes) >= $7 AS holds_cap,
+                count(*)::float8 AS k FROM w${index})`,
+          matches(index, short, ''),
+          `df${index} AS MATERIALIZED (SELECT CASE WHEN NOT filled.holds_cap
                   THEN (SELECT count(*) FROM m${index})::float8
-                ELSE total.n * ${share(index)} END AS df FROM total)`,
-          `c${index} AS MATERIALIZED ((SELECT * FROM r${index} WHERE NOT ${short})
-                UNION ALL ${rareCandidates(index, short)})`,
+                ELSE filled.k * total.n / greatest(total.top - ${low(index)} * ${SEQ_BUCKET_SIZE} + 1, 1)
+                END AS df, ${share(index)} AS share FROM total, filled${index} filled)`,
+          `c${index} AS MATERIALIZED ((SELECT session_id, seq, tid FROM w${index}
+                  WHERE passes AND NOT ${short} ORDER BY seq DESC LIMIT $7)
+                UNION ALL (SELECT session_id, seq, tid FROM m${index} WHERE ${short} AND ${filters}
+                  ORDER BY seq DESC LIMIT $7))`,
         ];
       };
-      const ctes = common.flatMap((walked, index) =>
-        walked ? commonTerm(index) : estimated(index) ? estimatedTerm(index) : rareTerm(index),
+      const ctes = plan.reads.flatMap((read, index) =>
+        read === 'walk'
+          ? walkTerm(index)
+          : read === 'window'
+            ? windowTerm(index)
+            : matchesTerm(index, read === 'overflow'),
       );
-      const terms = common.map((_, index) => index);
+      const terms = plan.reads.map((_, index) => index);
+      const overflowing = terms.filter((index) => plan.reads[index] === 'matches');
+      const overflowed = `ARRAY[${overflowing
+        .map((index) => `CASE WHEN df${index}.df >= $11 THEN ${index} END`)
+        .join(', ')}]::int[]`;
       const idf = (index: number) =>
         `ln(1 + (greatest(total.n, df${index}.df) - df${index}.df + 0.5) / (df${index}.df + 0.5))`;
       const weight = terms
         .map((index) => `CASE WHEN e.search @@ ${query(index)} THEN ${idf(index)} ELSE 0 END`)
         .join(' + ');
-      // $11..$13 are typed here too: a plan without a common or a rare term leaves some unused.
+      // $11..$13 are typed here too: a plan without a walk or a GIN read leaves some unused.
       text = `WITH total AS MATERIALIZED (SELECT greatest(coalesce(sum(event_count), 0), 1)::float8 AS n,
+            least(coalesce(max(last_seq), 0), $5::bigint - 1) AS top,
+            least(coalesce(max(last_seq), 0), $5::bigint - 1) / ${SEQ_BUCKET_SIZE} AS high,
             $11::int AS count_cap, $12::float8 AS min_estimated, $13::boolean AS unfiltered
           FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR id = $3)),
         ${ctes.join(',\n        ')},
@@ -272,9 +285,11 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
             weight * ${K1 + 1} / (1 + ${K1} * (${1 - B} + ${B} * size / greatest(avg(size) OVER (), 1)))
               AS score
           FROM scored ORDER BY score DESC, seq DESC LIMIT $6)
+      -- One row at least: \`overflowed\` (the \`matches\` terms past $11) is read even without a hit.
       SELECT e.session_id, e.seq, e.is_compaction, e.compaction_start_seq, e.compaction_end_seq,
-        e.event, r.score
-      FROM ranked r JOIN ${events} e ON e.ctid = r.tid
+        e.event, r.score, array_remove(${overflowed}, NULL) AS overflowed
+      FROM total ${overflowing.map((index) => `CROSS JOIN df${index}`).join(' ')}
+        LEFT JOIN (ranked r JOIN ${events} e ON e.ctid = r.tid) ON true
       ORDER BY r.score DESC, r.seq DESC`;
       if (cache.size >= MAX_CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
       cache.set(pattern, text);
@@ -286,17 +301,30 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
 /** A term's share of the table's events (term-shares.ts); undefined when it is not common. */
 export type TermShare = (term: QueryTerm) => number | undefined;
 
+/** How each term is read: walked when common enough, else by GIN (`TermRead`). */
+export function termReads(options: {
+  search: ResolvedSearch;
+  shares: readonly (number | undefined)[];
+}): TermRead[] {
+  const oneSession = options.search.sessionId !== undefined;
+  return options.shares.map((share) => {
+    if (oneSession) return share !== undefined && share >= SESSION_WALK_SHARE ? 'walk' : 'window';
+    return share !== undefined && share >= WALK_SHARE ? 'walk' : 'matches';
+  });
+}
+
 /** The statement's parameters for `search` and its `terms` (see `buildSearchStatements`). */
 export function searchParameters(options: {
   search: ResolvedSearch;
   terms: readonly QueryTerm[];
   limit: number;
   share?: TermShare;
-  /**
-   * The sessions in scope, their highest seq and their events (`SearchStatements.scope`; none:
-   * no floor).
-   */
-  scope?: { sessions: number; lastSeq: number; events?: number };
+  /** Each term's read (default: by `termReads`). */
+  reads?: readonly TermRead[];
+  /** The share a term not among the common ones is taken to have (default `DEFAULT_RARE_SHARE`). */
+  rareShare?: number;
+  /** The session's highest seq (none: no window). */
+  lastSeq?: number;
 }): unknown[] {
   const { search, terms } = options;
   const cap = candidatesPerTerm(search, terms.length);
@@ -306,6 +334,8 @@ export function searchParameters(options: {
     !Number.isFinite(search.after) &&
     !Number.isFinite(search.before) &&
     search.authors === undefined;
+  const shares = terms.map((term) => options.share?.(term));
+  const reads = options.reads ?? termReads({ search, shares });
   return [
     search.appName,
     search.userId,
@@ -320,10 +350,18 @@ export function searchParameters(options: {
     MAX_COUNTED_MATCHES,
     MIN_ESTIMATED_MATCHES,
     unfiltered,
-    ...terms.flatMap((term) => {
-      const share = options.share?.(term);
-      const floor = options.scope && walkFloor({ search, share, cap, ...options.scope });
-      return [toTermTsQuery(term), share ?? null, floor ?? null];
+    ...terms.flatMap((term, index) => {
+      const share = shares[index];
+      const bucket =
+        reads[index] === 'window' && options.lastSeq !== undefined
+          ? windowLowBucket({
+              search,
+              share: share ?? options.rareShare ?? DEFAULT_RARE_SHARE,
+              cap,
+              lastSeq: options.lastSeq,
+            })
+          : undefined;
+      return [toTermTsQuery(term), share ?? null, bucket ?? null];
     }),
   ];
 }
@@ -334,46 +372,23 @@ function candidatesPerTerm(search: ResolvedSearch, terms: number): number {
 }
 
 /**
- * The seq above which a walked term (share at least `WALK_SHARE`) of one session looks for its
- * `cap` most recent matches first: `RANGE_MARGIN * cap / share` events below the session's
- * highest seq. Also for a rarer common term whose estimated matches in the session (share times
- * `events`) reach `MIN_ESTIMATED_MATCHES` (its df is then estimated, `SearchPlan.estimated`).
- * Undefined above `MAX_RANGE_SHARE`, when the range would hold the whole session
- * (the walk is as cheap),
- * and without a session: seqs repeat across sessions, and which of the matches tied on the
- * cap's seq the walk keeps is the index's order, which a sort cannot reproduce.
+ * The lowest seq bucket of a term's window: the buckets holding the session's most recent
+ * `WINDOW_MARGIN * cap / share` events below `beforeSeq`. Undefined when that span reaches
+ * back past `afterSeq` or the session's start (the window would be every match: read them
+ * at once), or needs more than `MAX_WINDOW_BUCKETS` buckets.
  */
-export function walkFloor(options: {
+export function windowLowBucket(options: {
   search: ResolvedSearch;
-  share: number | undefined;
-  cap: number;
-  lastSeq: number;
-  /** The session's events (none: only a walked term has a floor). */
-  events?: number;
-}): number | undefined {
-  const { search, share } = options;
-  if (share === undefined || share > MAX_RANGE_SHARE) return undefined;
-  if (share < WALK_SHARE && share * (options.events ?? 0) < MIN_ESTIMATED_MATCHES) return undefined;
-  if (search.sessionId === undefined) return undefined;
-  const top = Math.min(options.lastSeq, search.beforeSeq - 1);
-  const floor = top - Math.ceil((RANGE_MARGIN * options.cap) / share);
-  return floor > Math.max(0, search.afterSeq) ? floor : undefined;
-}
-
-/**
- * Whether a term of this share of the table's events is cheaper read by its range (the
- * primary key's `RANGE_MARGIN * cap / share` most recent entries, `walkFloor`) than by its GIN
- * entries (a heap row for each of its matches in the table, up to `MAX_COUNTED_MATCHES`; past
- * that the GIN read gives no count, so the range).
- */
-export function rangeReadIsCheaper(options: {
   share: number;
   cap: number;
-  tableRows: number;
-}): boolean {
-  const { share, cap, tableRows } = options;
-  const matches = share * tableRows;
-  return matches > MAX_COUNTED_MATCHES || matches > (RANGE_ENTRY_COST * RANGE_MARGIN * cap) / share;
+  lastSeq: number;
+}): number | undefined {
+  const { search } = options;
+  const top = Math.min(options.lastSeq, search.beforeSeq - 1);
+  const lowest = top - Math.ceil((WINDOW_MARGIN * options.cap) / options.share) + 1;
+  if (!(options.share > 0) || lowest <= Math.max(1, search.afterSeq + 1)) return undefined;
+  const low = Math.floor(lowest / SEQ_BUCKET_SIZE);
+  return Math.floor(top / SEQ_BUCKET_SIZE) - low < MAX_WINDOW_BUCKETS ? low : undefined;
 }
 
 /**
@@ -393,13 +408,10 @@ export interface PostgresSearchOptions {
   statements: SearchStatements;
   /** Common terms' shares of the table's events (term-shares.ts), read before the search. */
   share?: TermShare;
-  /** The events table's estimated row count (term-shares.ts; 0: unknown). */
-  tableRows: number;
-  /**
-   * The sessions in scope, their highest seq and their events (the sessions' event counts,
-   * `SearchStatements.scope`).
-   */
-  scope: { sessions: number; lastSeq: number; events: number };
+  /** The share a term not among the common ones is taken to have (`termReads`' window). */
+  rareShare?: number;
+  /** The highest seq of the sessions in scope (`SearchStatements.scope`). */
+  lastSeq: number;
   /** Runs one statement on the store's connection (errors typed by the caller). */
   query: (text: string, values: unknown[]) => Promise<SearchRow[]>;
   readRow: (row: EventRow, sessionId: string) => ReturnType<typeof rowToEvent> | undefined;
@@ -413,31 +425,26 @@ export async function searchPostgresEvents(options: PostgresSearchOptions): Prom
   if (terms.length === 0) return [];
   // A question about changes reads more rows, so an edit ranked lower can rise (query-terms.ts).
   const boost = asksAboutChanges(search.query);
-  const shares = terms.map((term) => options.share?.(term));
-  const walks = shares.map((share) => share !== undefined && share >= WALK_SHARE);
-  const cap = candidatesPerTerm(search, terms.length);
-  const plan = {
-    walks,
-    fenced: options.tableRows > 0 && options.scope.events >= LARGE_SCOPE_SHARE * options.tableRows,
-    // A term below the walk's share with a floor (its matches in the session are estimated at
-    // `MIN_ESTIMATED_MATCHES` or more, `walkFloor`) whose range costs less than its GIN read.
-    estimated: shares.map(
-      (share, index) =>
-        !walks[index] &&
-        walkFloor({ search, share, cap, ...options.scope }) !== undefined &&
-        rangeReadIsCheaper({ share: share!, cap, tableRows: options.tableRows }),
-    ),
-  };
-  const rows = await options.query(
-    options.statements.ranked(plan),
-    searchParameters({
-      search,
-      terms,
-      limit: boost ? search.limit * 3 : search.limit,
-      share: options.share,
-      scope: options.scope,
-    }),
-  );
+  let reads = termReads({ search, shares: terms.map((term) => options.share?.(term)) });
+  const run = () =>
+    options.query(
+      options.statements.ranked({ reads }),
+      searchParameters({
+        search,
+        terms,
+        limit: boost ? search.limit * 3 : search.limit,
+        share: options.share,
+        reads,
+        rareShare: options.rareShare,
+        lastSeq: options.lastSeq,
+      }),
+    );
+  let rows = await run();
+  const overflowed = new Set(rows[0]?.overflowed ?? []);
+  if (overflowed.size > 0) {
+    reads = reads.map((read, index) => (overflowed.has(index) ? 'overflow' : read));
+    rows = await run();
+  }
   const hits = toSearchHits(rows, options.readRow);
   return boost ? boostChanges(hits, search.limit) : hits.slice(0, search.limit);
 }
@@ -449,6 +456,8 @@ function toSearchHits(
 ): SearchHit[] {
   const hits: SearchHit[] = [];
   for (const row of rows) {
+    // The row of a statement without hits (it still says which terms overflowed).
+    if (row.seq === null) continue;
     const event = readRow(row, row.session_id);
     if (!event) continue;
     hits.push({

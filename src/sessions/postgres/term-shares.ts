@@ -40,6 +40,7 @@ export const TERM_SHARES_SQL = `SELECT
 export class TermShares {
   private shares = new Map<string, number>();
   private tableRows = 0;
+  private leastShare: number | undefined;
   private readAt = Number.NEGATIVE_INFINITY;
   private pending?: Promise<void>;
   private readonly maxAgeMs: number;
@@ -71,6 +72,14 @@ export class TermShares {
   }
 
   /**
+   * The share taken for a word that is not common: half of the least common one's (which
+   * bounds it, as ANALYZE keeps the commonest); undefined before ANALYZE.
+   */
+  rareShare(): number | undefined {
+    return this.leastShare === undefined ? undefined : this.leastShare / 2;
+  }
+
+  /**
    * The share of events holding a word that starts with `prefix`: the sum of the common ones'
    * shares (an upper bound, capped at 1); undefined when no common word starts with it.
    */
@@ -88,13 +97,18 @@ export class TermShares {
     const { elems, freqs, rows: tableRows } = rows[0] ?? { elems: null, freqs: null, rows: 0 };
     this.tableRows = Math.max(0, Number(tableRows ?? 0));
     // freqs holds one share per element, then the minimum, maximum and null share.
+    let least: number | undefined;
     if (elems && freqs) {
       elems.forEach((elem, index) => {
         const share = freqs[index];
         if (share !== undefined) shares.set(elem, share);
       });
+      // After the elements' frequencies: their minimum, maximum and the null elements' share.
+      const minimum = freqs[elems.length];
+      least = minimum !== undefined && minimum > 0 ? minimum : undefined;
     }
     this.shares = shares;
+    this.leastShare = least;
     this.readAt = this.now();
   }
 }
