@@ -5,6 +5,7 @@
  * `pgrank_search`) and kept, so runs of two trees compare on the same rows:
  *
  *   ORRERY_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/postgres-search-probe.ts populate
+ *       (ORRERY_PROBE_ANALYZE_ONLY=1: ANALYZE without VACUUM after the load, as the search bench)
  *   ... npx tsx bench/postgres-search-probe.ts latency [src folder, default ../src]
  *   ... npx tsx bench/postgres-search-probe.ts explain [queries, default 3]   (ORRERY_PROBE_SRC: src folder)
  *   ... npx tsx bench/postgres-search-probe.ts hits [src folder]   (ranked seqs, for diffing trees)
@@ -63,7 +64,10 @@ async function populate(): Promise<void> {
       events: Array.from({ length: perSession }, (_, index) => event(session * perSession + index)),
     });
   }
-  await pool.query(`VACUUM ANALYZE "${schema}".orrery_events`);
+  // `ORRERY_PROBE_ANALYZE_ONLY=1`: ANALYZE as the search bench does (no VACUUM: GIN's pending
+  // list of recent entries stays until autovacuum merges it).
+  const vacuum = process.env.ORRERY_PROBE_ANALYZE_ONLY ? '' : 'VACUUM';
+  await pool.query(`${vacuum} ANALYZE "${schema}".orrery_events`);
 }
 
 const threeWords = () => `Where did we see ${word()} and ${word()} with ${word()}?`;

@@ -1,3 +1,5 @@
+import { SCOPED_SEARCH_VECTOR } from './search-scope.js';
+
 /**
  * The PostgreSQL search's migrations (migrations.ts runs them in order): the `search` column,
  * its GIN index and the index of searchable events by user and seq, the column filled by the
@@ -98,45 +100,26 @@ export const POSTGRES_SEARCH_IN_ROW_MIGRATION: string[] = [
 
 /**
  * Migration 11: the search index scoped (search.ts). The GIN index is over the vector plus three
- * lexemes a row: its user's (`~u` and a hash of app and user), its session's (`~s` and a hash
- * of app, user and session) and its session's seq bucket (the session's hash, `.`, seq >> 12).
- * No word is one of them: the projection turns ASCII punctuation into spaces and query terms
- * hold none. A term ANDed with a scope's lexeme reads only that scope's matches, and with a few
- * buckets' (OR-ed) only the session's most recent ones; the index on the vector alone read a
- * heap row for each match in the table to drop the other sessions' and to sort by seq. It
- * replaces that index: every GIN read of search.ts goes through `orrery_search_scope`. Both
- * functions are IMMUTABLE SQL (inlined, so the index matches the query's expression); the
- * hashes are computed by the same SQL on both sides. Partial on `search IS NOT NULL`, as
- * compactions are not searched. Building it reads the whole table once (~6 s for 200k events).
+ * lexemes a row (`SCOPED_SEARCH_VECTOR`, search-scope.ts): its user's, its session's and its
+ * session's seq bucket's. A term ANDed with a scope's lexeme reads only that scope's matches,
+ * and with a few buckets' (OR-ed) only the session's most recent ones; the index on the vector
+ * alone read a heap row for each match in the table to drop the other sessions' and to sort by
+ * seq. It replaces that index: every GIN read of search.ts ANDs a scope. Partial on `search IS
+ * NOT NULL`, as compactions are not searched. Building it reads the whole table once (~5 s for
+ * 200k events).
  */
+/**
+ * The index's pending list (GIN's buffer of entries not yet merged into the tree) in kB: every
+ * GIN read scans all of it, and a search makes one to two reads a term. At PostgreSQL's 4 MB
+ * default, a read between two vacuums could scan 512 pages (the probe's bulk load left 296:
+ * p50 33.5 ms against 23.1 after merging them); at this size at most 16, the insert that
+ * fills it merging them. Bulk imports pay for the more frequent merges (docs/search.md).
+ */
+export const GIN_PENDING_LIST_KB = 128;
+
 export const POSTGRES_SEARCH_SCOPED_MIGRATION: string[] = [
-  `CREATE FUNCTION {schema}.orrery_search_lexemes(search tsvector, app_name text, user_id text,
-      session_id text, seq bigint) RETURNS tsvector
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $lexemes$
-      SELECT search || array_to_tsvector(ARRAY[
-        '~u' || md5(length(app_name)::text || ':' || app_name || user_id),
-        '~s' || md5(length(app_name)::text || ':' || length(user_id)::text || ':' || app_name
-          || user_id || session_id),
-        '~b' || md5(length(app_name)::text || ':' || length(user_id)::text || ':' || app_name
-          || user_id || session_id) || '.' || (seq >> 12)::text])
-    $lexemes$`,
-  // The scope as a tsquery: the user's lexeme (no session), the session's (no bucket), or its
-  // buckets from low to high, OR-ed.
-  `CREATE FUNCTION {schema}.orrery_search_scope(app_name text, user_id text, session_id text,
-      low bigint, high bigint) RETURNS tsquery
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $scope$
-      SELECT CASE
-        WHEN session_id IS NULL
-          THEN ('''~u' || md5(length(app_name)::text || ':' || app_name || user_id) || '''')::tsquery
-        WHEN low IS NULL THEN ('''~s' || md5(length(app_name)::text || ':' || length(user_id)::text
-          || ':' || app_name || user_id || session_id) || '''')::tsquery
-        ELSE (SELECT string_agg('''~b' || md5(length(app_name)::text || ':'
-          || length(user_id)::text || ':' || app_name || user_id || session_id) || '.'
-          || bucket::text || '''', ' | ') FROM generate_series(low, high) bucket)::tsquery
-      END
-    $scope$`,
   `CREATE INDEX orrery_events_search_scoped ON {schema}.orrery_events
-    USING gin ({schema}.orrery_search_lexemes(search, app_name, user_id, session_id, seq))
+    USING gin (${SCOPED_SEARCH_VECTOR}) WITH (gin_pending_list_limit = ${GIN_PENDING_LIST_KB})
     WHERE search IS NOT NULL`,
   'DROP INDEX {schema}.orrery_events_search',
 ];

@@ -209,7 +209,8 @@ describePostgres('PostgreSQL history search', (url) => {
         (node) => node['Node Type'] === 'Bitmap Heap Scan',
       );
       return {
-        bucket: values[15],
+        // The first term's third parameter, after the 14 fixed ones.
+        bucket: values[16],
         seqs: result.rows.map((row) => Number(row.seq)).sort((a, b) => a - b),
         // Heap rows read by each GIN read that ran (the window, then every match).
         rows: reads.filter((node) => node['Actual Loops']! > 0).map((node) => node['Actual Rows']),

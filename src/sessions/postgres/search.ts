@@ -7,8 +7,8 @@
  * punctuation into spaces so `src/foo-bar.ts` is the words `src foo bar ts` (the default parser
  * would keep it as one file-path token that no word of a question matches).
  *
- * The GIN index is over the vector with three more lexemes a row (`orrery_search_lexemes`,
- * search-migrations.ts: migration 11): its user's, its session's, and its session's seq bucket
+ * The GIN index is over the vector with three more lexemes a row (`SCOPED_SEARCH_VECTOR`,
+ * search-scope.ts: migration 11): its user's, its session's, and its session's seq bucket
  * (`SEQ_BUCKET_SIZE` events). A term's matches in one session, or in its most recent buckets,
  * are then one GIN read (the term's posting list ANDed with the scope's), no heap row of
  * another session's match read and no primary key range scanned.
@@ -25,6 +25,15 @@ import type { ResolvedSearch } from '../search-text.js';
 import type { SearchHit } from '../session-service.js';
 import { quoteIdentifier } from './migrations.js';
 import type { EventRow, rowToEvent } from './rows.js';
+import {
+  bucketOf,
+  bucketsTsQuery,
+  SCOPED_SEARCH_VECTOR,
+  SEQ_BUCKET_SIZE,
+  scopeTsQuery,
+} from './search-scope.js';
+
+export { SEQ_BUCKET_SIZE };
 
 interface SearchRow extends EventRow {
   session_id: string;
@@ -104,8 +113,6 @@ export const WALK_SHARE = 0.02;
  * window would read every match of at least one whole bucket. Below it, the window.
  */
 export const SESSION_WALK_SHARE = 0.15;
-/** Events a seq bucket of the index holds (seq >> 12): `orrery_search_lexemes`. */
-export const SEQ_BUCKET_SIZE = 4096;
 /** At most this many buckets in a window (past that, the term's every match is read). */
 export const MAX_WINDOW_BUCKETS = 64;
 /**
@@ -121,21 +128,24 @@ export const WINDOW_MARGIN = 1.25;
 export const DEFAULT_RARE_SHARE = 0.005;
 
 /** Parameters before the terms' (see `buildSearchStatements`). */
-const FIXED_PARAMETERS = 13;
+const FIXED_PARAMETERS = 14;
 /**
- * Parameters of each term: its tsquery, its share of the table's events or null, and the
- * lowest seq bucket of its window or null.
+ * Parameters of each term: its tsquery, its share of the table's events or null, the lowest
+ * seq bucket of its window or null, its lexemes ANDed for the index (`toIndexTsQuery`), and its
+ * window's buckets as a tsquery or null (`scopeTsQuery`).
  */
-const TERM_PARAMETERS = 3;
+const TERM_PARAMETERS = 5;
 /** Statements kept per store (one per pattern of term reads). */
 const MAX_CACHED_STATEMENTS = 256;
 
 /**
  * The search statement for one schema and its terms ($1 app, $2 user, $3 session or null,
  * $4 afterSeq, $5 beforeSeq, $6 limit, $7 candidates per term, $8 after, $9 before, $10 authors,
- * $11 the count cap, $12 `MIN_ESTIMATED_MATCHES`, $13 whether no filter is set; then for each
- * term its tsquery, its share of the table's events when it is a common lexeme (term-shares.ts)
- * or null, and its window's lowest seq bucket or null: `searchParameters` builds them).
+ * $11 the count cap, $12 `MIN_ESTIMATED_MATCHES`, $13 whether no filter is set, $14 the scope's
+ * lexeme as a tsquery (search-scope.ts); then for each term its tsquery, its share of the
+ * table's events when it is a common lexeme (term-shares.ts) or null, its window's lowest seq
+ * bucket or null, its lexemes for the index (`toIndexTsQuery`), and its window's buckets as a
+ * tsquery or null: `searchParameters` builds them).
  *
  * BM25 over the tsvector, like the other stores: each term's weight is its IDF, ln(1 + (N - df +
  * 0.5) / (df + 0.5)), with N the events in scope (the sessions' event counts); an event's score
@@ -168,7 +178,6 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
   const quoted = quoteIdentifier(schemaName);
   const events = `${quoted}.orrery_events`;
   const sessions = `${quoted}.orrery_sessions`;
-  const lexemes = `${quoted}.orrery_search_lexemes(search, app_name, user_id, session_id, seq)`;
   const scope = `app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR session_id = $3)`;
   const filters = `seq > $4 AND seq < $5
       AND ($8::float8 IS NULL OR timestamp > $8) AND ($9::float8 IS NULL OR timestamp < $9)
@@ -187,24 +196,27 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
       const query = (index: number) => `to_tsquery('simple'::regconfig, ${parameter(index, 0)})`;
       const share = (index: number) => `${parameter(index, 1)}::float8`;
       const low = (index: number) => `${parameter(index, 2)}::bigint`;
-      // One GIN read: the term's matches in the scope (no bucket) or in the session's buckets
-      // from `bucket` up; `when` an InitPlan checked once, before the read.
-      const indexed = (index: number, bucket: string, columns: string, when = 'true') =>
+      const lexemeQuery = (index: number) =>
+        `to_tsquery('simple'::regconfig, ${parameter(index, 3)})`;
+      const window = (index: number) => `${parameter(index, 4)}::tsquery`;
+      // One GIN read: the term's matches in the scope ($14) or in its window's buckets; `when`
+      // an InitPlan checked once, before the read.
+      const indexed = (index: number, scopeQuery: string, columns: string, when = 'true') =>
         `SELECT ${columns} FROM (
             SELECT app_name, user_id, session_id, seq, timestamp, author, ctid AS tid FROM ${events}
-            WHERE ${when} AND search IS NOT NULL AND ${lexemes} @@ (${query(index)} &&
-              ${quoted}.orrery_search_scope($1, $2, $3, ${bucket}, (SELECT high FROM total)))
+            WHERE ${when} AND search IS NOT NULL
+              AND ${SCOPED_SEARCH_VECTOR} @@ (${lexemeQuery(index)} && ${scopeQuery}) AND search @@ ${query(index)}
             OFFSET 0) indexed
           WHERE ${scope}`;
       const walk = (index: number) => `SELECT session_id, seq, ctid AS tid FROM ${events}
           WHERE ${scope} AND ${filters} AND search @@ ${query(index)}
           ORDER BY seq DESC LIMIT $7`;
       const count = (index: number) => `(SELECT count(*)::float8 FROM (
-          ${indexed(index, 'NULL::bigint', '1')} LIMIT $11) matched)`;
+          ${indexed(index, '$14::tsquery', '1')} LIMIT $11) matched)`;
       // A window's fallback reads every match in the session (no walk after it: the walk's
       // cost estimate, a scan of ~cap / share rows, would put the plan past `jit_above_cost`).
       const matches = (index: number, when = 'true', limit = 'LIMIT $11') =>
-        `m${index} AS MATERIALIZED (${indexed(index, 'NULL::bigint', 'session_id, seq, timestamp, author, tid', when)} ${limit})`;
+        `m${index} AS MATERIALIZED (${indexed(index, '$14::tsquery', 'session_id, seq, timestamp, author, tid', when)} ${limit})`;
       // The top $7 of the matches that pass the filters; past $11 matches, the walk (only in an
       // `overflow` plan: its cost estimate, a scan of ~cap / share rows, would put every plan
       // past `jit_above_cost`, and compiling it costs ~100 ms).
@@ -224,18 +236,19 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
                 WHEN $13::boolean AND (SELECT count(*) FROM c${index}) < $7
                   THEN (SELECT count(*) FROM c${index})::float8
                 WHEN total.n * ${share(index)} >= $12 THEN total.n * ${share(index)}
-                ELSE ${count(index)} END AS df, ${low(index)} AS low FROM total)`,
+                ELSE ${count(index)} END AS df, ${low(index)} AS low, ${window(index)} AS window
+              FROM total)`,
       ];
       const matchesTerm = (index: number, walkAfter: boolean) => [
         matches(index),
         `df${index} AS MATERIALIZED (SELECT count(*)::float8 AS df, ${share(index)} AS share,
-                ${low(index)} AS low FROM m${index})`,
+                ${low(index)} AS low, ${window(index)} AS window FROM m${index})`,
         `c${index} AS MATERIALIZED (${matchedCandidates(index, walkAfter)})`,
       ];
       const windowTerm = (index: number) => {
         const short = `(SELECT NOT holds_cap FROM filled${index})`;
         return [
-          `w${index} AS MATERIALIZED (${indexed(index, low(index), `session_id, seq, tid, (${filters}) AS passes`, `${low(index)} IS NOT NULL`)})`,
+          `w${index} AS MATERIALIZED (${indexed(index, window(index), `session_id, seq, tid, (${filters}) AS passes`, `${window(index)} IS NOT NULL`)})`,
           `filled${index} AS MATERIALIZED (SELECT count(*) FILTER (WHERE passes) >= $7 AS holds_cap,
                 count(*)::float8 AS k FROM w${index})`,
           matches(index, short, ''),
@@ -269,7 +282,6 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
       // $11..$13 are typed here too: a plan without a walk or a GIN read leaves some unused.
       text = `WITH total AS MATERIALIZED (SELECT greatest(coalesce(sum(event_count), 0), 1)::float8 AS n,
             least(coalesce(max(last_seq), 0), $5::bigint - 1) AS top,
-            least(coalesce(max(last_seq), 0), $5::bigint - 1) / ${SEQ_BUCKET_SIZE} AS high,
             $11::int AS count_cap, $12::float8 AS min_estimated, $13::boolean AS unfiltered
           FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR id = $3)),
         ${ctes.join(',\n        ')},
@@ -350,6 +362,7 @@ export function searchParameters(options: {
     MAX_COUNTED_MATCHES,
     MIN_ESTIMATED_MATCHES,
     unfiltered,
+    scopeTsQuery(search),
     ...terms.flatMap((term, index) => {
       const share = shares[index];
       const bucket =
@@ -361,7 +374,17 @@ export function searchParameters(options: {
               lastSeq: options.lastSeq,
             })
           : undefined;
-      return [toTermTsQuery(term), share ?? null, bucket ?? null];
+      const { sessionId } = search;
+      // One bucket past the session's highest seq: events appended since it was read.
+      const window =
+        bucket === undefined || sessionId === undefined || options.lastSeq === undefined
+          ? null
+          : bucketsTsQuery({
+              key: { ...search, sessionId },
+              low: bucket,
+              high: bucketOf(Math.min(options.lastSeq, search.beforeSeq - 1)) + 1,
+            });
+      return [toTermTsQuery(term), share ?? null, bucket ?? null, toIndexTsQuery(term), window];
     }),
   ];
 }
@@ -387,8 +410,8 @@ export function windowLowBucket(options: {
   const top = Math.min(options.lastSeq, search.beforeSeq - 1);
   const lowest = top - Math.ceil((WINDOW_MARGIN * options.cap) / options.share) + 1;
   if (!(options.share > 0) || lowest <= Math.max(1, search.afterSeq + 1)) return undefined;
-  const low = Math.floor(lowest / SEQ_BUCKET_SIZE);
-  return Math.floor(top / SEQ_BUCKET_SIZE) - low < MAX_WINDOW_BUCKETS ? low : undefined;
+  const low = bucketOf(lowest);
+  return bucketOf(top) - low < MAX_WINDOW_BUCKETS ? low : undefined;
 }
 
 /**
@@ -400,6 +423,17 @@ export function toTermTsQuery(term: QueryTerm): string {
   if (term.kind === 'word') return `'${term.text}'`;
   if (term.kind === 'prefix') return `'${term.text}':*`;
   return term.parts.map((part) => `'${part}'`).join(' <-> ');
+}
+
+/**
+ * A term as the index reads it: a phrase's lexemes ANDed, without their order. A phrase (or
+ * weights) makes GIN recheck each row it returns against its condition, which is the indexed
+ * expression (`SCOPED_SEARCH_VECTOR`: three md5 and a copy of the vector, ~14 µs a row); the
+ * order is checked on the stored vector instead (`search @@` the phrase).
+ */
+export function toIndexTsQuery(term: QueryTerm): string {
+  if (term.kind !== 'phrase') return toTermTsQuery(term);
+  return term.parts.map((part) => `'${part}'`).join(' & ');
 }
 
 export interface PostgresSearchOptions {
