@@ -257,10 +257,15 @@ describePostgres('PostgreSQL history search', (url) => {
     const query = 'heron egret ibis stork';
     const search = resolveSearchOptions({ ...key, query, limit: 5 });
     const terms = queryTerms(query);
-    const ranked = async (options: { share?: number; terms?: typeof terms; cap?: number }) => {
+    const ranked = async (options: {
+      share?: number;
+      terms?: typeof terms;
+      cap?: number;
+      beforeSeq?: number;
+    }) => {
       const asked = options.terms ?? terms;
       const values = searchParameters({
-        search,
+        search: { ...search, beforeSeq: options.beforeSeq ?? search.beforeSeq },
         terms: asked,
         limit: 5,
         share: (term) =>
@@ -271,10 +276,8 @@ describePostgres('PostgreSQL history search', (url) => {
         lastSeq: 20_000,
         // $7, the candidates per term: 1000 / 4 terms unless given.
       }).map((value, index) => (index === 6 && options.cap ? options.cap : value));
-      const result = await fixture.pool.query<{ seq: string; score: number }>(
-        statements.ranked({ reads: asked.map(() => 'window') }),
-        values,
-      );
+      const text = statements.ranked({ reads: asked.map(() => 'window') });
+      const result = await fixture.pool.query<{ seq: string; score: number }>(text, values);
       return result.rows.map((row) => ({ seq: Number(row.seq), score: Number(row.score) }));
     };
     const matches = (top: number) => Array.from({ length: 5 }, (_, index) => top - index * 53);
@@ -286,8 +289,9 @@ describePostgres('PostgreSQL history search', (url) => {
     // 0.05: 6,250 events, from bucket 3 (seq 12,288 up): 146 matches, short of the cap of 250,
     // so every match is read and counted: the same.
     expect(await ranked({ share: 0.05 })).toEqual(counted);
-    // One term, a cap of 20, a share of 0.5: a window of 50 events, bucket 4 (seq 16,384 up),
-    // holds 68 matches over 3,617 events: df 68 * 20,000 / 3,617 = 376.04 (the count: 377).
+    // One term: its window is sized for its cap of 1000 at a share of 0.5, 2,500 events: bucket
+    // 4 up (seq 16,384 up), 68 matches over 3,617 events, which hold a cap lowered to 20 ($7):
+    // df 68 * 20,000 / 3,617 = 376.04 (the count: 377).
     const heron = queryTerms('heron');
     const estimated = await ranked({ share: 0.5, terms: heron, cap: 20 });
     const exact = await ranked({ terms: heron, cap: 20 });
@@ -296,6 +300,18 @@ describePostgres('PostgreSQL history search', (url) => {
     const idf = (df: number) => Math.log(1 + (20_000 - df + 0.5) / (df + 0.5));
     expect(estimated[0]!.score / exact[0]!.score).toBeCloseTo(
       idf((68 * 20_000) / 3617) / idf(377),
+      9,
+    );
+    // Below seq 18,000: 2,500 events from seq 17,999 down, from bucket 3 (12,288) to 17,999
+    // (the read also takes the rest of bucket 4 and bucket 5, for events appended since): 108
+    // matches over 5,712 events.
+    const before = { terms: heron, cap: 20, beforeSeq: 18_000 };
+    const early = await ranked({ ...before, share: 0.5 });
+    const earlyExact = await ranked(before);
+    expect(early.map((row) => row.seq)).toEqual(matches(17_967));
+    expect(earlyExact.map((row) => row.seq)).toEqual(matches(17_967));
+    expect(early[0]!.score / earlyExact[0]!.score).toBeCloseTo(
+      idf((108 * 20_000) / 5712) / idf(377),
       9,
     );
   });
