@@ -129,7 +129,7 @@ export class PostgresSessionService implements SessionService {
           { appName: '', userId: '', sessionId: '' },
           signal,
           TERM_SHARES_SQL,
-          [this.schema, `${quoteIdentifier(this.schema)}.orrery_events`],
+          [this.schema],
           { operation: 'searchEvents' },
         ),
     });

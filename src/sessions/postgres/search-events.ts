@@ -27,7 +27,7 @@ export async function searchStoredEvents(deps: {
     userId: search.userId,
     sessionId: search.sessionId ?? '',
   };
-  const [scope] = await connection.query<{ sessions: number; events: number; last_seq: number }>(
+  const [scope] = await connection.query<{ sessions: number; last_seq: number }>(
     key,
     options.signal,
     statements.scope,

@@ -60,10 +60,7 @@ export interface SearchPlan {
 export interface SearchStatements {
   /** The ranked statement for a plan (built once per plan). */
   ranked(plan: SearchPlan): string;
-  /**
-   * The sessions in scope, their events and their highest seq ($1 app, $2 user, $3 session or
-   * null).
-   */
+  /** The sessions in scope and their highest seq ($1 app, $2 user, $3 session or null). */
   readonly scope: string;
 }
 
@@ -72,7 +69,7 @@ const FIXED_PARAMETERS = 14;
 /**
  * Parameters of each term: its tsquery, its share of the table's events or null, the lowest
  * seq bucket of its window or null, its lexemes ANDed for the index (`toIndexTsQuery`), and its
- * window's buckets as a tsquery or null (`scopeTsQuery`).
+ * window's buckets as a tsquery or null (`bucketsTsQuery`).
  */
 const TERM_PARAMETERS = 5;
 /** Statements kept per store (one per pattern of term reads). */
@@ -97,13 +94,14 @@ const MAX_CACHED_STATEMENTS = 256;
  * Candidates and df, per term (`TermRead`):
  * - `matches`: one GIN read of its matches in scope (the term ANDed with the user's or the
  *   session's lexeme), up to $11; df their count, its candidates the most recent $7 of them
- *   that pass the filters. Past $11 matches (a huge history), df is $11 and the candidates
- *   come by the walk.
+ *   that pass the filters. Past $11 matches (a huge history), df is $11, the statement's
+ *   `overflowed` column names the term, and `overflow` (run again) takes its candidates by
+ *   the walk.
  * - `window` (one session): one GIN read of its matches in the session's buckets from the
  *   third parameter up (the term ANDed with the buckets' lexemes, OR-ed); when they hold $7
  *   that pass the filters, those are its candidates and df is their count scaled to the
- *   session (k * N / the window's events). Short of that, `matches` (an InitPlan PostgreSQL
- *   runs only then).
+ *   session (k * N / the window's events). Short of that, every match in the session, counted
+ *   (an InitPlan PostgreSQL runs only then).
  * - `walk` (a common term): its $7 most recent matches by an index walk in seq order, stopped
  *   at the cap. df: the candidates' count when they are all its matches (fewer than $7, no
  *   filter set); else its share times N when that reaches `MIN_ESTIMATED_MATCHES`; else a
@@ -124,8 +122,7 @@ export function buildSearchStatements(schemaName: string): SearchStatements {
       AND ($10::text[] IS NULL OR author = ANY($10::text[]))`;
   const cache = new Map<string, string>();
   return {
-    scope: `SELECT count(*)::int AS sessions, coalesce(sum(event_count), 0)::float8 AS events,
-        coalesce(max(last_seq), 0)::float8 AS last_seq
+    scope: `SELECT count(*)::int AS sessions, coalesce(max(last_seq), 0)::float8 AS last_seq
       FROM ${sessions} WHERE app_name = $1 AND user_id = $2 AND ($3::text IS NULL OR id = $3)`,
     ranked(plan: SearchPlan): string {
       const pattern = plan.reads.map((read) => (read === 'window' ? 'b' : read[0])).join('');

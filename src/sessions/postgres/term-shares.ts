@@ -19,27 +19,18 @@ export interface TermSharesOptions {
 }
 
 export interface TermSharesRow {
-  /** The table's estimated row count (`pg_class.reltuples`; -1 or 0 before ANALYZE). */
-  rows: number | null;
   elems: string[] | null;
   freqs: number[] | null;
 }
 
-/**
- * The statement that reads the statistics ($1: the schema's name, unquoted; $2 the events
- * table, quoted and schema-qualified).
- */
-export const TERM_SHARES_SQL = `SELECT
-    (SELECT reltuples::float8 FROM pg_class WHERE oid = to_regclass($2)) AS rows,
-    stats.elems, stats.freqs
-  FROM (SELECT 1) one LEFT JOIN (SELECT most_common_elems::text::text[] AS elems,
-      most_common_elem_freqs::float8[] AS freqs
-    FROM pg_stats WHERE schemaname = $1 AND tablename = 'orrery_events' AND attname = 'search'
-      AND NOT inherited LIMIT 1) stats ON true`;
+/** The statement that reads the statistics ($1: the schema's name, unquoted). */
+export const TERM_SHARES_SQL = `SELECT most_common_elems::text::text[] AS elems,
+    most_common_elem_freqs::float8[] AS freqs
+  FROM pg_stats WHERE schemaname = $1 AND tablename = 'orrery_events' AND attname = 'search'
+    AND NOT inherited LIMIT 1`;
 
 export class TermShares {
   private shares = new Map<string, number>();
-  private tableRows = 0;
   private leastShare: number | undefined;
   private readAt = Number.NEGATIVE_INFINITY;
   private pending?: Promise<void>;
@@ -59,11 +50,6 @@ export class TermShares {
       this.pending = undefined;
     });
     await this.pending;
-  }
-
-  /** The events table's row count as ANALYZE estimated it (0 when unknown). */
-  rows(): number {
-    return this.tableRows;
   }
 
   /** The share (0..1) of the table's events holding `word`; undefined when it is not common. */
@@ -94,8 +80,7 @@ export class TermShares {
   private async read(signal?: AbortSignal): Promise<void> {
     const rows = await this.options.read(signal);
     const shares = new Map<string, number>();
-    const { elems, freqs, rows: tableRows } = rows[0] ?? { elems: null, freqs: null, rows: 0 };
-    this.tableRows = Math.max(0, Number(tableRows ?? 0));
+    const { elems, freqs } = rows[0] ?? { elems: null, freqs: null };
     // freqs holds one share per element, then the minimum, maximum and null share.
     let least: number | undefined;
     if (elems && freqs) {
