@@ -18,7 +18,7 @@ import { InMemorySessionService } from '../src/sessions/in-memory-session-servic
 import { PostgresSessionService } from '../src/sessions/postgres/index.js';
 import type { SessionService } from '../src/sessions/session-service.js';
 import { SqliteSessionService } from '../src/sessions/sqlite/index.js';
-import { SQLITE_SEARCH_BATCH } from '../src/sessions/sqlite/search-backlog.js';
+import { checkpointIndexing, SQLITE_SEARCH_BATCH } from '../src/sessions/sqlite/search-backlog.js';
 import {
   hasPendingSearchEvents,
   indexPendingSearchEvents,
@@ -124,6 +124,8 @@ async function sqliteAppends(
       if (name === 'indexed') {
         total.laterCpuMs += await cpuMs(() => {
           while (hasPendingSearchEvents(database)) indexBatch.immediate();
+          // As the idle indexing ends (search-backlog.ts).
+          checkpointIndexing(database);
         });
       }
     }

@@ -35,6 +35,8 @@ export class SqliteSearchBacklog {
   private appendedSinceTimer = false;
   /** Appends on this connection not indexed yet, as far as this instance knows. */
   private waiting = 0;
+  /** Batches indexed since the last checkpoint this instance ran. */
+  private indexedSinceCheckpoint = false;
 
   constructor(private readonly options: { logger?: SqliteSessionLogger } = {}) {}
 
@@ -75,11 +77,14 @@ export class SqliteSearchBacklog {
     try {
       if (!hasPendingSearchEvents(database)) {
         this.waiting = 0;
+        if (this.indexedSinceCheckpoint) checkpointIndexing(database);
+        this.indexedSinceCheckpoint = false;
         return;
       }
       database
         .transaction(() => indexPendingSearchEvents(database, { limit: SQLITE_SEARCH_BATCH }))
         .immediate();
+      this.indexedSinceCheckpoint = true;
       this.waiting = Math.max(0, this.waiting - SQLITE_SEARCH_BATCH);
       this.schedule(0);
     } catch (error) {
@@ -93,4 +98,14 @@ export class SqliteSearchBacklog {
       );
     }
   }
+}
+
+/**
+ * Copies the WAL's pages into the database now, while idle: the index's pages written by the
+ * batches, which the next appends would otherwise copy when one of them crosses SQLite's
+ * auto-checkpoint, paying for the indexing there (docs/search.md, migration 6). PASSIVE: it
+ * never waits for a reader or a writer; it copies what it can.
+ */
+export function checkpointIndexing(database: BetterSqlite3.Database): void {
+  database.pragma('wal_checkpoint(PASSIVE)');
 }

@@ -210,7 +210,7 @@ describe('SQLite history search', () => {
     await service.close();
   });
 
-  it('indexes when idle until none wait, never inside a transaction of the caller', async () => {
+  it('indexes when idle until none wait, never inside a transaction of the caller, then checkpoints', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const service = new SqliteSessionService({ path: join(folder, 'idle.db') });
     const database = await service.getDatabase();
@@ -222,9 +222,19 @@ describe('SQLite history search', () => {
     vi.advanceTimersByTime(SQLITE_SEARCH_IDLE_MS * 3);
     expect(backlog(database).indexed).toBe(0);
     database.exec('COMMIT');
+    const pragma = vi.spyOn(database, 'pragma');
+    const checkpoints = () =>
+      pragma.mock.calls.filter(([text]) => text === 'wal_checkpoint(PASSIVE)').length;
+    vi.advanceTimersByTime(SQLITE_SEARCH_IDLE_MS);
+    // One batch indexed, one waiting: no checkpoint yet.
+    expect(backlog(database).indexed).toBe(SQLITE_SEARCH_BATCH);
+    expect(checkpoints()).toBe(0);
     vi.runAllTimers();
     expect(backlog(database)).toEqual({ pending: 0, indexed: SQLITE_SEARCH_BATCH + 1 });
+    // None waiting: the index's pages copied from the WAL once, while idle, not by the appends.
+    expect(checkpoints()).toBe(1);
     checkIndex(database);
+    pragma.mockRestore();
     await service.close();
   });
 
