@@ -137,15 +137,15 @@ export function searchParameters(options: {
               lastSeq: options.lastSeq,
             })
           : undefined;
-      const { sessionId } = search;
+      const { sessionId, beforeSeq } = search;
       // One bucket past the session's highest seq: events appended since it was read.
       const window =
-        bucket === undefined || sessionId === undefined || options.lastSeq === undefined
+        bucket === undefined || sessionId === undefined
           ? null
           : bucketsTsQuery({
               key: { ...search, sessionId },
               low: bucket,
-              high: bucketOf(Math.min(options.lastSeq, search.beforeSeq - 1)) + 1,
+              high: bucketOf(Math.min(options.lastSeq ?? 0, beforeSeq - 1)) + 1,
             });
       return [toTermTsQuery(term), share ?? null, bucket ?? null, toIndexTsQuery(term), window];
     }),
@@ -170,9 +170,10 @@ export function windowLowBucket(options: {
   lastSeq: number;
 }): number | undefined {
   const { search } = options;
+  if (!(options.share > 0)) return undefined;
   const top = Math.min(options.lastSeq, search.beforeSeq - 1);
   const lowest = top - Math.ceil((WINDOW_MARGIN * options.cap) / options.share) + 1;
-  if (!(options.share > 0) || lowest <= Math.max(1, search.afterSeq + 1)) return undefined;
+  if (lowest <= Math.max(1, search.afterSeq + 1)) return undefined;
   const low = bucketOf(lowest);
   return bucketOf(top) - low < MAX_WINDOW_BUCKETS ? low : undefined;
 }

@@ -8,13 +8,19 @@
  */
 import { createHash } from 'node:crypto';
 
-/** Events a seq bucket of the index holds (`seq >> 12` in `SCOPED_SEARCH_VECTOR`). */
-export const SEQ_BUCKET_SIZE = 4096;
+/** A seq bucket of the index is `seq >> SEQ_BUCKET_BITS`: 4,096 events. */
+const SEQ_BUCKET_BITS = 12;
+/** Events a seq bucket of the index holds. */
+export const SEQ_BUCKET_SIZE = 2 ** SEQ_BUCKET_BITS;
+
+/** The SQL of a row's session hash (`sessionHash` below is the same in Node). */
+const SESSION_HASH_SQL = `md5(length(app_name)::text || ':' || length(user_id)::text || ':'
+      || app_name || user_id || session_id)`;
 
 /**
  * The indexed vector of an event row: `search` plus its user's lexeme (`~u` and a hash of app
  * and user), its session's (`~s` and a hash of app, user and session) and its session's seq
- * bucket's (the session's hash, `.`, seq >> 12). No word is one of them: the search text turns
+ * bucket's (the session's hash, `.`, the bucket). No word is one of them: the search text turns
  * ASCII punctuation into spaces and query terms hold none. The index is on this expression and
  * every GIN read of search.ts writes it out the same, so the planner matches them; written
  * out, not a SQL function, because inlining a function parses its body again at each call
@@ -23,10 +29,8 @@ export const SEQ_BUCKET_SIZE = 4096;
  */
 export const SCOPED_SEARCH_VECTOR = `(search || array_to_tsvector(ARRAY[
     '~u' || md5(length(app_name)::text || ':' || app_name || user_id),
-    '~s' || md5(length(app_name)::text || ':' || length(user_id)::text || ':' || app_name
-      || user_id || session_id),
-    '~b' || md5(length(app_name)::text || ':' || length(user_id)::text || ':' || app_name
-      || user_id || session_id) || '.' || (seq >> 12)::text]))`;
+    '~s' || ${SESSION_HASH_SQL},
+    '~b' || ${SESSION_HASH_SQL} || '.' || (seq >> ${SEQ_BUCKET_BITS})::text]))`;
 
 /** PostgreSQL's `length(text)`: characters (code points), not UTF-16 units. */
 function characters(text: string): number {
@@ -53,7 +57,7 @@ export function scopeTsQuery(key: { appName: string; userId: string; sessionId?:
   return `'~s${sessionHash({ ...key, sessionId: key.sessionId })}'`;
 }
 
-/** A session's buckets `low` to `high` (seq >> 12), OR-ed, as a tsquery. */
+/** A session's buckets `low` to `high` (`bucketOf`), OR-ed, as a tsquery. */
 export function bucketsTsQuery(options: {
   key: { appName: string; userId: string; sessionId: string };
   low: number;
@@ -67,7 +71,7 @@ export function bucketsTsQuery(options: {
   return buckets.join(' | ');
 }
 
-/** The bucket of a seq, as `seq >> 12` in SQL. */
+/** The bucket of a seq, as `seq >> SEQ_BUCKET_BITS` in SQL. */
 export function bucketOf(seq: number): number {
   return Math.floor(seq / SEQ_BUCKET_SIZE);
 }
