@@ -53,7 +53,7 @@ export async function appendAndRelease(
         lease.leaseId,
         ...(commitMode ? [commitMode] : []),
       ],
-      { operation: 'appendEvent' },
+      { operation: 'appendEvent', batched: true },
     );
     const inserted = rows[0];
     if (!inserted) throw new SessionNotFoundError(key);

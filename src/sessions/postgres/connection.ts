@@ -14,6 +14,7 @@ import type { PostgresSessionServiceOptions } from './options.js';
 import { type CheckoutOptions, withClient, withTransaction } from './pg-checkout.js';
 import { passwordsOf, poolSecrets, redactSecrets, toStoreError } from './pg-errors.js';
 import { type Statement, withValues } from './queries.js';
+import { type BatchedStatement, StatementBatch } from './statement-batch.js';
 import type { SynchronousCommit } from './synchronous-commit.js';
 
 export interface PostgresConnectionOptions {
@@ -24,6 +25,8 @@ export interface PostgresConnectionOptions {
   synchronousCommit?: SynchronousCommit;
   /** Sets `synchronous_commit` ($1) until the end of the open transaction. */
   setCommitModeSql: string;
+  /** The turn statements of one event-loop turn share a Query and a commit (statement-batch.ts). */
+  groupCommit: boolean;
 }
 
 export class PostgresConnection {
@@ -32,9 +35,24 @@ export class PostgresConnection {
   /** `ready`'s pool once migrated: a statement's checkout needs no promise to wait on. */
   private readyPool?: Pool;
   private pool?: Promise<Pool>;
+  private readonly batch?: StatementBatch;
 
   constructor(options: PostgresConnectionOptions) {
     this.options = options;
+    if (options.groupCommit) {
+      this.batch = new StatementBatch({
+        runAlone: (request) => this.queryAlone(request),
+        withClient: async (work) =>
+          withClient(this.checkoutNow(undefined) ?? (await this.checkout(undefined)), work),
+        toError: (error, request) =>
+          toStoreError({
+            error,
+            operation: request.operation,
+            key: request.key,
+            secrets: this.secrets(),
+          }),
+      });
+    }
   }
 
   /**
@@ -90,20 +108,31 @@ export class PostgresConnection {
     await pool.end();
   }
 
-  /** One statement, auto-committed, its rows; a named `Statement` runs as a prepared one. */
+  /**
+   * One statement, auto-committed, its rows; a named `Statement` runs as a prepared one.
+   * `batched`: it may share a Query and a commit with the other sessions' statements of this
+   * event-loop turn (`groupCommit`; only a statement that is its own transaction).
+   */
   async query<Row extends object>(
     key: SessionKey,
     signal: AbortSignal | undefined,
     text: string | Statement,
     values: unknown[],
-    options: { operation?: string } = {},
+    options: { operation?: string; batched?: boolean } = {},
   ): Promise<Row[]> {
-    const config = typeof text === 'string' ? { text, values } : withValues(text, values);
+    const statement = typeof text === 'string' ? { text } : text;
+    const request = { key, signal, statement, values, operation: options.operation ?? 'query' };
+    if (options.batched && this.batch) return this.batch.run<Row>(request);
+    return this.queryAlone<Row>(request);
+  }
+
+  private queryAlone<Row extends object>(request: BatchedStatement): Promise<Row[]> {
+    const config = withValues(request.statement, request.values);
     return this.withConnection(
-      key,
-      signal,
+      request.key,
+      request.signal,
       async (client) => (await client.query<Row>(config)).rows,
-      options.operation ?? 'query',
+      request.operation,
     );
   }
 

@@ -81,7 +81,7 @@ export async function leaseAndAppend(
         options.signal,
         statement,
         takeValues({ key, afterSeq, leaseId, ttlMs, row, now, commitMode }),
-        { operation: 'acquireLease' },
+        { operation: 'acquireLease', batched: true },
       );
     } catch (error) {
       throw new NotTriedAgain(error);

@@ -108,7 +108,7 @@ export async function leaseAndView(
       options.signal,
       queries.leaseAndViewSince,
       [...keyParams(key), afterSeq ?? null, leaseId, ttlMs],
-      { operation: 'acquireLease' },
+      { operation: 'acquireLease', batched: true },
     );
     if (rows[0]?.part !== -1) return false;
     taken = { rows, afterSeq };

@@ -53,14 +53,21 @@ export interface PostgresSessionServiceOptions {
    * mode that cannot keep them (PgBouncer before 1.21, or without `max_prepared_statements`).
    */
   preparedStatements?: boolean;
+  /**
+   * `true` (default): the takes and answers that several sessions' turns send in the same
+   * event-loop turn run as one Query of prepared `EXECUTE`s, one transaction and one commit
+   * (docs/performance.md, "Group commit on PostgreSQL"); a lone statement runs as before.
+   * Needs `preparedStatements` (off without them).
+   */
+  groupCommit?: boolean;
 }
 
-/** `preparedStatements`: a boolean, or the default (true). */
-export function preparedStatementsOption(value: unknown): boolean {
+/** `preparedStatements` or `groupCommit`: a boolean, or the default (true). */
+export function booleanOption(name: 'preparedStatements' | 'groupCommit', value: unknown): boolean {
   if (value === undefined) return true;
   if (typeof value !== 'boolean') {
     throw new InvalidArgumentError({
-      argument: 'preparedStatements',
+      argument: name,
       message: `must be true or false, got ${String(value)}`,
       value,
     });

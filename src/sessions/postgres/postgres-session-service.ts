@@ -54,6 +54,7 @@ import { appendAndRelease } from './append-and-release.js';
 import { PostgresConnection } from './connection.js';
 import { headerStamp, PostgresEventReader, type ViewRow } from './event-reader.js';
 import {
+  appendPostgresEvent,
   type InsertedPostgresEvent,
   insertPostgresEvent,
   upsertScopedState,
@@ -70,11 +71,7 @@ import {
   toSessionOverviews,
 } from './list-all-sessions.js';
 import { quoteIdentifier } from './migrations.js';
-import {
-  type PostgresSessionServiceOptions,
-  preparedStatementsOption,
-  timeoutOption,
-} from './options.js';
+import { booleanOption, type PostgresSessionServiceOptions, timeoutOption } from './options.js';
 import { buildQueries, type Queries } from './queries.js';
 import { type EventRow, prepareEventRow, rowToEvent } from './rows.js';
 import { buildSearchStatements, type SearchStatements } from './search.js';
@@ -108,7 +105,7 @@ export class PostgresSessionService implements SessionService {
         message: `Invalid PostgreSQL schema name '${this.schema}': 1 to 63 characters`,
       });
     }
-    const prepared = preparedStatementsOption(options.preparedStatements);
+    const prepared = booleanOption('preparedStatements', options.preparedStatements);
     this.queries = buildQueries(this.schema, prepared);
     this.leaseQueries = buildLeaseQueries(this.schema, prepared);
     this.searchLanguage = resolveSearchLanguage(options.searchLanguage);
@@ -120,6 +117,7 @@ export class PostgresSessionService implements SessionService {
       connectionTimeoutMs: timeoutOption('connectionTimeoutMs', options.connectionTimeoutMs),
       synchronousCommit: this.synchronousCommit,
       setCommitModeSql: this.queries.setCommitMode,
+      groupCommit: prepared && booleanOption('groupCommit', options.groupCommit),
     });
     this.reader = new PostgresEventReader(this.connection, this.queries, options);
     this.views = new ViewCache(options.viewCache);
@@ -285,19 +283,14 @@ export class PostgresSessionService implements SessionService {
         )
       : // One auto-committed statement allocates the seq and inserts (queries.ts: appendEvent):
         // one round trip instead of BEGIN / statement / COMMIT, the same all-or-nothing write.
-        await this.connection.withConnection(
+        await appendPostgresEvent({
+          connection: this.connection,
+          queries: this.queries,
           key,
-          options.signal,
-          (client) =>
-            insertPostgresEvent({
-              client,
-              queries: this.queries,
-              key,
-              row,
-              commitMode: this.synchronousCommit,
-            }),
-          'appendEvent',
-        );
+          row,
+          commitMode: this.synchronousCommit,
+          signal: options.signal,
+        });
     this.keepAppended(key, inserted);
     return inserted.event;
   }
