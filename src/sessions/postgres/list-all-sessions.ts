@@ -5,6 +5,7 @@
  */
 import type { ResolvedListAllSessions } from '../list-all-sessions.js';
 import type { SessionOverview } from '../session-service.js';
+import { LISTED } from './session-lookup-migration.js';
 
 /** Migration 5 (`{schema}` replaced by the migrator). */
 export const POSTGRES_LIST_ALL_SESSIONS_MIGRATION: string[] = [
@@ -64,7 +65,7 @@ export function buildListAllSessionsStatement(
   options: ResolvedListAllSessions,
 ): ListAllSessionsStatement {
   const values: unknown[] = [];
-  const where: string[] = [];
+  const where: string[] = [`s.${LISTED}`];
   if (options.appName !== undefined) {
     values.push(options.appName);
     where.push(`s.app_name = $${values.length}`);
@@ -79,7 +80,7 @@ export function buildListAllSessionsStatement(
         WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.id
           AND e.is_compaction) AS compaction_count
     FROM ${schema}.orrery_sessions s
-    ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+    WHERE ${where.join(' AND ')}
     ORDER BY s.updated_minute DESC, s.updated_at DESC, s.app_name, s.user_id, s.id
     LIMIT $${values.length}`;
   return { text, values, empty: options.userIds?.length === 0 };

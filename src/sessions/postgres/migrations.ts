@@ -19,6 +19,7 @@ import {
   POSTGRES_SEARCH_MIGRATION,
   POSTGRES_SEARCH_SCOPED_MIGRATION,
 } from './search-migrations.js';
+import { POSTGRES_SESSION_LOOKUP_MIGRATION } from './session-lookup-migration.js';
 
 export interface Migration {
   version: number;
@@ -148,6 +149,11 @@ export const migrations: Migration[] = [
     version: 11,
     name: 'history search: the GIN index scoped by user, session and seq bucket',
     statements: POSTGRES_SEARCH_SCOPED_MIGRATION,
+  },
+  {
+    version: 12,
+    name: 'session rows found by primary key: the listing indexes partial',
+    statements: POSTGRES_SESSION_LOOKUP_MIGRATION,
   },
 ];
 

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { minuteOf } from './append-checks-migration.js';
 import { quoteIdentifier } from './migrations.js';
+import { LISTED } from './session-lookup-migration.js';
 
 /**
  * A hot statement: with a `name`, pg parses it once per connection (a named prepared statement)
@@ -265,7 +266,8 @@ export function buildQueries(schemaName: string, prepared = true): Queries {
     ),
     setCommitMode: `SELECT set_config('synchronous_commit', $1, true)`,
     listSessions: `SELECT id, updated_at, event_count FROM ${sessions}
-      WHERE app_name = $1 AND user_id = $2 ORDER BY updated_minute DESC, updated_at DESC, id`,
+      WHERE app_name = $1 AND user_id = $2 AND ${LISTED}
+      ORDER BY updated_minute DESC, updated_at DESC, id`,
     // A released lease keeps its row (lease.ts); it goes with its session. A held or unexpired
     // one stays: its holder still releases it.
     deleteSession: `WITH freed AS (DELETE FROM ${leases}
