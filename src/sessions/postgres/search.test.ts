@@ -12,6 +12,7 @@ import {
   searchParameters,
 } from './search.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
+import { type PlanNode, planNodes } from './test-helpers/plan-nodes.js';
 
 const key = { appName: 'a', userId: 'u', sessionId: 's' };
 
@@ -151,7 +152,7 @@ describePostgres('PostgreSQL history search', (url) => {
     );
     const plan = explained.rows[0]?.['QUERY PLAN'][0]?.Plan;
     if (!plan) throw new Error('no plan');
-    const scans = nodes(plan).filter((node) => node['Relation Name'] === 'orrery_events');
+    const scans = planNodes(plan).filter((node) => node['Relation Name'] === 'orrery_events');
     // The candidates by an index walk in seq order (stopped at the cap), never a GIN read of
     // every match; the rest are reads of the ranked rows by primary key and the df count a
     // common term never reaches (its share gives df).
@@ -205,7 +206,7 @@ describePostgres('PostgreSQL history search', (url) => {
         `EXPLAIN (ANALYZE, FORMAT JSON) ${statements.ranked({ reads: ['window'] })}`,
         values,
       );
-      const reads = nodes(plan.rows[0]!['QUERY PLAN'][0]!.Plan).filter(
+      const reads = planNodes(plan.rows[0]!['QUERY PLAN'][0]!.Plan).filter(
         (node) => node['Node Type'] === 'Bitmap Heap Scan',
       );
       return {
@@ -384,16 +385,3 @@ describePostgres('PostgreSQL history search', (url) => {
     expect(filtered.map((hit) => hit.seq)).toEqual([11, 21]);
   });
 });
-
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}

@@ -4,21 +4,11 @@ import { migrate, migrations } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
 import { buildQueries } from './queries.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
+import { type PlanNode, planNodes } from './test-helpers/plan-nodes.js';
 
 /** How each plan node reads `orrery_sessions`: an index's name or the node type. */
 function sessionReads(plan: PlanNode): string[] {
-  return nodes(plan)
+  return planNodes(plan)
     .filter(
       (node) => node['Relation Name'] === 'orrery_sessions' && node['Node Type'] !== 'ModifyTable',
     )

@@ -6,20 +6,10 @@ import { beforeAll, expect, it } from 'vitest';
 import { PostgresSessionService } from './postgres-session-service.js';
 import { buildQueries } from './queries.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
+import { type PlanNode, planNodes } from './test-helpers/plan-nodes.js';
 
 const key = { appName: 'app', userId: 'user', sessionId: 'long' };
 const events = 20_000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
 
 describePostgres('PostgreSQL view plan', (url) => {
   const fixture = useSchemaFixture(url);
@@ -69,7 +59,7 @@ describePostgres('PostgreSQL view plan', (url) => {
     );
     const plan = explained.rows[0]?.['QUERY PLAN'][0]?.Plan;
     if (!plan) throw new Error('no plan');
-    const eventScans = nodes(plan).filter((node) => node['Relation Name'] === 'orrery_events');
+    const eventScans = planNodes(plan).filter((node) => node['Relation Name'] === 'orrery_events');
     expect(eventScans.map((node) => node['Node Type']).sort()).toEqual([
       'Index Scan',
       'Index Scan',
