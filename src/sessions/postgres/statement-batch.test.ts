@@ -93,6 +93,52 @@ describe('StatementBatch', () => {
     await expect(batch.run({ ...request('y'), signal: already.signal })).rejects.toThrow('before');
   });
 
+  it('a statement with long values runs alone, bound as parameters', async () => {
+    const { batch, alone, texts } = fakeBatch();
+    await Promise.all([
+      batch.run(request('long', ['x'.repeat(300 * 1024)])),
+      batch.run(request('a')),
+      batch.run(request('b')),
+    ]);
+    expect(alone).toEqual(['long']);
+    expect(texts.at(-1)).toBe("EXECUTE orrery_take_batch('a');\nEXECUTE orrery_take_batch('b')");
+  });
+
+  it('prepares again on a connection whose prepared statements were lost', async () => {
+    let lose = false;
+    const texts: string[] = [];
+    const client = {
+      async query(text: string) {
+        texts.push(text);
+        if (text.startsWith('PREPARE')) return { rows: [] };
+        if (lose) {
+          lose = false;
+          throw Object.assign(new Error('prepared statement does not exist'), {
+            severity: 'ERROR',
+            code: '26000',
+          });
+        }
+        return text.split(';\n').map((line) => ({ rows: [{ line }] }));
+      },
+    } as unknown as PoolClient;
+    const alone: string[] = [];
+    const batch = new StatementBatch({
+      runAlone: async (one) => {
+        alone.push(one.key.sessionId);
+        return [];
+      },
+      withClient: (work) => work(client),
+      toError: (error) => error,
+    });
+    await Promise.all(['a', 'b'].map((id) => batch.run(request(id))));
+    lose = true;
+    await Promise.all(['c', 'd'].map((id) => batch.run(request(id))));
+    // Refused (nothing committed): each ran alone; the next batch prepares first.
+    expect(alone).toEqual(['c', 'd']);
+    await Promise.all(['e', 'f'].map((id) => batch.run(request(id))));
+    expect(texts.filter((text) => text.startsWith('PREPARE'))).toHaveLength(2);
+  });
+
   it('a statement without a name, or with a value it does not write, runs alone', async () => {
     const { batch, alone, texts } = fakeBatch();
     await Promise.all([

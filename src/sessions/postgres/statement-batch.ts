@@ -46,6 +46,15 @@ interface Waiting {
   onAbort?: () => void;
 }
 
+/** Values longer than this in all (characters) make a statement run alone. */
+const MAX_BATCHED_LITERALS_LENGTH = 256 * 1024;
+
+function literalsLength(literals: readonly string[]): number {
+  let length = 0;
+  for (const literal of literals) length += literal.length;
+  return length;
+}
+
 /** The statements prepared by `PREPARE` on a connection, kept on the pg client itself. */
 const preparedBySql = Symbol('orrery.preparedBySql');
 type TrackedClient = PoolClient & { [preparedBySql]?: Set<string> };
@@ -62,7 +71,11 @@ export class StatementBatch {
   /** The statement's rows, from its batch or alone. A statement without a name runs alone. */
   run<Row extends object>(request: BatchedStatement): Promise<Row[]> {
     const literals = request.statement.name ? sqlLiterals(request.values) : undefined;
-    if (!literals) return this.options.runAlone(request) as Promise<Row[]>;
+    // A large value (a tool's long output) is bound as a parameter: no copy escaped into the
+    // Query's text for the server to scan again.
+    if (!literals || literalsLength(literals) > MAX_BATCHED_LITERALS_LENGTH) {
+      return this.options.runAlone(request) as Promise<Row[]>;
+    }
     if (request.signal?.aborted) {
       return Promise.reject(this.options.toError(request.signal.reason, request));
     }
@@ -132,14 +145,19 @@ export class StatementBatch {
     batch.sort((first, second) => compareKeys(first.request.key, second.request.key));
     let results: object[][];
     try {
-      results = await this.options.withClient(async (client) => {
-        await prepareOn(client as TrackedClient, batch);
+      results = await this.options.withClient(async (pooled) => {
+        const client = pooled as TrackedClient;
+        await prepareOn(client, batch);
         const text = batch
           .map(
             (entry) => `EXECUTE ${sqlName(entry.request.statement)}(${entry.literals.join(', ')})`,
           )
           .join(';\n');
-        const answer = (await client.query(text)) as unknown as { rows: object[] }[];
+        const answer = (await client.query(text).catch((error: unknown) => {
+          // The server lost them (a pooler's DISCARD ALL): prepared again by the next batch.
+          if ((error as { code?: unknown }).code === '26000') delete client[preparedBySql];
+          throw error;
+        })) as unknown as { rows: object[] }[];
         if (!Array.isArray(answer) || answer.length !== batch.length) {
           throw new Error(`a batch of ${batch.length} statements got ${answer.length} results`);
         }
