@@ -3,6 +3,7 @@
  * same bad value is the same `InvalidArgumentError` whichever store runs it.
  */
 import { InvalidArgumentError } from '../events/errors.js';
+import { compareSessionKeys } from './compare-session-keys.js';
 import type { ListAllSessionsOptions, SessionOverview } from './session-service.js';
 import { assertValidSessionKey } from './store-helpers.js';
 
@@ -52,15 +53,5 @@ export function resolveListAllSessionsOptions(
 
 /** The in-memory listing order: newest `lastUpdateTime` first, ties by app, user, session id. */
 export function compareOverviews(first: SessionOverview, second: SessionOverview): number {
-  return (
-    second.lastUpdateTime - first.lastUpdateTime ||
-    compareText(first.appName, second.appName) ||
-    compareText(first.userId, second.userId) ||
-    compareText(first.sessionId, second.sessionId)
-  );
-}
-
-function compareText(first: string, second: string): number {
-  if (first === second) return 0;
-  return first < second ? -1 : 1;
+  return second.lastUpdateTime - first.lastUpdateTime || compareSessionKeys(first, second);
 }

@@ -14,6 +14,7 @@
  */
 import type { PoolClient } from 'pg';
 import type { SessionKey } from '../../events/types.js';
+import { compareSessionKeys } from '../compare-session-keys.js';
 import { isConnectionError } from './pg-errors.js';
 import type { Statement } from './queries.js';
 
@@ -142,7 +143,7 @@ export class StatementBatch {
 
   private async runBatch(batch: Waiting[]): Promise<void> {
     // One lock order for every batch: by session key (each statement locks its own rows).
-    batch.sort((first, second) => compareKeys(first.request.key, second.request.key));
+    batch.sort((first, second) => compareSessionKeys(first.request.key, second.request.key));
     let results: object[][];
     try {
       results = await this.options.withClient(async (pooled) => {
@@ -205,18 +206,6 @@ async function prepareOn(client: TrackedClient, batch: Waiting[]): Promise<void>
 function refusedByServer(error: unknown): boolean {
   const severity = (error as { severity?: unknown } | null)?.severity;
   return severity === 'ERROR' && !isConnectionError(error);
-}
-
-function compareKeys(first: SessionKey, second: SessionKey): number {
-  return (
-    compareText(first.appName, second.appName) ||
-    compareText(first.userId, second.userId) ||
-    compareText(first.sessionId, second.sessionId)
-  );
-}
-
-function compareText(first: string, second: string): number {
-  return first < second ? -1 : first > second ? 1 : 0;
 }
 
 /**
