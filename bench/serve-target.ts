@@ -88,6 +88,7 @@ async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds:
   for (const sessionId of sessionIds) {
     await service.createSession({ appName: BENCH_APP, userId: 'user', sessionId });
   }
+  if (kind === 'orrery-postgres') await alterSchema();
   const runner = new Runner({
     appName: BENCH_APP,
     agent: new LlmAgent({
@@ -123,6 +124,23 @@ async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds:
       await service.close();
     },
   };
+}
+
+/**
+ * `ORRERY_BENCH_PG_ALTER`: statements run on the orrery-postgres target's schema once its
+ * sessions exist (`;`-separated, `{schema}` replaced), to measure what an index costs a request.
+ */
+async function alterSchema() {
+  const statements = (process.env.ORRERY_BENCH_PG_ALTER ?? '')
+    .split(';')
+    .filter((text) => text.trim());
+  if (statements.length === 0) return;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: process.env.ORRERY_BENCH_PG_URL });
+  await client.connect();
+  const schema = `"${process.env.ORRERY_BENCH_PG_SCHEMA}"`;
+  for (const text of statements) await client.query(text.replaceAll('{schema}', schema));
+  await client.end();
 }
 
 /** The floor: the least a server that stores a turn can do (see the file comment). */

@@ -333,6 +333,8 @@ function print(options: {
     ['orrery-sqlite', 'adk-memory'],
     ['orrery-sqlite', 'adk-sqlite'],
     ['orrery-postgres', 'orrery-sqlite'],
+    // The engines' own ratio, what the one above can be judged against.
+    ['floor-postgres', 'floor'],
     ['orrery-postgres', 'floor'],
     ['floor-postgres', 'orrery-sqlite'],
     ['orrery-postgres', 'floor-postgres'],
