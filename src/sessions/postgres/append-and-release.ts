@@ -6,11 +6,10 @@
  * is never sent again: its error goes to the caller, whose release is then a no-op.
  */
 import type { Event } from '../../events/types.js';
-import { SessionNotFoundError } from '../errors.js';
 import { releaseLeaseWith } from '../lease-helpers.js';
 import type { AppendEventAndReleaseLeaseOptions, SessionService } from '../session-service.js';
 import type { PostgresConnection } from './connection.js';
-import { eventRowValues, type InsertedPostgresEvent } from './event-writer.js';
+import { eventRowValues, type InsertedPostgresEvent, insertedFrom } from './event-writer.js';
 import { keyParams, pickKey } from './key-and-errors.js';
 import type { Queries } from './queries.js';
 import type { PreparedEventRow } from './rows.js';
@@ -55,11 +54,9 @@ export async function appendAndRelease(
       ],
       { operation: 'appendEvent', batched: true },
     );
-    const inserted = rows[0];
-    if (!inserted) throw new SessionNotFoundError(key);
-    const event = { ...row.values.stored, seq: Number(inserted.seq) } as Event;
-    context.keepAppended({ event, json: row.values.json, createdAt: inserted.created_at });
-    return { value: event, freed: Number(inserted.released) === 1 };
+    const inserted = insertedFrom(key, row, rows[0]);
+    context.keepAppended(inserted);
+    return { value: inserted.event, freed: Number(rows[0]?.released) === 1 };
   };
   const folded = row.touchesSharedState ? undefined : await releaseLeaseWith(lease, appendAndFree);
   if (folded) return folded.value;

@@ -58,8 +58,8 @@ function appendValues(
   return [...keyParams(key), now, ...eventRowValues(row), ...(commitMode ? [commitMode] : [])];
 }
 
-/** What the append stored, from its RETURNING row; `SessionNotFoundError` without one. */
-function insertedFrom(
+/** What an append stored, from its RETURNING row; `SessionNotFoundError` without one. */
+export function insertedFrom(
   key: SessionKey,
   row: PreparedEventRow,
   inserted: { seq: string; created_at: number } | undefined,
