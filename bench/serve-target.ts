@@ -9,6 +9,9 @@
  *   triggers checked every turn, bearer auth, access log written to nowhere (as `orrery serve`).
  * - `orrery-sqlite-exclusive`: the same on a SQLite store opened `exclusive` (`orrery serve
  *   --exclusive`: one process alone on its file, leases in process, as the floor has none).
+ * - `orrery-sqlite-full`: the same on a SQLite store with `synchronous: 'full'`: every commit
+ *   flushed to disk, as PostgreSQL's default `synchronous_commit = on` flushes each (the default
+ *   `normal` flushes at checkpoints): the two stores at the same durability.
  * - `floor`: what the machine can do: bare `node:http` + better-sqlite3; parses the body, reads
  *   the session's last 50 events (parsed), writes the user event and the answer in one
  *   transaction, replies with the answer. No auth, no lease, no compaction, no validation.
@@ -31,6 +34,7 @@ export const BENCH_TOKEN = 'bench-token-0123456789abcdef';
 export type ServeTargetKind =
   | 'orrery-sqlite'
   | 'orrery-sqlite-exclusive'
+  | 'orrery-sqlite-full'
   | 'orrery-postgres'
   | 'floor'
   | 'floor-postgres'
@@ -60,7 +64,8 @@ function withApplicationName(url: string | undefined): string | undefined {
 
 /** The SQLite file an orrery target writes, in the bench's directory. */
 export function orreryDatabaseFile(kind: ServeTargetKind): string {
-  return kind === 'orrery-sqlite-exclusive' ? 'orrery-exclusive.db' : 'orrery.db';
+  if (kind === 'orrery-sqlite-exclusive') return 'orrery-exclusive.db';
+  return kind === 'orrery-sqlite-full' ? 'orrery-full.db' : 'orrery.db';
 }
 
 async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds: string[]) {
@@ -84,6 +89,7 @@ async function startOrrery(kind: ServeTargetKind, directory: string, sessionIds:
       : new (await import('../src/sessions/sqlite/index.js')).SqliteSessionService({
           path: join(directory, orreryDatabaseFile(kind)),
           exclusive: kind === 'orrery-sqlite-exclusive',
+          synchronous: kind === 'orrery-sqlite-full' ? 'full' : 'normal',
         });
   for (const sessionId of sessionIds) {
     await service.createSession({ appName: BENCH_APP, userId: 'user', sessionId });
@@ -210,6 +216,10 @@ async function startFloorPostgres(): Promise<Started> {
   const pool = new pg.Pool({
     connectionString: withApplicationName(process.env.ORRERY_BENCH_PG_URL),
     max: 8,
+    // The history read by the primary key, whatever the table held when the statement's
+    // generic plan was made: made on the empty table, it is a bitmap scan of every event of
+    // the session and a sort, kept as the table grows (2.5x the backend CPU at 16 connections).
+    options: '-c enable_bitmapscan=off -c enable_seqscan=off',
   });
   await pool.query(`CREATE SCHEMA IF NOT EXISTS "${process.env.ORRERY_BENCH_PG_SCHEMA}"`);
   await pool.query(

@@ -2,13 +2,13 @@
  * `npm run bench -- serve`: `POST /run` under load on loopback, orrery beside the floor and ADK
  * in one window. Each server runs in a process of its own (`serve-target.ts`), the load
  * generator (autocannon) in this one; each connection drives its own session. Targets: orrery
- * on SQLite (and on PostgreSQL with a URL, beside `floor-postgres`, the floor's work in one
- * statement a request), the floor (bare `node:http` + better-sqlite3: parse,
- * read the last 50 events, write the user event and the answer in one transaction), ADK for
- * TypeScript's API server on its in-memory store and on SQLite. For each connection count the
- * targets take turns, `ORRERY_BENCH_SERVE_ROUNDS` rounds (default 3) of
- * `ORRERY_BENCH_SERVE_SECONDS` (default 3 s) each, so every ratio compares cells measured
- * seconds apart under the same machine load; a ratio is the median over the rounds of the
+ * on SQLite (also with every commit flushed, `orrery-sqlite-full`; and on PostgreSQL with a
+ * URL, beside `floor-postgres`, the floor's work in one statement a request), the floor (bare
+ * `node:http` + better-sqlite3: parse, read the last 50 events, write the user event and the
+ * answer in one transaction), ADK for TypeScript's API server on its in-memory store and on
+ * SQLite. For each connection count the targets take turns, `ORRERY_BENCH_SERVE_ROUNDS` rounds
+ * (default 3) of `ORRERY_BENCH_SERVE_SECONDS` (default 3 s) each, so every ratio compares cells
+ * measured seconds apart under the same machine load; a ratio is the median over the rounds of the
  * per-round ratio. CPU ms per request is the server process's user + system CPU over the cell
  * divided by its answered requests: unlike requests/s it does not depend on how many cores the
  * server got on a shared machine. After the cells, every orrery session is read back: each
@@ -230,6 +230,7 @@ export async function run(options: BenchOptions = {}): Promise<void> {
     [
       'orrery-sqlite',
       'orrery-sqlite-exclusive',
+      'orrery-sqlite-full',
       'floor',
       'adk-memory',
       'adk-sqlite',
@@ -266,7 +267,11 @@ export async function run(options: BenchOptions = {}): Promise<void> {
     }
     await Promise.all(targets.map(stopTarget));
     const lost = new Map<ServeTargetKind, number>();
-    for (const kind of ['orrery-sqlite', 'orrery-sqlite-exclusive'] as const) {
+    for (const kind of [
+      'orrery-sqlite',
+      'orrery-sqlite-exclusive',
+      'orrery-sqlite-full',
+    ] as const) {
       if (!kinds.includes(kind)) continue;
       const { SqliteSessionService } = await import('../src/sessions/sqlite/index.js');
       const service = new SqliteSessionService({ path: join(directory, orreryDatabaseFile(kind)) });
@@ -333,6 +338,9 @@ function print(options: {
     ['orrery-sqlite', 'adk-memory'],
     ['orrery-sqlite', 'adk-sqlite'],
     ['orrery-postgres', 'orrery-sqlite'],
+    // The two stores at the same durability: every commit flushed to disk.
+    ['orrery-postgres', 'orrery-sqlite-full'],
+    ['orrery-sqlite-full', 'orrery-sqlite'],
     // The engines' own ratio, what the one above can be judged against.
     ['floor-postgres', 'floor'],
     ['orrery-postgres', 'floor'],
