@@ -48,21 +48,6 @@ function statementsFor(database: BetterSqlite3.Database): LeaseStatements {
   return statements;
 }
 
-/**
- * Deletes `leaseId`'s row of `key` within the caller's write (append-and-release.ts): whether
- * the row was its own to delete.
- */
-export function releaseLeaseRow(
-  database: BetterSqlite3.Database,
-  key: SessionKey,
-  leaseId: string,
-): boolean {
-  return (
-    statementsFor(database).release.run(key.appName, key.userId, key.sessionId, leaseId).changes ===
-    1
-  );
-}
-
 /** Another connection holds the write lock (`busy_timeout` may be 0: nothing waited). */
 function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;

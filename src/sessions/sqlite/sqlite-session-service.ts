@@ -30,7 +30,6 @@ import { resolveSearchOptions } from '../search-text.js';
 import type {
   AcquireLeaseOptions,
   AppendCompactionOptions,
-  AppendEventAndReleaseLeaseOptions,
   AppendEventOptions,
   CreateSessionOptions,
   EventPage,
@@ -58,7 +57,6 @@ import {
   splitState,
 } from '../store-helpers.js';
 import { ViewCache } from '../view-cache.js';
-import { appendAndReleaseSqlite } from './append-and-release.js';
 import { runWhileBusy } from './busy-wait.js';
 import { importSqliteSession } from './import-session.js';
 import { acquireSqliteLease } from './lease.js';
@@ -70,7 +68,6 @@ import { searchSqliteEvents } from './search.js';
 import { SqliteSearchBacklog } from './search-backlog.js';
 import { hasPendingSearchEvents, indexPendingSearchEvents } from './search-index.js';
 import {
-  type AppendedSqliteEvent,
   appendSqliteEvent,
   insertSqliteEvent,
   toSqliteSession,
@@ -240,41 +237,15 @@ export class SqliteSessionService implements SessionService {
       key: options,
       signal: options.signal,
     });
-    this.keepAppended(database, options, appended);
-    return appended.event;
-  }
-
-  /** `appendEvent` and the lease's release in one write (append-and-release.ts). */
-  async appendEventAndReleaseLease(options: AppendEventAndReleaseLeaseOptions): Promise<Event> {
-    const connection = await this.open(options.signal);
-    const callOptions = { operation: 'appendEvent', key: options, signal: options.signal };
-    return appendAndReleaseSqlite(
-      {
-        connection,
-        write: (work) => this.write(connection.writes, work, callOptions),
-        keepAppended: (appended) => this.keepAppended(connection.database, options, appended),
-        service: this,
-      },
-      options,
-    );
-  }
-
-  /**
-   * A committed append: into the search backlog, and into the view cache when it directly
-   * follows it, so the next view read finds it cached, not as a row to read, parse and check
-   * again. The cache gets its own copy (the caller may change the returned event).
-   */
-  private keepAppended(
-    database: BetterSqlite3.Database,
-    key: SessionKey,
-    appended: AppendedSqliteEvent,
-  ): void {
     this.searchBacklog.appended(database);
-    if (this.views.peekLastSeq(key) === appended.event.seq - 1) {
+    // Committed: the next view read finds it cached, not as a row to read, parse and check
+    // again. The cache gets its own copy (the caller may change the returned event).
+    if (this.views.peekLastSeq(options) === appended.event.seq - 1) {
       const copy = JSON.parse(appended.json) as Event;
       copy.seq = appended.event.seq;
-      this.views.appended(key, appended.createdAt, copy);
+      this.views.appended(options, appended.createdAt, copy);
     }
+    return appended.event;
   }
 
   async appendCompaction(options: AppendCompactionOptions): Promise<CompactionEvent> {
