@@ -267,12 +267,7 @@ export async function run(options: BenchOptions = {}): Promise<void> {
     }
     await Promise.all(targets.map(stopTarget));
     const lost = new Map<ServeTargetKind, number>();
-    for (const kind of [
-      'orrery-sqlite',
-      'orrery-sqlite-exclusive',
-      'orrery-sqlite-full',
-    ] as const) {
-      if (!kinds.includes(kind)) continue;
+    for (const kind of kinds.filter((kind) => kind.startsWith('orrery-sqlite'))) {
       const { SqliteSessionService } = await import('../src/sessions/sqlite/index.js');
       const service = new SqliteSessionService({ path: join(directory, orreryDatabaseFile(kind)) });
       lost.set(kind, await lostRuns(service, answered.get(kind)!));

@@ -4,7 +4,7 @@ import { migrate, migrations } from './migrations.js';
 import { PostgresSessionService } from './postgres-session-service.js';
 import { buildQueries } from './queries.js';
 import { describePostgres, useSchemaFixture } from './test-helpers/pg-test-env.js';
-import { type PlanNode, planNodes } from './test-helpers/plan-nodes.js';
+import { genericPlan, type PlanNode, planNodes } from './test-helpers/plan-nodes.js';
 
 /** How each plan node reads `orrery_sessions`: an index's name or the node type. */
 function sessionReads(plan: PlanNode): string[] {
@@ -17,29 +17,6 @@ function sessionReads(plan: PlanNode): string[] {
 
 describePostgres('PostgreSQL session lookups by primary key (migration 12)', (url) => {
   const fixture = useSchemaFixture(url);
-
-  /** The generic plan of a statement, as a connection runs it after its fifth execution. */
-  const genericPlan = async (schema: string, text: string): Promise<PlanNode> => {
-    const client = await fixture.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      await client.query(`SET LOCAL search_path = "${schema}"`);
-      await client.query(`PREPARE lookup AS ${text}`);
-      const parameters = Math.max(
-        ...[...text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])),
-      );
-      const nulls = Array.from({ length: parameters }, () => 'NULL').join(', ');
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) EXECUTE lookup(${nulls})`,
-      );
-      return rows[0]?.['QUERY PLAN'][0].Plan as PlanNode;
-    } finally {
-      await client.query('ROLLBACK').catch(() => {});
-      await client.query('DEALLOCATE ALL').catch(() => {});
-      client.release();
-    }
-  };
 
   it("a turn's statements find the session by its primary key on a table without statistics", async () => {
     const schema = fixture.newSchema();
@@ -56,7 +33,7 @@ describePostgres('PostgreSQL session lookups by primary key (migration 12)', (ur
       queries.viewSince,
       queries.view,
     ]) {
-      const reads = sessionReads(await genericPlan(schema, statement.text));
+      const reads = sessionReads(await genericPlan(fixture.pool, schema, statement.text));
       expect(reads.length).toBeGreaterThan(0);
       expect(new Set(reads)).toEqual(new Set(['orrery_sessions_pkey']));
     }
